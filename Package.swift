@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// Lector: live text recognition from V4L2 cameras, published over a Unix socket.
+import PackageDescription
+
+let package = Package(
+    name: "Lector",
+    products: [
+        .executable(name: "lectord", targets: ["lectord"]),
+        .executable(name: "lector", targets: ["lector"]),
+        .library(name: "Lector", targets: ["Lector"]),
+    ],
+    targets: [
+        // Tesseract's and Leptonica's C APIs, found through pkg-config.
+        .systemLibrary(
+            name: "CTesseract",
+            pkgConfig: "tesseract lept",
+            providers: [.apt(["libtesseract-dev", "libleptonica-dev"])]
+        ),
+        // Every libjpeg-turbo call, behind a setjmp/longjmp error manager.
+        .target(
+            name: "CJPEG",
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+        // V4L2 request codes and pixel formats as constants, plus libv4l2's entry points.
+        .target(
+            name: "CV4L2",
+            linkerSettings: [.linkedLibrary("v4l2")]
+        ),
+        .target(
+            name: "Lector",
+            dependencies: ["CTesseract", "CJPEG", "CV4L2"],
+            resources: [.copy("Resources/demo")]
+        ),
+        .executableTarget(name: "lectord", dependencies: ["Lector"]),
+        .executableTarget(name: "lector", dependencies: ["Lector"]),
+        .testTarget(
+            name: "LectorTests",
+            dependencies: ["Lector"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,181 @@
+// The only place that calls libjpeg(-turbo). libjpeg reports fatal errors through
+// error_exit, which by default prints and calls exit(): a corrupt camera frame would end
+// the daemon. Here error_exit longjmps back to the call, which returns a status code.
+#include "CJPEG.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+#include <jerror.h>
+
+struct lector_error_manager {
+    struct jpeg_error_mgr base;
+    jmp_buf escape;
+    int premature_end;  // JWRN_JPEG_EOF seen: the data was truncated
+    char message[JMSG_LENGTH_MAX];
+};
+
+struct lector_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    struct lector_error_manager error;
+};
+
+static void lector_error_exit(j_common_ptr cinfo) {
+    struct lector_error_manager *error = (struct lector_error_manager *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, error->message);
+    longjmp(error->escape, 1);
+}
+
+static void lector_emit_message(j_common_ptr cinfo, int level) {
+    struct lector_error_manager *error = (struct lector_error_manager *)cinfo->err;
+    if (level < 0) {  // a warning: remember truncation, stay silent otherwise
+        if (cinfo->err->msg_code == JWRN_JPEG_EOF) {
+            error->premature_end = 1;
+            (*cinfo->err->format_message)(cinfo, error->message);
+        }
+        cinfo->err->num_warnings++;
+    }
+}
+
+static void lector_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void install_error_manager(struct lector_error_manager *error) {
+    jpeg_std_error(&error->base);
+    error->base.error_exit = lector_error_exit;
+    error->base.emit_message = lector_emit_message;
+    error->base.output_message = lector_output_message;
+    error->premature_end = 0;
+    error->message[0] = 0;
+}
+
+lector_jpeg_decoder *lector_jpeg_decoder_create(void) {
+    lector_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) return NULL;
+    install_error_manager(&decoder->error);
+    decoder->cinfo.err = &decoder->error.base;
+    if (setjmp(decoder->error.escape)) {
+        jpeg_destroy_decompress(&decoder->cinfo);
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    return decoder;
+}
+
+void lector_jpeg_decoder_destroy(lector_jpeg_decoder *decoder) {
+    if (!decoder) return;
+    jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+const char *lector_jpeg_decoder_message(const lector_jpeg_decoder *decoder) {
+    return decoder->error.message;
+}
+
+static lector_jpeg_status start(lector_jpeg_decoder *decoder, const uint8_t *data, size_t size) {
+    decoder->error.premature_end = 0;
+    decoder->error.message[0] = 0;
+    decoder->error.base.num_warnings = 0;
+    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) {
+        snprintf(decoder->error.message, sizeof decoder->error.message, "no JPEG start-of-image marker");
+        return LECTOR_JPEG_CORRUPT;
+    }
+    jpeg_mem_src(&decoder->cinfo, data, (unsigned long)size);
+    jpeg_read_header(&decoder->cinfo, TRUE);
+    return LECTOR_JPEG_OK;
+}
+
+lector_jpeg_status lector_jpeg_read_size(lector_jpeg_decoder *decoder,
+                                         const uint8_t *data, size_t size,
+                                         int *width, int *height) {
+    if (setjmp(decoder->error.escape)) {
+        jpeg_abort_decompress(&decoder->cinfo);
+        return LECTOR_JPEG_CORRUPT;
+    }
+    lector_jpeg_status status = start(decoder, data, size);
+    if (status != LECTOR_JPEG_OK) return status;
+    *width = (int)decoder->cinfo.image_width;
+    *height = (int)decoder->cinfo.image_height;
+    jpeg_abort_decompress(&decoder->cinfo);
+    return LECTOR_JPEG_OK;
+}
+
+lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
+                                           const uint8_t *data, size_t size,
+                                           int scale_denominator,
+                                           uint8_t *out, size_t out_capacity,
+                                           int *width, int *height) {
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    if (setjmp(decoder->error.escape)) {
+        jpeg_abort_decompress(cinfo);
+        return LECTOR_JPEG_CORRUPT;
+    }
+    lector_jpeg_status status = start(decoder, data, size);
+    if (status != LECTOR_JPEG_OK) return status;
+
+    cinfo->out_color_space = JCS_GRAYSCALE;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = (unsigned)(scale_denominator > 0 ? scale_denominator : 1);
+    cinfo->dct_method = JDCT_ISLOW;
+    jpeg_calc_output_dimensions(cinfo);
+    *width = (int)cinfo->output_width;
+    *height = (int)cinfo->output_height;
+    size_t stride = cinfo->output_width;
+    if (out == NULL || out_capacity < stride * cinfo->output_height) {
+        jpeg_abort_decompress(cinfo);
+        return LECTOR_JPEG_BUFFER_TOO_SMALL;
+    }
+
+    jpeg_start_decompress(cinfo);
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW row = out + (size_t)cinfo->output_scanline * stride;
+        jpeg_read_scanlines(cinfo, &row, 1);
+        if (decoder->error.premature_end) {  // truncated: the rest would be filler
+            jpeg_abort_decompress(cinfo);
+            return LECTOR_JPEG_CORRUPT;
+        }
+    }
+    jpeg_finish_decompress(cinfo);
+    if (decoder->error.premature_end) return LECTOR_JPEG_CORRUPT;
+    return LECTOR_JPEG_OK;
+}
+
+lector_jpeg_status lector_jpeg_encode(const uint8_t *pixels, int width, int height,
+                                      size_t stride, int components, int quality,
+                                      uint8_t **out, size_t *out_size,
+                                      char *message, size_t message_capacity) {
+    struct jpeg_compress_struct cinfo;
+    struct lector_error_manager error;
+    unsigned char *buffer = NULL;
+    unsigned long buffer_size = 0;
+    install_error_manager(&error);
+    cinfo.err = &error.base;
+    if (setjmp(error.escape)) {
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        if (message && message_capacity) snprintf(message, message_capacity, "%s", error.message);
+        return LECTOR_JPEG_ENCODE_FAILED;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, &buffer, &buffer_size);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = components;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *out_size = buffer_size;
+    return LECTOR_JPEG_OK;
+}
+
+void lector_jpeg_free(uint8_t *buffer) { free(buffer); }

@@ -1,0 +1,182 @@
+/// Where a camera's frames come from.
+public enum SourceSpec: Equatable, Sendable {
+    /// Frames bundled with Lector, rendered with known text.
+    case demo
+    case replay(ReplayOptions)
+    /// A V4L2 device node (/dev/videoN, /dev/v4l/by-id/…).
+    case device(path: String)
+}
+
+/// What the user asked a camera's capture to negotiate (V4L2 sources only).
+public struct CaptureRequest: Equatable, Sendable {
+    public var format: PixelFormat?
+    public var size: (width: Int, height: Int)?
+    public var fps: Double?
+    public var io = "auto"
+
+    public init() {}
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.format == rhs.format && lhs.fps == rhs.fps && lhs.io == rhs.io
+            && lhs.size?.width == rhs.size?.width && lhs.size?.height == rhs.size?.height
+    }
+}
+
+/// Everything about one camera.
+public struct CameraSpec: Equatable, Sendable {
+    public var source: SourceSpec
+    public var capture = CaptureRequest()
+    public var recognizer = RecognizerOptions()
+    public var orientation = OrientationSettings()
+
+    public init(source: SourceSpec) { self.source = source }
+}
+
+/// `lectord`'s command line.
+public struct DaemonOptions: Equatable, Sendable {
+    public var cameras: [CameraSpec] = []
+    /// Print the stream on stdout instead of (or as well as) serving the socket.
+    public var stdout = false
+    /// Exit 0 after this many recognized frames (over all cameras).
+    public var maxFrames: Int?
+    public var logLevel = Logger.Level.info
+    public var socketPath: String?
+    public var showHelp = false
+    public var showVersion = false
+
+    public init() {}
+
+    public static let usage = """
+    Usage: lectord [options]
+
+    Reads text from live camera frames and publishes it as line-delimited JSON.
+
+    Sources (one of):
+      --demo                       Replay the frames bundled with Lector (known text, no camera needed).
+      --replay PATH                Replay an image, a directory of images, an MJPEG file or a raw frame file.
+      --device PATH                Capture from a V4L2 camera (repeatable).
+
+    Replay:
+      --replay-format FOURCC       Pixel format of a raw frame file (YUYV, NV12, GREY, ...).
+      --size WxH                   Frame size of a raw frame file (or the capture size to ask a camera for).
+      --fps N                      Frames per second (replay: default as fast as recognized, losing none).
+      --loop                       Replay again from the start after the last frame.
+
+    Orientation (how the captured image is turned upright):
+      --device-orientation O       portrait|portrait-upside-down|landscape-left|landscape-right|face-up|face-down|unknown.
+      --camera-position P          front|back|external (default back).
+      --rotation DEG               0|90|180|270: clockwise degrees that make the captured image upright.
+      --mirror                     After the rotation, mirror left-right.
+
+    Recognition:
+      --lang LANGS                 Tesseract languages, e.g. eng or eng+deu (default eng).
+      --psm N                      Tesseract page segmentation mode, 0-13 (default 3, automatic).
+      --downscale auto|1|2         Halve frames before recognition; auto halves only while text is large (default auto).
+      --roi X,Y,W,H                Read only this region of the upright image.
+      --deadline-ms N              Abandon a frame's recognition after N ms (default 3000).
+      --symbols                    Also report individual characters.
+      --tessdata PATH              Folder holding the .traineddata files.
+
+    Output:
+      --stdout                     Print the stream (TEXT and FRAME lines) on standard output.
+      --max-frames N               Exit 0 after N recognized frames.
+      --log-level L                debug|info|notice|warning|error (default info).
+      --help                       Show this help.
+      --version                    Show the version.
+    """
+
+    /// Parses `lectord`'s arguments (without the program name).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonOptions {
+        var options = DaemonOptions()
+        var scanner = ArgumentScanner(arguments)
+        var sources: [SourceSpec] = []
+        var replay: ReplayOptions?
+        var template = CameraSpec(source: .demo)
+        var replayFormat: PixelFormat?
+        var loop = false
+
+        while let argument = scanner.next() {
+            switch argument {
+            case "--help", "-h": options.showHelp = try scanner.flag(argument)
+            case "--version": options.showVersion = try scanner.flag(argument)
+            case "--demo": _ = try scanner.flag(argument); sources.append(.demo)
+            case "--replay":
+                let path = try scanner.value(for: argument)
+                replay = ReplayOptions(path: path)
+                sources.append(.replay(ReplayOptions(path: path)))
+            case "--device": sources.append(.device(path: try scanner.value(for: argument)))
+            case "--replay-format":
+                replayFormat = try scanner.choice(for: argument, PixelFormat.init(name:), choices: PixelFormat.allCases.map(\.fourcc))
+            case "--format":
+                template.capture.format = try scanner.choice(for: argument, PixelFormat.init(name:), choices: PixelFormat.allCases.map(\.fourcc))
+            case "--size":
+                template.capture.size = try scanner.choice(for: argument, ValueSyntax.size, choices: ["WxH"])
+            case "--fps": template.capture.fps = try scanner.number(for: argument, in: 0.01...1000)
+            case "--io": template.capture.io = try scanner.choice(for: argument, { ["auto", "direct", "libv4l2"].contains($0) ? $0 : nil }, choices: ["auto", "direct", "libv4l2"])
+            case "--loop": loop = try scanner.flag(argument)
+            case "--device-orientation":
+                template.orientation.deviceOrientation = try scanner.choice(for: argument, DeviceOrientation.init(rawValue:),
+                                                                           choices: DeviceOrientation.allCases.map(\.rawValue))
+            case "--camera-position":
+                template.orientation.cameraPosition = try scanner.choice(for: argument, CameraPosition.init(rawValue:),
+                                                                        choices: CameraPosition.allCases.map(\.rawValue))
+            case "--rotation": template.orientation.rotation = try scanner.choice(for: argument, ValueSyntax.rotation, choices: ["0", "90", "180", "270"])
+            case "--mirror": template.orientation.mirror = try scanner.flag(argument)
+            case "--lang":
+                let language = try scanner.value(for: argument)
+                guard !language.isEmpty, language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "_" }) else {
+                    throw UsageError("--lang must look like eng or eng+deu, not '\(language)'")
+                }
+                template.recognizer.language = language
+            case "--psm": template.recognizer.pageSegmentation = try scanner.integer(for: argument, in: 0...13)
+            case "--downscale": template.recognizer.downscale = try scanner.choice(for: argument, Downscale.init, choices: ["auto", "1", "2"])
+            case "--roi": template.recognizer.regionOfInterest = try scanner.choice(for: argument, ValueSyntax.box, choices: ["X,Y,W,H"])
+            case "--deadline-ms": template.recognizer.deadlineMilliseconds = try scanner.integer(for: argument, in: 10...600_000)
+            case "--symbols": template.recognizer.symbols = try scanner.flag(argument)
+            case "--tessdata": template.recognizer.dataPath = try scanner.value(for: argument)
+            case "--stdout": options.stdout = try scanner.flag(argument)
+            case "--max-frames": options.maxFrames = try scanner.integer(for: argument, in: 1...Int(Int32.max))
+            case "--log-level":
+                options.logLevel = try scanner.choice(for: argument, Logger.Level.init(name:), choices: Logger.Level.allCases.map(\.name))
+            case "--socket": options.socketPath = try scanner.value(for: argument)
+            default:
+                throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument)" : "unexpected argument '\(argument)'")
+            }
+        }
+        if options.showHelp || options.showVersion { return options }
+        if replay == nil && replayFormat != nil { throw UsageError("--replay-format goes with --replay") }
+        if (template.orientation.rotation != nil || template.orientation.mirror != nil),
+           template.orientation.deviceOrientation != nil {
+            throw UsageError("give either --rotation/--mirror or --device-orientation, not both")
+        }
+        guard !sources.isEmpty else { throw UsageError("no source: give --demo, --replay PATH or --device PATH") }
+        options.cameras = sources.map { source in
+            var camera = template
+            switch source {
+            case var .replay(replayOptions):
+                replayOptions.fps = template.capture.fps
+                replayOptions.loop = loop
+                replayOptions.rawFormat = replayFormat
+                replayOptions.rawSize = template.capture.size
+                camera.source = .replay(replayOptions)
+            case .demo, .device:
+                camera.source = source
+            }
+            return camera
+        }
+        let names = options.cameras.map(\.name)
+        if Set(names).count != names.count { throw UsageError("a source is given twice") }
+        return options
+    }
+}
+
+extension CameraSpec {
+    /// The device name used in messages.
+    public var name: String {
+        switch source {
+        case .demo: "demo"
+        case let .replay(options): options.path
+        case let .device(path): path
+        }
+    }
+}

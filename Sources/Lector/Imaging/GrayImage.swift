@@ -1,0 +1,116 @@
+/// An 8-bit grayscale image with rows packed `width` bytes apart.
+///
+/// Lector works on luma only: Tesseract reads gray, and extracting luma is the cheapest
+/// thing to do with any camera format.
+public struct GrayImage: Sendable, Equatable {
+    public private(set) var width: Int
+    public private(set) var height: Int
+    /// `width * height` bytes, row after row.
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height, "pixel count must be width × height")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A black image.
+    public init(width: Int, height: Int) {
+        self.init(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height))
+    }
+
+    /// Changes the size, keeping the allocation when it is large enough. Pixel values
+    /// are unspecified afterwards: callers overwrite every pixel.
+    public mutating func resize(width: Int, height: Int) {
+        guard width != self.width || height != self.height else { return }
+        self.width = width
+        self.height = height
+        let count = width * height
+        if pixels.count > count {
+            pixels.removeLast(pixels.count - count)
+        } else if pixels.count < count {
+            pixels.append(contentsOf: repeatElement(0, count: count - pixels.count))
+        }
+    }
+
+    public subscript(x: Int, y: Int) -> UInt8 {
+        get { pixels[y * width + x] }
+        set { pixels[y * width + x] = newValue }
+    }
+
+    /// A copy of the rectangle `box`, clipped to the image.
+    public func cropped(to box: PixelBox) -> GrayImage {
+        let clipped = box.clipped(width: width, height: height)
+        var out = GrayImage(width: clipped.width, height: clipped.height)
+        for row in 0..<clipped.height {
+            let from = (clipped.y + row) * width + clipped.x
+            out.pixels.replaceSubrange(row * clipped.width..<(row + 1) * clipped.width,
+                                       with: pixels[from..<from + clipped.width])
+        }
+        return out
+    }
+
+    /// Halves both dimensions, averaging each 2×2 block (odd last row/column dropped).
+    public func halved(into out: inout GrayImage) {
+        let outWidth = width / 2, outHeight = height / 2
+        out.resize(width: outWidth, height: outHeight)
+        let sourceWidth = width
+        pixels.withUnsafeBufferPointer { source in
+            out.pixels.withUnsafeMutableBufferPointer { target in
+                for y in 0..<outHeight {
+                    let top = 2 * y * sourceWidth, bottom = top + sourceWidth, row = y * outWidth
+                    for x in 0..<outWidth {
+                        let sum = Int(source[top + 2 * x]) + Int(source[top + 2 * x + 1])
+                            + Int(source[bottom + 2 * x]) + Int(source[bottom + 2 * x + 1])
+                        target[row + x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An axis-aligned rectangle in pixels: `x`, `y` is the top-left corner.
+public struct PixelBox: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var area: Int { width * height }
+
+    /// The part of this box inside a `width` × `height` image.
+    public func clipped(width imageWidth: Int, height imageHeight: Int) -> PixelBox {
+        let left = max(0, min(x, imageWidth)), top = max(0, min(y, imageHeight))
+        let right = max(left, min(maxX, imageWidth)), bottom = max(top, min(maxY, imageHeight))
+        return PixelBox(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// The smallest box holding both.
+    public func union(_ other: PixelBox) -> PixelBox {
+        let left = min(x, other.x), top = min(y, other.y)
+        return PixelBox(x: left, y: top, width: max(maxX, other.maxX) - left, height: max(maxY, other.maxY) - top)
+    }
+
+    /// Every coordinate multiplied by `factor`.
+    public func scaled(by factor: Int) -> PixelBox {
+        PixelBox(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
+    }
+
+    /// Moved by `dx`, `dy`.
+    public func offset(dx: Int, dy: Int) -> PixelBox {
+        PixelBox(x: x + dx, y: y + dy, width: width, height: height)
+    }
+
+    public var description: String { "\(x),\(y),\(width),\(height)" }
+}

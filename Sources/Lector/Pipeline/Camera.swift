@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// One camera (or replay): a frame source on one thread, a recognizer on another, the
+/// latest-frame mailbox between them. Cameras share nothing, so one that stalls or fails
+/// never delays another.
+public final class Camera: @unchecked Sendable {
+    // Set in init; `threads` is guarded by `lock`.
+    public let name: String
+    public let source: any FrameSource
+    public let counters = FrameCounters()
+    public let orientation: OrientationControl
+    private let mailbox = LatestFrameMailbox()
+    private let loop: RecognitionLoop
+    private let stopSignal = StopSignal()
+    private let finished = DispatchGroup()
+    private let logger: Logger
+    private let info: Mutex<DeviceInfo>
+    private let stateChanged: @Sendable (DeviceInfo) -> Void
+
+    /// - Parameters:
+    ///   - publish: called on the recognizer thread for every recognized frame; must not block.
+    ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
+    public init(source: any FrameSource, recognizer options: RecognizerOptions, orientation: OrientationSettings,
+                logger: Logger, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
+        name = source.name
+        info = Mutex(DeviceInfo(path: source.name, state: .idle))
+        self.stateChanged = stateChanged
+        self.source = source
+        self.orientation = OrientationControl(orientation)
+        self.logger = logger.with("device", source.name)
+        loop = try RecognitionLoop(device: source.name, options: options, mailbox: mailbox, counters: counters,
+                                   orientation: self.orientation, logger: logger, publish: publish)
+    }
+
+    /// Starts the source and recognizer threads.
+    /// - Parameter onEnd: called once both threads have ended (the source ran out, or stop()).
+    public func start(onEnd: @escaping @Sendable () -> Void = {}) {
+        let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] newInfo in
+            info.withLock { $0 = newInfo }
+            stateChanged(newInfo)
+        }
+        finished.enter()
+        finished.enter()
+        Thread.detachNewThread { [self] in
+            do {
+                try source.run(into: sink, stop: stopSignal)
+            } catch {
+                logger.error("source failed", [("reason", "\(error)")])
+            }
+            // The source ended: let the recognizer finish what is waiting, then close.
+            _ = mailbox.waitUntilEmpty()
+            if mailbox.close() { counters.countDropped() }
+            finished.leave()
+        }
+        Thread.detachNewThread { [self] in
+            loop.run()
+            finished.leave()
+        }
+        finished.notify(queue: .global(), execute: onEnd)
+    }
+
+    /// Stops both threads: the source stops, a recognition in progress is cancelled,
+    /// a waiting frame is given back. Returns once both have ended.
+    public func stop() {
+        stopSignal.raise()
+        if mailbox.close() { counters.countDropped() }
+        loop.cancel()
+        finished.wait()
+    }
+
+    /// The latest state the source reported.
+    public var deviceInfo: DeviceInfo { info.withLock { $0 } }
+
+    /// Blocks until both threads have ended.
+    public func waitUntilFinished() { finished.wait() }
+}

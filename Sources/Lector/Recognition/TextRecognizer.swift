@@ -1,0 +1,107 @@
+/// How much to shrink the upright image before recognition.
+public enum Downscale: Equatable, Sendable, CustomStringConvertible {
+    /// Full resolution.
+    case none
+    /// Half width and height (measured 0.5–0.7× the recognition time, no accuracy loss
+    /// on text with a cap height of 20 px or more).
+    case half
+    /// Halve only while the text seen in the last frame is tall enough to survive it,
+    /// so small text is always read at full resolution.
+    case auto
+
+    public init?(_ text: String) {
+        switch text {
+        case "1": self = .none
+        case "2": self = .half
+        case "auto": self = .auto
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: "1"
+        case .half: "2"
+        case .auto: "auto"
+        }
+    }
+}
+
+/// Settings of one camera's recognizer.
+public struct RecognizerOptions: Equatable, Sendable {
+    /// Tesseract language(s), e.g. `eng` or `eng+deu`.
+    public var language = "eng"
+    /// Tesseract page segmentation mode; 3 (automatic) by default.
+    public var pageSegmentation = 3
+    public var downscale = Downscale.auto
+    /// Only this part of the upright image is read.
+    public var regionOfInterest: PixelBox?
+    /// A frame still being recognized after this many milliseconds is abandoned.
+    public var deadlineMilliseconds = 3000
+    /// Pixels per inch Tesseract assumes (set so that it does not estimate per frame).
+    public var resolution = 300
+    /// Report characters too.
+    public var symbols = false
+    /// Where the traineddata files are (nil: Tesseract's default).
+    public var dataPath: String?
+
+    public init() {}
+}
+
+/// Reads text from upright gray images: one synchronous Tesseract instance plus the
+/// policy around it (downscaling, region of interest, mapping boxes back).
+///
+/// One per camera; not thread-safe except ``cancel()``.
+public final class TextRecognizer {
+    public let options: RecognizerOptions
+    private let engine: TesseractEngine
+    private var halvedImage = GrayImage(width: 0, height: 0)
+    /// In auto mode: whether the next frame is halved, from the text height seen last.
+    private var halveNext = false
+
+    /// Median line height, in full-resolution pixels, from which auto mode halves the
+    /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
+    public static let autoHalvingLineHeight = 40
+
+    public init(options: RecognizerOptions) throws(RecognitionError) {
+        self.options = options
+        engine = try TesseractEngine(language: options.language, dataPath: options.dataPath,
+                                     pageSegmentation: options.pageSegmentation)
+    }
+
+    /// Stops a recognition in progress; safe from any thread.
+    public func cancel() { engine.cancel() }
+
+    /// Whether the next call will halve the image.
+    public var willHalve: Bool {
+        switch options.downscale {
+        case .none: false
+        case .half: true
+        case .auto: halveNext
+        }
+    }
+
+    /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
+    /// downscaling.
+    public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
+        let region = options.regionOfInterest?.clipped(width: image.width, height: image.height)
+        let result: RecognizedText
+        if willHalve && image.width >= 64 && image.height >= 64 {
+            image.halved(into: &halvedImage)
+            let halfRegion = region.map { PixelBox(x: $0.x / 2, y: $0.y / 2, width: $0.width / 2, height: $0.height / 2) }
+            result = try engine.recognize(halvedImage, region: halfRegion, resolution: options.resolution / 2,
+                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
+                .mapped(scale: 2)
+        } else {
+            result = try engine.recognize(image, region: region, resolution: options.resolution,
+                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
+        }
+        if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
+        return result
+    }
+
+    private static func medianLineHeight(_ text: RecognizedText) -> Int? {
+        let heights = text.blocks.flatMap { $0.lines.map(\.box.height) }.sorted()
+        return heights.isEmpty ? nil : heights[heights.count / 2]
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+
+/// A small logger in swift-log's shape: levels, a fixed message plus key=value
+/// metadata, messages built only when they will be written. Writes to stderr; under
+/// systemd (JOURNAL_STREAM set) each line starts with a `<N>` syslog priority that
+/// journald understands.
+public struct Logger: Sendable {
+    public enum Level: Int, Comparable, Sendable, CaseIterable {
+        case debug, info, notice, warning, error
+
+        public init?(name: String) {
+            guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = level
+        }
+
+        public var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .notice: "notice"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+
+        /// syslog priority.
+        var priority: Int {
+            switch self {
+            case .debug: 7
+            case .info: 6
+            case .notice: 5
+            case .warning: 4
+            case .error: 3
+            }
+        }
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public var label: String
+    public var level: Level
+    /// Metadata added to every line of this logger (e.g. `device=/dev/video0`).
+    public var metadata: [(String, String)]
+    private let journald: Bool
+    private let once: OnceRegistry
+
+    public init(label: String, level: Level = .info, journald: Bool? = nil) {
+        self.label = label
+        self.level = level
+        self.metadata = []
+        self.journald = journald ?? (ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil)
+        self.once = OnceRegistry()
+    }
+
+    /// A logger that adds `key=value` to every line.
+    public func with(_ key: String, _ value: String) -> Logger {
+        var copy = self
+        copy.metadata.append((key, value))
+        return copy
+    }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) {
+        guard level >= self.level else { return }
+        var line = journald ? "<\(level.priority)>" : "\(level.name): "
+        line += message()
+        for (key, value) in metadata + fields() {
+            line += " \(key)=\(Self.quoted(value))"
+        }
+        line += "\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    public func debug(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.debug, message(), fields()) }
+    public func info(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.info, message(), fields()) }
+    public func notice(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.notice, message(), fields()) }
+    public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.warning, message(), fields()) }
+    public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.error, message(), fields()) }
+
+    /// Logs only when `message` differs from the last one logged under `key`, so an
+    /// error that repeats every frame or every retry is written once until it changes
+    /// (ustreamer's `US_ONCE_FOR`). ``clearOnce(_:)`` re-arms it.
+    public func once(_ key: String, _ level: Level, _ message: String, _ fields: [(String, String)] = []) {
+        if once.shouldLog(key: key, message: message) { log(level, message, fields) }
+    }
+
+    /// Forgets the last message under `key` (the condition cleared).
+    public func clearOnce(_ key: String) { once.clear(key: key) }
+
+    private static func quoted(_ value: String) -> String {
+        if !value.isEmpty, !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) { return value }
+        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+}
+
+/// Remembers the last message logged per key, for ``Logger/once(_:_:_:_:)``.
+final class OnceRegistry: Sendable {
+    private let last = Mutex<[String: String]>([:])
+
+    func shouldLog(key: String, message: String) -> Bool {
+        last.withLock { table in
+            guard table[key] != message else { return false }
+            table[key] = message
+            return true
+        }
+    }
+
+    func clear(key: String) { _ = last.withLock { $0.removeValue(forKey: key) } }
+}
