@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(
             name: "LectorTests",
             dependencies: ["Lector"],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,7 +13,7 @@
 struct lector_error_manager {
     struct jpeg_error_mgr base;
     jmp_buf escape;
-    int premature_end;  // JWRN_JPEG_EOF seen: the data was truncated
+    int premature_end;  // the entropy-coded data ended early: the image is incomplete
     char message[JMSG_LENGTH_MAX];
 };
 
@@ -31,7 +31,11 @@ static void lector_error_exit(j_common_ptr cinfo) {
 static void lector_emit_message(j_common_ptr cinfo, int level) {
     struct lector_error_manager *error = (struct lector_error_manager *)cinfo->err;
     if (level < 0) {  // a warning: remember truncation, stay silent otherwise
-        if (cinfo->err->msg_code == JWRN_JPEG_EOF) {
+        int code = cinfo->err->msg_code;
+        // Data that ends early (EOF, a marker in the middle of the scan, lost sync)
+        // leaves part of the image gray filler: a damaged frame. Other warnings, such
+        // as the extraneous bytes some webcams add, are harmless.
+        if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER || code == JWRN_MUST_RESYNC) {
             error->premature_end = 1;
             (*cinfo->err->format_message)(cinfo, error->message);
         }

@@ -83,7 +83,7 @@ public enum PixelFormat: RawRepresentable, Hashable, Sendable, CaseIterable, Cus
     public func minimumBytesPerLine(width: Int) -> Int {
         switch self {
         case .grey, .nv12, .nv21, .nv16, .nv61, .yu12, .yv12: width
-        case .yuyv, .uyvy, .yvyu, .vyuy: 2 * ((width + 1) / 2)
+        case .yuyv, .uyvy, .yvyu, .vyuy: 4 * ((width + 1) / 2)  // 4 bytes per 2-pixel macropixel
         case .rgb24, .bgr24: 3 * width
         case .xrgb32, .argb32, .xbgr32, .abgr32: 4 * width
         case .mjpeg, .jpeg: 0

@@ -69,22 +69,18 @@ public final class TesseractEngine {
 
     /// Recognizes an 8-bit gray image.
     /// - Parameters:
-    ///   - region: only this part of the image, in its pixels (nil: all of it).
     ///   - resolution: pixels per inch to assume; set so Tesseract does not estimate
     ///     (and log) it for every frame.
     ///   - deadline: milliseconds after which recognition is abandoned.
     ///   - symbols: also report each character.
     /// - Returns: the result tree, boxes in the image's pixels.
-    public func recognize(_ image: GrayImage, region: PixelBox? = nil, resolution: Int = 300,
+    public func recognize(_ image: GrayImage, resolution: Int = 300,
                           deadline: Int = 2000, symbols: Bool = false) throws(RecognitionError) -> RecognizedText {
         cancellation.set(false)
         let started = MonotonicInstant.now()
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
             TessBaseAPISetImage(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
             TessBaseAPISetSourceResolution(api, Int32(resolution))
-            if let region {
-                TessBaseAPISetRectangle(api, Int32(region.x), Int32(region.y), Int32(region.width), Int32(region.height))
-            }
             TessMonitorSetDeadlineMSecs(monitor, Int32(deadline))
             // Tesseract copies the pixels in SetImage's thresholding during Recognize:
             // the buffer must stay valid until Recognize returns, hence inside this closure.

@@ -56,6 +56,7 @@ public final class TextRecognizer {
     public let options: RecognizerOptions
     private let engine: TesseractEngine
     private var halvedImage = GrayImage(width: 0, height: 0)
+    private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
     private var halveNext = false
 
@@ -84,17 +85,24 @@ public final class TextRecognizer {
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
     /// downscaling.
     public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
-        let region = options.regionOfInterest?.clipped(width: image.width, height: image.height)
+        // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
+        // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
+        var region: PixelBox?
+        if let roi = options.regionOfInterest?.clipped(width: image.width, height: image.height), roi.area > 0 {
+            region = roi
+            croppedImage = image.cropped(to: roi)
+        }
+        let input = region == nil ? image : croppedImage
         let result: RecognizedText
-        if willHalve && image.width >= 64 && image.height >= 64 {
-            image.halved(into: &halvedImage)
-            let halfRegion = region.map { PixelBox(x: $0.x / 2, y: $0.y / 2, width: $0.width / 2, height: $0.height / 2) }
-            result = try engine.recognize(halvedImage, region: halfRegion, resolution: options.resolution / 2,
+        if willHalve && input.width >= 64 && input.height >= 64 {
+            input.halved(into: &halvedImage)
+            result = try engine.recognize(halvedImage, resolution: options.resolution / 2,
                                           deadline: options.deadlineMilliseconds, symbols: options.symbols)
-                .mapped(scale: 2)
+                .mapped(scale: 2, dx: region?.x ?? 0, dy: region?.y ?? 0)
         } else {
-            result = try engine.recognize(image, region: region, resolution: options.resolution,
+            result = try engine.recognize(input, resolution: options.resolution,
                                           deadline: options.deadlineMilliseconds, symbols: options.symbols)
+                .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
         }
         if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
         return result

@@ -1,0 +1,104 @@
+import Foundation
+@testable import Lector
+
+/// Paths and helpers shared by the tests.
+enum TestSupport {
+    /// The package's root folder.
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Tests/LectorTests/Fixtures, made by scripts/make-fixtures.py.
+    static func fixture(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Tests/LectorTests/Fixtures/\(name)").path
+    }
+
+    /// The words a fixture was rendered with (its .txt sidecar).
+    static func fixtureWords(_ name: String) throws -> [String] {
+        let text = try String(contentsOfFile: fixture((name as NSString).deletingPathExtension + ".txt"), encoding: .utf8)
+        return text.split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+
+    /// The shared scanned pages (present beside the repository in CI and in sessions).
+    static let sharedTestData = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testdata/tesseract-test").path
+
+    /// A built executable of this package (lectord, lector), next to the test bundle.
+    static func executable(_ name: String) -> String {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [besideTests, besideTests.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug")] {
+            let candidate = folder.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/\(name)").path
+    }
+
+    /// A fresh temporary folder.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lector-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Share of `expected` words (with repeats) found in `actual`.
+    static func recall(expected: [String], actual: [String]) -> Double {
+        var remaining: [String: Int] = [:]
+        for word in actual { remaining[word, default: 0] += 1 }
+        var found = 0
+        for word in expected where remaining[word, default: 0] > 0 {
+            remaining[word]! -= 1
+            found += 1
+        }
+        return expected.isEmpty ? 1 : Double(found) / Double(expected.count)
+    }
+
+    /// Deterministic pseudo-random bytes (xorshift), so failures reproduce.
+    static func randomBytes(count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed | 1
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+    }
+}
+
+/// The result of running a program to its end.
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// The JSON objects printed on stdout, one per line.
+    var messages: [JSONValue] { stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) } }
+
+    func messages(class name: String) -> [JSONValue] { messages.filter { $0["class"]?.stringValue == name } }
+}
+
+/// Runs `executable` with `arguments`; kills it after `timeout` seconds.
+func run(_ executable: String, _ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env["OMP_THREAD_LIMIT"] = env["OMP_THREAD_LIMIT"] ?? "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes while the process runs so a full pipe never blocks it.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data(), errData = Data()
+    group.enter()
+    DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    group.enter()
+    DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+    process.waitUntilExit()
+    killer.cancel()
+    group.wait()
+    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+}
