@@ -71,6 +71,9 @@ public final class RecognitionLoop: @unchecked Sendable {
         let text: RecognizedText
         do {
             text = try recognizer.recognize(upright)
+        } catch .cancelled {
+            counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
+            return
         } catch {
             counters.countRejected()
             logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
