@@ -13,7 +13,7 @@
 #   --memory MB           guest RAM (default 1024)
 #   --smp N               guest vCPUs (default 2)
 #   --timeout SEC         guest script timeout (default 300); the host kills qemu at
-#                         SEC + 120 s (boot allowance)
+#                         SEC + ${LECTOR_VM_BOOT_ALLOWANCE:-120} s
 #   --verbose             stream the whole serial console, not only the script's output
 #
 # The guest script is executed (its #! line decides; busybox sh is /bin/sh) from /,
@@ -38,6 +38,7 @@ usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
 # ---- arguments --------------------------------------------------------------------
 binaries=(); files=(); modules=(); vivid=1; vivid_opts=""
 outdir=""; memory=1024; smp=2; timeout_s=300; verbose=0
+allowance="${LECTOR_VM_BOOT_ALLOWANCE:-120}"   # boot + shutdown time on top of --timeout
 while (($#)); do
   case "$1" in
     --binary) binaries+=("$2"); shift 2 ;;
@@ -126,13 +127,15 @@ wanted=("${modules[@]}")
 ((vivid)) && wanted+=(vivid)
 : > "$root/lector/modules"
 for m in "${wanted[@]}"; do
-  modprobe -d "$mbase" -S "$kver" --show-depends "$m" | while read -r cmd path _; do
+  # one module per call: "--show-depends A B" would take B as a parameter of A
+  deps="$(modprobe -d "$mbase" -S "$kver" --show-depends "$m")" || die "kernel module $m not found"
+  while read -r cmd path _; do
     [[ "$cmd" == insmod ]] || continue            # skip "builtin ..." lines
     rel="${path#"$mbase"}"; rel="/lib/${rel#*/lib/}"   # -> /lib/modules/$kver/...
     grep -qxF "$rel" "$root/lector/modules" && continue
     put "$path" "$rel"
     echo "$rel" >> "$root/lector/modules"
-  done
+  done <<<"$deps"
 done
 
 # guest script, its arguments and settings
@@ -202,13 +205,14 @@ fi
 logf="$work/console.log"
 start=$(date +%s)
 set +e
-timeout -k 5 $((timeout_s + 120)) "${qemu[@]}" </dev/null 2>&1 | tee "$logf" | \
+timeout -k 5 $((timeout_s + allowance)) "${qemu[@]}" </dev/null 2>&1 | tee "$logf" | \
   awk -v verbose="$verbose" '
     { sub(/\r$/, "") }
     verbose { print; fflush(); next }
     /^LECTOR-VM-BEGIN$/ { inside = 1; next }
     /^LECTOR-VM-EXIT / { print; fflush(); inside = 0; next }
     /LECTOR-VM-ERROR|Kernel panic|BUG:|Oops|qemu-system/ { print > "/dev/stderr"; fflush("/dev/stderr"); next }
+    /^\[ *[0-9]+\.[0-9]+\] / { next }   # kernel messages: only in the log file
     inside { print; fflush() }'
 qrc=${PIPESTATUS[0]}
 set -e
@@ -222,7 +226,7 @@ fi
 
 marker="$(tr -d '\r' < "$logf" | grep -E '^LECTOR-VM-EXIT [0-9]+$' | tail -1 || true)"
 if [[ -n "$marker" ]]; then exit "${marker#LECTOR-VM-EXIT }"; fi
-if ((qrc == 124 || qrc == 137)); then log "host timeout ($((timeout_s + 120)) s) hit"; exit 124; fi
+if ((qrc == 124 || qrc == 137)); then log "host timeout ($((timeout_s + allowance)) s) hit"; exit 124; fi
 grep -q 'Kernel panic' "$logf" && log "guest kernel panicked"
 log "no exit marker from the guest (qemu status $qrc)"
 exit 125

@@ -165,14 +165,24 @@ part_errors() {
   done
   if [ ! -x "$PROBE" ]; then echo "no probe binary; skipping the errno details"; return; fi
 
-  for spec in "0x00f0f043:-1 reqbufs" "0x00f0f044:-1 qbuf" "0x00f0f045:-1 streamon" \
-              "0x00f0f042:3 buf_flag_error" "0x00f0f046:3 fatal_streaming_error" \
-              "0x00f0f041:3 disconnect"; do
+  # spec: CTRL:AT name expected-text (grep -E on the probe output)
+  for spec in "0x00f0f043:-1 reqbufs REQBUFS:.errno.22.EINVAL" \
+              "0x00f0f044:-1 qbuf QBUF.*errno.22.EINVAL" \
+              "0x00f0f045:-1 streamon STREAMON:.errno.22.EINVAL" \
+              "0x00f0f042:3 buf_flag_error frame.4.*V4L2_BUF_FLAG_ERROR" \
+              "0x00f0f046:3 fatal_streaming_error DQBUF:.errno.5.EIO" \
+              "0x00f0f041:3 disconnect DQBUF:.errno.19.ENODEV"; do
     set -- $spec
     say "probe: 6 frames, control $1 ($2) pressed at ${1#*:}"
-    "$PROBE" $CAP 6 "$1"
-    "$PROBE" $CAP 2 >/tmp/p.log; echo "  next probe run: $(grep -c '^frame' /tmp/p.log) frames"
+    "$PROBE" $CAP 6 "$1" | tee /tmp/p.log
+    grep -qE "$3" /tmp/p.log && ok "$2 gives $3" || bad "$2: expected $3"
+    "$PROBE" $CAP 2 >/tmp/p2.log
+    n=$(grep -c '^frame' /tmp/p2.log)
+    echo "  next probe run: $n frames"
+    [ "$n" -eq 2 ] && ok "$2 is one-shot: next open streams again" || bad "$2: next run got $n frames"
   done
+  grep -q 'reopen + QUERYCAP: ok' /tmp/p.log && ok "disconnect: reopen works once fd and mmaps are released" \
+    || bad "disconnect: reopen failed"
   say "probe: percentage_of_dropped_buffers=50, 8 frames (sequence gaps)"
   v4l2-ctl -d $CAP -c percentage_of_dropped_buffers=50
   "$PROBE" $CAP 8 | grep '^frame'

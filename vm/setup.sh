@@ -6,7 +6,9 @@
 #     apt offers), unpacks it with dpkg -x (never installs it) into the cache,
 #     and runs depmod -b on its modules.
 #
-# Cache: ${LECTOR_VM_CACHE:-<repo>/.cache/vm}. Work already done is skipped.
+# Cache: ${LECTOR_VM_CACHE:-<repo>/.cache/vm}. Work already done is skipped; once a kernel
+# is unpacked, apt is not asked again unless LECTOR_VM_REFRESH=1 (then a newer kernel
+# package, if apt offers one, is fetched and used).
 # On success the cache holds:
 #   $CACHE/kernel/<kver>/            the unpacked package
 #   $CACHE/current-kver              the kernel release string (e.g. 6.1.0-57-amd64)
@@ -44,6 +46,11 @@ fi
 command -v busybox >/dev/null || { log "busybox not found after install"; exit 1; }
 
 # ---- 2. kernel ------------------------------------------------------------------
+# Fast path: a kernel is already unpacked and no refresh was asked for (apt-cache is slow).
+if [[ -z "${LECTOR_VM_REFRESH:-}" && -s "$CACHE/current-kver" \
+      && -f "$CACHE/kernel/$(cat "$CACHE/current-kver")/.done" ]]; then
+  exit 0
+fi
 # Newest concrete kernel package behind the linux-image-amd64 metapackage.
 pkg="$(apt-cache depends linux-image-amd64 2>/dev/null \
         | awk '/Depends: linux-image-[0-9]/ {print $2}' | sort -V | tail -1 || true)"
