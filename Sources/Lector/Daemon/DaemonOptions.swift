@@ -41,6 +41,14 @@ public struct DaemonOptions: Equatable, Sendable {
     public var maxFrames: Int?
     public var logLevel = Logger.Level.info
     public var socketPath: String?
+    /// Group that may use the socket (name or number).
+    public var socketGroup: String?
+    /// Keep cameras running when nobody watches (`--stdout` implies it).
+    public var alwaysOn = false
+    /// Client limits and timeouts of the socket server.
+    public var server = SocketServer.Configuration()
+    /// `--config FILE`; nil: /etc/lector/lectord.conf when it exists.
+    public var configPath: String?
     public var showHelp = false
     public var showVersion = false
 
@@ -80,6 +88,16 @@ public struct DaemonOptions: Equatable, Sendable {
     Output:
       --stdout                     Print the stream (TEXT and FRAME lines) on standard output.
       --max-frames N               Exit 0 after N recognized frames.
+
+    Server:
+      --socket PATH                Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock,
+                                   /run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock).
+      --socket-group G             Group that may connect (the socket is mode 0660).
+      --always-on                  Recognize even when no client watches (--stdout implies it).
+      --max-clients N              Clients served at once (default 32).
+      --client-timeout SECONDS     Disconnect a client that takes no data for this long (default 10).
+      --client-buffer BYTES        Stream bytes queued per client before the oldest are dropped (default 1048576).
+      --config FILE                Configuration file (default /etc/lector/lectord.conf when present).
       --log-level L                debug|info|notice|warning|error (default info).
       --help                       Show this help.
       --version                    Show the version.
@@ -139,6 +157,12 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--log-level":
                 options.logLevel = try scanner.choice(for: argument, Logger.Level.init(name:), choices: Logger.Level.allCases.map(\.name))
             case "--socket": options.socketPath = try scanner.value(for: argument)
+            case "--socket-group": options.socketGroup = try scanner.value(for: argument)
+            case "--always-on": options.alwaysOn = try scanner.flag(argument)
+            case "--max-clients": options.server.maximumClients = try scanner.integer(for: argument, in: 1...4096)
+            case "--client-timeout": options.server.clientTimeout = try scanner.number(for: argument, in: 0.1...86400)
+            case "--client-buffer": options.server.clientBufferBytes = try scanner.integer(for: argument, in: 4096...(1 << 30))
+            case "--config": options.configPath = try scanner.value(for: argument)
             default:
                 throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument)" : "unexpected argument '\(argument)'")
             }
