@@ -49,6 +49,11 @@ public final class LectorConnection {
     public func send(_ request: JSONValue) throws(ConnectionError) {
         var line = JSONWriter.bytes(request)
         line.append(UInt8(ascii: "\n"))
+        try sendRaw(line)
+    }
+
+    /// Sends bytes as they are (tests send malformed requests with it).
+    public func sendRaw(_ line: [UInt8]) throws(ConnectionError) {
         var offset = 0
         while offset < line.count {
             let outcome: Result<IOResult<Int>, SystemError> = line.withUnsafeBytes { raw in
