@@ -114,12 +114,12 @@ struct ServerTests {
             $0.clientTimeout = 1.5
         }
         defer { harness.stop() }
-        // A slow client: asks for snapshots (filling the kernel's socket buffer) and reads
+        // A slow client: sends many small requests (their replies fill the kernel's socket buffer) and reads
         // nothing for a while.
         let slow = try harness.connect()
         try slow.send(json: #"{"class":"WATCH"}"#)
         _ = try slow.read(class: "TEXT")
-        for _ in 0..<12 { try slow.send(json: #"{"class":"SNAPSHOT"}"#) }
+        try slow.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 2000).utf8))
         let reader = try harness.connect()
         try reader.send(json: #"{"class":"WATCH","frame":false}"#)
         _ = try reader.read(class: "WATCH")
@@ -143,7 +143,7 @@ struct ServerTests {
         // A client that never reads is disconnected after the timeout.
         let stalled = try harness.connect()
         try stalled.send(json: #"{"class":"WATCH"}"#)
-        for _ in 0..<12 { try stalled.send(json: #"{"class":"SNAPSHOT"}"#) }
+        try stalled.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 2000).utf8))
         Thread.sleep(forTimeInterval: 3.5)
         #expect(throws: ConnectionError.self) { while true { _ = try stalled.readLine(timeout: 2) } }
         try reader.send(.request("STATUS"))
