@@ -349,6 +349,35 @@ def stdout_mode_unchanged():
     assert os.listdir(runtime) == [], "--stdout alone serves no socket"
 
 
+@test
+def config_file_and_sighup():
+    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    conf = os.path.join(directory, "lectord.conf")
+    with open(conf, "w") as f:
+        f.write("max_clients = 4\n[camera]\ndemo = true\nfps = 5\nrotation = 90\n")
+    with Daemon("--config", conf) as d:
+        c = Client(d.path, read_version=True)
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"]["exif"] == 6
+        with open(conf, "w") as f:
+            f.write("max_clients = 4\n[camera]\ndemo = true\nfps = 5\ndevice_orientation = landscape-left\ncamera_position = front\n")
+        d.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"]["exif"] == 4, "SIGHUP applied the new orientation"
+        with open(conf, "w") as f:
+            f.write("[camera]\ndemo = true\nrotation = 45\n")
+        d.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"]["exif"] == 4, "an invalid file changes nothing"
+        assert "configuration not reloaded" in d.logtext() and "lectord.conf:3: rotation:" in d.logtext(), d.logtext()
+    # An invalid file at start: exit 2, naming file, line and key.
+    r = subprocess.run([LECTORD, "--config", conf, "--socket", os.path.join(directory, "s.sock")],
+                       capture_output=True, timeout=30, env=ENV, text=True)
+    assert r.returncode == 2 and conf + ":3: rotation: must be one of 0|90|180|270, not '45'" in r.stderr, r
+
+
 def main():
     selected = sys.argv[1:]
     passed = failed = 0

@@ -11,13 +11,20 @@ public final class Daemon: Sendable {
     private let logger: Logger
     private let stop = StopSignal()
     private let stdoutPublisher: StdoutPublisher?
-    /// Called on SIGHUP (reloads the config file).
-    private let reload: (@Sendable () -> Void)?
+    /// The command line before the configuration file was merged in, and the file:
+    /// what SIGHUP reloads.
+    private let commandLine: DaemonOptions
+    private let configPath: String?
 
-    public init(options: DaemonOptions, logger: Logger, reload: (@Sendable () -> Void)? = nil) {
+    /// - Parameters:
+    ///   - options: the options in force (command line merged with the configuration file).
+    ///   - commandLine: the command line alone, merged again with the file on SIGHUP.
+    ///   - configPath: the configuration file, if any.
+    public init(options: DaemonOptions, logger: Logger, commandLine: DaemonOptions? = nil, configPath: String? = nil) {
         self.options = options
         self.logger = logger
-        self.reload = reload
+        self.commandLine = commandLine ?? options
+        self.configPath = configPath
         stdoutPublisher = options.stdout ? StdoutPublisher(maxFrames: options.maxFrames) : nil
     }
 
@@ -68,9 +75,9 @@ public final class Daemon: Sendable {
         server?.start()
         if alwaysOn { hub.startAll() }
 
-        _ = SignalObserver { [stop, logger, reload] signal in
+        _ = SignalObserver { [self, stop, logger, server] signal in
             if signal == SIGHUP {
-                reload?()
+                reload(hub: hub, server: server)
                 return
             }
             logger.notice("stopping", [("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")])
@@ -87,6 +94,40 @@ public final class Daemon: Sendable {
         }
         if stdoutPublisher?.failed == true { return 1 }
         return 0
+    }
+}
+
+extension Daemon {
+    /// SIGHUP: reads the configuration file again. Orientation settings and the server's
+    /// client limits take effect at once; other changes are reported as needing a restart.
+    /// An invalid file is reported and changes nothing.
+    func reload(hub: CameraHub, server: SocketServer?) {
+        guard let configPath else {
+            logger.notice("SIGHUP: no configuration file to reload")
+            return
+        }
+        let reloaded: DaemonOptions
+        do {
+            reloaded = try commandLine.merged(with: try ConfigFile.load(path: configPath))
+        } catch {
+            logger.error("configuration not reloaded", [("file", configPath), ("reason", "\(error)")])
+            return
+        }
+        var restartNeeded: [String] = []
+        if reloaded.cameras.map(\.name) != options.cameras.map(\.name) { restartNeeded.append("cameras") }
+        for camera in reloaded.cameras {
+            guard let old = options.cameras.first(where: { $0.name == camera.name }), let live = hub.camera(camera.name) else { continue }
+            live.orientation.replace(with: camera.orientation)
+            if old.capture != camera.capture || old.recognizer != camera.recognizer { restartNeeded.append(camera.name) }
+        }
+        if reloaded.socketPath != options.socketPath || reloaded.socketGroup != options.socketGroup { restartNeeded.append("socket") }
+        if reloaded.alwaysOn != options.alwaysOn { restartNeeded.append("always_on") }
+        if reloaded.logLevel != options.logLevel { restartNeeded.append("log_level") }
+        server?.reconfigure(reloaded.server)
+        logger.notice("configuration reloaded", [("file", configPath)])
+        if !restartNeeded.isEmpty {
+            logger.warning("some changes take effect only after a restart", [("changed", restartNeeded.joined(separator: ","))])
+        }
     }
 }
 

@@ -4,6 +4,7 @@ import Synchronization
 enum ServerEvent: Sendable {
     case publication(Publication)
     case deviceChanged(DeviceInfo)
+    case configure(SocketServer.Configuration)
     case shutdown
 }
 

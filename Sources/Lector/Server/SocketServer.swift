@@ -49,6 +49,10 @@ public final class SocketServer: Sendable {
     /// Tells watchers a device's state changed (any thread; never blocks).
     public func deviceChanged(_ info: DeviceInfo) { inbox.post(.deviceChanged(info)) }
 
+    /// Applies new limits (a configuration reload): the client cap and timeout at once,
+    /// the buffer size to clients that connect from now on.
+    public func reconfigure(_ configuration: Configuration) { inbox.post(.configure(configuration)) }
+
     /// Stops accepting, removes the socket path, writes pending replies (briefly), closes
     /// every client; returns when the server thread has ended.
     public func shutdown() {
@@ -61,7 +65,7 @@ public final class SocketServer: Sendable {
 final class ServerLoop: @unchecked Sendable {
     let listener: ListeningSocket
     let hub: CameraHub
-    let configuration: SocketServer.Configuration
+    var configuration: SocketServer.Configuration
     let inbox: ServerInbox
     let logger: Logger
     /// Connected clients, oldest first.
@@ -130,6 +134,10 @@ final class ServerLoop: @unchecked Sendable {
                 client.outbound.enqueueReply(message)
                 flush(client)
             }
+        case let .configure(configuration):
+            self.configuration.maximumClients = configuration.maximumClients
+            self.configuration.clientTimeout = configuration.clientTimeout
+            self.configuration.clientBufferBytes = configuration.clientBufferBytes
         case .shutdown: beginShutdown()
         }
     }
