@@ -241,7 +241,8 @@ final class ServerLoop: @unchecked Sendable {
     private func read(_ client: ClientConnection) {
         var chunk = [UInt8](repeating: 0, count: 16384)
         var budget = 256 * 1024  // per round, so one chatty client cannot starve the rest
-        while budget > 0 && !client.closing && !client.inputEnded && !isClosed(client) {
+        while budget > 0 && !client.closing && !client.inputEnded && !isClosed(client)
+            && client.outbound.pendingBytes < client.outbound.capacity {
             let result: IOResult<Int>
             do {
                 let outcome: Result<IOResult<Int>, SystemError> = chunk.withUnsafeMutableBytes { raw in
@@ -262,7 +263,6 @@ final class ServerLoop: @unchecked Sendable {
                     processLines(client)
                 }
                 client.inputEnded = true
-                if !client.watch.enable { client.closing = true }
                 break
             }
             budget -= count
@@ -272,10 +272,13 @@ final class ServerLoop: @unchecked Sendable {
         flush(client)
     }
 
+    /// Answers the whole lines read so far, while the client's outbound buffer has room
+    /// (so that replies, which are never dropped, stay bounded too); the rest waits.
     private func processLines(_ client: ClientConnection) {
         var start = 0
         let bytes = client.inbound
-        while !client.closing, let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        while !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+              let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             var line = bytes[start..<newline]
             start = newline + 1
             if line.count + 1 > ProtocolVersion.maximumRequestLine {
@@ -287,7 +290,10 @@ final class ServerLoop: @unchecked Sendable {
             answer(line, for: client)
         }
         client.inbound.removeFirst(start)
-        if client.inbound.count >= ProtocolVersion.maximumRequestLine { refuseLongLine(client) }
+        if !client.closing, client.inbound.count >= ProtocolVersion.maximumRequestLine,
+           !client.inbound.contains(UInt8(ascii: "\n")) {
+            refuseLongLine(client)
+        }
     }
 
     private func refuseLongLine(_ client: ClientConnection) {
@@ -321,6 +327,17 @@ final class ServerLoop: @unchecked Sendable {
     private func housekeeping() {
         let now = MonotonicInstant.now()
         for client in clients {
+            // Lines left waiting while the buffer was full, now that it has room.
+            if !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+               client.inbound.contains(UInt8(ascii: "\n")) {
+                processLines(client)
+                flush(client)
+            }
+            if isClosed(client) { continue }
+            // Input ended and every line answered: a client that does not watch is done.
+            if client.inputEnded, !client.closing, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
+                client.closing = true
+            }
             if client.closing && client.outbound.isEmpty {
                 close(client, reason: nil)
             } else if let since = client.stalledSince, now.milliseconds(since: since) > configuration.clientTimeout * 1000 {
