@@ -116,8 +116,9 @@ final class ServerLoop: @unchecked Sendable {
                 let events = Int32(descriptors[base + offset].revents)
                 if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
                 if events & Int32(POLLOUT) != 0, !isClosed(client) { flush(client) }
-                // Hung up with its input already read: gone (poll would report it forever).
-                if events & Int32(POLLHUP | POLLERR) != 0, client.inputEnded || client.closing { close(client, reason: nil) }
+                // Hung up (both directions; a half-close is only an end of input): nothing
+                // can reach it any more, and poll would report it for ever.
+                if events & Int32(POLLHUP | POLLERR) != 0, !isClosed(client) { close(client, reason: nil) }
             }
             housekeeping()
             if let deadline = shutdownDeadline,
