@@ -107,6 +107,21 @@ struct ServerTests {
         #expect(harness.cameras[0].counters.snapshot.recognized == stopped, "and recognizes nothing more")
     }
 
+    @Test("only the watched camera runs")
+    func onlyTheWatchedCamera() throws {
+        let harness = try ServerHarness(fps: 5, cameraNames: ["one", "two"])
+        defer { harness.stop() }
+        let connection = try harness.connect()
+        try connection.send(json: #"{"class":"WATCH","devices":["two"],"frame":false}"#)
+        #expect(try connection.read(class: "TEXT")["device"]?.stringValue == "two")
+        #expect(harness.cameras[0].counters.snapshot.captured == 0 && !harness.cameras[0].isRunning, "one never opened")
+        #expect(harness.cameras[1].isRunning)
+        try connection.send(json: #"{"class":"WATCH","devices":["one"]}"#)
+        _ = try connection.read(class: "WATCH")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(harness.cameras[0].isRunning && !harness.cameras[1].isRunning, "the watch moved to one")
+    }
+
     @Test("a client that never reads loses stream messages, is told how many, and is disconnected; others lose nothing")
     func backPressure() throws {
         let harness = try ServerHarness(fps: 8, alwaysOn: true) {
