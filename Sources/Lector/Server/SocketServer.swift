@@ -78,6 +78,8 @@ final class ServerLoop: @unchecked Sendable {
     private var nextID = 1
     private var shutdownDeadline: MonotonicInstant?
     private var listenerOpen = true
+    /// The last state pushed to watchers, per device.
+    private var lastDeviceStates: [String: DeviceInfo] = [:]
 
     init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox, logger: Logger) {
         self.listener = listener
@@ -136,7 +138,11 @@ final class ServerLoop: @unchecked Sendable {
         switch event {
         case let .publication(publication): dispatch(publication)
         case let .deviceChanged(info):
-            logger.info("device state", [("device", info.path), ("state", info.state.rawValue)])
+            // Pushed on a change of state (or of its error), not on every report.
+            let previous = lastDeviceStates[info.path]
+            guard previous?.state != info.state || previous?.error != info.error else { return }
+            lastDeviceStates[info.path] = info
+            logger.info("device state", [("device", info.path), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
             let message = JSONWriter.bytes(devicesMessage())
             for client in clients where client.watch.enable && !client.closing {
                 client.outbound.enqueueReply(message)
