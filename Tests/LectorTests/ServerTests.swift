@@ -146,7 +146,7 @@ struct ServerTests {
                 if try reader.readMessage(timeout: 5).message["class"]?.stringValue == "TEXT" { received += 1 }
             }
             let after = harness.cameras[0].counters.snapshot.recognized
-            #expect(abs(received - (after - before)) <= 1, "the reader got every frame recognized (\(received) of \(after - before))")
+            #expect(abs(received - (after - before)) <= 2, "the reader got every frame recognized (\(received) of \(after - before))")
 
             // The slow client now reads: it finds an OVERFLOW before the stream goes on.
             var overflow: JSONValue?
