@@ -169,7 +169,8 @@ public final class CaptureSession {
     /// Stops streaming and releases everything (once). Lent frames stay readable until
     /// given back; their mappings go then.
     public func close() {
-        guard !closed else { return }
+        // A session whose init failed after setup has its device closed already.
+        guard !closed, device.fd >= 0 else { return }
         closed = true
         _ = try? device.streamOff()
         pool.retire()
