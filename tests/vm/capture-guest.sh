@@ -52,10 +52,13 @@ stop_writer() {
   rm -f "/tmp/stop.$tag"
 }
 
+# count FILE PATTERN: lines of FILE matching PATTERN (0 when there is no file yet).
+count() { n=$(grep -c "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
+
 # wait_lines FILE PATTERN N SECONDS: waits until FILE has N lines matching PATTERN.
 wait_lines() {
   end=$(( $(now) + $4 ))
-  while [ "$(grep -c "$2" "$1" 2>/dev/null || echo 0)" -lt "$3" ]; do
+  while [ "$(count "$1" "$2")" -lt "$3" ]; do
     [ "$(now)" -ge "$end" ] && return 1
     sleep 0.2
   done
@@ -108,16 +111,16 @@ wait_lines "$d/stdout" '"class":"TEXT"' 2 120 || say "faults: no TEXT before the
 event "inject_v4l2_buf_flag_error"
 v4l2-ctl -d /dev/video0 -c inject_v4l2_buf_flag_error=1
 sleep 2
-n=$(grep -c '"class":"TEXT"' "$d/stdout")
+n=$(count "$d/stdout" '"class":"TEXT"')
 event "inject_vidioc_streamon_error + inject_fatal_streaming_error (TEXT so far: $n)"
 v4l2-ctl -d /dev/video0 -c inject_vidioc_streamon_error=1
 v4l2-ctl -d /dev/video0 -c inject_fatal_streaming_error=1
 wait_lines "$d/stdout" '"class":"TEXT"' $((n + 2)) 120 || say "faults: no TEXT after the fatal error"
-n=$(grep -c '"class":"TEXT"' "$d/stdout")
+n=$(count "$d/stdout" '"class":"TEXT"')
 event "disconnect (TEXT so far: $n)"
 v4l2-ctl -d /dev/video0 -c disconnect=1
 wait_lines "$d/stdout" '"class":"TEXT"' $((n + 2)) 120 || say "faults: no TEXT after the disconnect"
-n=$(grep -c '"class":"TEXT"' "$d/stdout")
+n=$(count "$d/stdout" '"class":"TEXT"')
 event "SIGTERM (TEXT so far: $n)"
 t0=$(cut -d' ' -f1 /proc/uptime)
 kill -TERM $pid
@@ -128,7 +131,8 @@ echo "exit=$rc stop_seconds=$(echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}')" 
 event "lectord ended: $(cat "$d/status")"
 stop_writer /dev/video1
 
-# ---- 4. two cameras: instance 1 is unbound and rebound while instance 0 keeps going ---------
+# ---- 4. two cameras: instance 1 is disconnected while instance 0 keeps going; then the
+# whole driver is unbound and bound again (vivid is one platform device for all instances).
 d="$OUT/two-cameras"; mkdir -p "$d"
 : >"$d/events"
 event() { echo "$(now) $*" >>"$d/events"; say "two-cameras: $*"; }
@@ -138,19 +142,30 @@ start_writer /dev/video1 GREY
 start_writer /dev/video3 GREY
 lectord --device /dev/video0 --device /dev/video2 >"$d/stdout" 2>"$d/stderr" &
 pid=$!
-wait_lines "$d/stdout" '"device":"/dev/video2"' 2 120 || say "two-cameras: video2 did not publish"
+wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' 1 180 || say "two-cameras: video2 did not publish"
+wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video0"' 1 180 || say "two-cameras: video0 did not publish"
 stop_writer /dev/video3
-event "unbind vivid.1"
-echo vivid.1 >/sys/bus/platform/drivers/vivid/unbind
-sleep 8
-event "bind vivid.1"
-echo vivid.1 >/sys/bus/platform/drivers/vivid/bind
+event "disconnect /dev/video2"
+v4l2-ctl -d /dev/video2 -c disconnect=1
+sleep 15
+start_writer /dev/video3 GREY
+n=$(count "$d/stdout" '"class":"FRAME","device":"/dev/video2"')
+event "writer of /dev/video3 restarted (video2 FRAME lines so far: $n)"
+wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' $((n + 1)) 180 || say "two-cameras: video2 did not come back"
+stop_writer /dev/video3
+stop_writer /dev/video1
+event "unbind vivid"
+echo vivid >/sys/bus/platform/drivers/vivid/unbind
+sleep 3
+event "bind vivid"
+echo vivid >/sys/bus/platform/drivers/vivid/bind
 ls /dev/video* | tr '\n' ' '; echo
-n=$(grep -c '"device":"/dev/video2"' "$d/stdout")
-wait_lines "$d/stdout" '"device":"/dev/video2"' $((n + 2)) 120 || say "two-cameras: video2 did not come back"
+n0=$(count "$d/stdout" '"class":"FRAME","device":"/dev/video0"')
+n2=$(count "$d/stdout" '"class":"FRAME","device":"/dev/video2"')
+wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video0"' $((n0 + 1)) 180 || say "two-cameras: video0 did not come back"
+wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' $((n2 + 1)) 180 || say "two-cameras: video2 did not come back"
 event "SIGTERM"
 kill -TERM $pid
 wait $pid
 echo "exit=$?" >"$d/status"
-stop_writer /dev/video1
 say "done"

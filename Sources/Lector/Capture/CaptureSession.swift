@@ -118,7 +118,9 @@ public final class CaptureSession {
     public func grab(timeoutMilliseconds: Int) throws(CaptureError) -> Grab {
         var grab = Grab()
         return try CaptureError.mapping {
-            if let failure = pool.takeQueueFailure(), failure.errno != EINVAL { throw failure }
+            // A give-back that could not be queued (EIO after a queue error, an injected
+            // QBUF error) leaves the driver a buffer short: start a new session.
+            if let failure = pool.takeQueueFailure() { throw failure }
             let readiness = try device.poll(timeoutMilliseconds: timeoutMilliseconds)
             if readiness == .timedOut { return grab }
             var newest: DequeuedBuffer?

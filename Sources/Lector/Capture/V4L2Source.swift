@@ -47,6 +47,7 @@ public final class V4L2Source: FrameSource {
     }
 
     public func run(into sink: FrameSink, stop: StopSignal) throws {
+        Self.raiseThreadPriority()
         var backoff = RetryBackoff()
         var losses = 0
         defer { sink.report(DeviceInfo(path: name, state: .idle)) }
@@ -122,6 +123,14 @@ public final class V4L2Source: FrameSource {
                 throw StreamFailure(cause: .stalled(seconds: now.milliseconds(since: lastFrame) / 1000), frames: frames)
             }
         }
+    }
+
+    /// Asks the scheduler to run this (capture) thread ahead of the recognizer: a
+    /// capture loop that wakes late hands over older frames, and the latency bound
+    /// (one recognition plus one frame interval) assumes it wakes promptly. Best effort:
+    /// without CAP_SYS_NICE (or systemd's `Nice=`/`LimitNICE=`) it stays as it is.
+    private static func raiseThreadPriority() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(currentThreadID()), -5)
     }
 
     /// Reports a lost device and logs the reason, once until it changes.
