@@ -106,6 +106,31 @@ struct CaptureTests {
         session.close()
     }
 
+    @Test("an MJPEG frame is read from the mapped buffer without a copy, decoded and recognized")
+    func mjpeg() throws {
+        let url = try #require(Bundle.module.url(forResource: "hello-640x480", withExtension: "jpg", subdirectory: "Fixtures"))
+        let jpeg = try [UInt8](Data(contentsOf: url))
+        let fake = FakeV4L2Device()
+        fake.with {
+            $0.formats = [.init(fourcc: PixelFormat.mjpeg.rawValue, compressed: true, sizes: [(640, 480)])]
+            $0.content = jpeg + [0, 0, 0]  // UVC cameras pad with zeros after EOI
+            $0.fillOnPoll = false
+        }
+        let session = try CaptureSession(settings: .fake(fake), logger: logger)
+        fake.fill(1)
+        let frame = try #require(try session.grab(timeoutMilliseconds: 10).frame)
+        #expect(frame.format == .mjpeg && frame.bytesUsed == jpeg.count + 3)
+        var luma = GrayImage(width: 0, height: 0)
+        try LumaExtractor().extract(frame, into: &luma)
+        frame.giveBack()
+        #expect(luma.width == 640 && luma.height == 480)
+        var options = RecognizerOptions()
+        options.deadlineMilliseconds = 30_000
+        let text = try TextRecognizer(options: options).recognize(luma).text
+        #expect(text.contains("HELLO LECTOR"), "read \(text)")
+        session.close()
+    }
+
     @Test("mappings outlive a lost device until the borrowed frame is given back")
     func unmapAfterGiveBack() throws {
         let fake = FakeV4L2Device()

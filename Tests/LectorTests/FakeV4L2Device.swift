@@ -37,6 +37,8 @@ final class FakeV4L2Device: V4L2Syscalls, @unchecked Sendable {
     /// Poll fills one buffer per call (a camera delivering frames).
     var fillOnPoll = true
     var faults: [Fault] = []
+    /// What every filled buffer holds (a JPEG, say); nil fills it with the sequence number.
+    var content: [UInt8]?
     /// Flags and byte counts for the next frames the device fills (consumed in order).
     var nextFrames: [(flags: UInt32, bytesUsed: Int?)] = []
 
@@ -75,7 +77,10 @@ final class FakeV4L2Device: V4L2Syscalls, @unchecked Sendable {
             let size = frameSize()
             let buffer = memory[index]
             buffer.initializeMemory(as: UInt8.self, repeating: UInt8(truncatingIfNeeded: sequence))
-            done.append((index, sequence, next.flags, next.bytesUsed ?? size))
+            if let content {
+                buffer.copyBytes(from: content.prefix(buffer.count))
+            }
+            done.append((index, sequence, next.flags, next.bytesUsed ?? content?.count ?? size))
             sequence &+= 1
         }
     }
@@ -88,6 +93,7 @@ final class FakeV4L2Device: V4L2Syscalls, @unchecked Sendable {
 
     private func frameSize() -> Int {
         guard let format = PixelFormat(rawValue: current.fourcc) else { return current.width * current.height }
+        if format.isCompressed { return max(current.width * current.height, content?.count ?? 0) }
         return format.frameSize(width: current.width, height: current.height,
                                 bytesPerLine: format.minimumBytesPerLine(width: current.width)) ?? current.width * current.height
     }

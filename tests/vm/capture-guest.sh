@@ -68,8 +68,6 @@ wait_lines() {
 # Under TCG one recognition of 640x480 takes about 6 s: a generous deadline. --size keeps
 # the capture at the loop's size (vivid's HDMI input has a scaler; a scaled capture does not loop).
 COMMON="--tessdata $TESS --stdout --deadline-ms 120000 --size 640x480"
-# shellcheck disable=SC2086
-lectord() { "$LECTORD" $COMMON "$@"; }
 
 # ---- 1. formats: YUYV, NV12 (asked with --format), GREY (chosen by negotiation) -------------
 for fmt in YUYV NV12 GREY; do
@@ -105,15 +103,22 @@ done
 d="$OUT/faults"; mkdir -p "$d"
 : >"$d/events"
 event() { echo "$(now) $*" >>"$d/events"; say "faults: $*"; }
-lectord --device /dev/video0 --log-level info >"$d/stdout" 2>"$d/stderr" &
+# A STREAMON error armed while nothing streams hits the next stream: lectord's first.
+event "inject_vidioc_streamon_error (before lectord starts)"
+v4l2-ctl -d /dev/video0 -c inject_vidioc_streamon_error=1
+# shellcheck disable=SC2086
+"$LECTORD" $COMMON --device /dev/video0 >"$d/stdout" 2>"$d/stderr" &
 pid=$!
 wait_lines "$d/stdout" '"class":"TEXT"' 2 120 || say "faults: no TEXT before the injections"
+# vivid's capture and output threads share this flag: whichever ticks first takes it.
+# With the writer stopped for a moment, the capture side does.
+stop_writer /dev/video1
 event "inject_v4l2_buf_flag_error"
 v4l2-ctl -d /dev/video0 -c inject_v4l2_buf_flag_error=1
-sleep 2
+sleep 1.5
+start_writer /dev/video1 GREY
 n=$(count "$d/stdout" '"class":"TEXT"')
-event "inject_vidioc_streamon_error + inject_fatal_streaming_error (TEXT so far: $n)"
-v4l2-ctl -d /dev/video0 -c inject_vidioc_streamon_error=1
+event "inject_fatal_streaming_error (TEXT so far: $n)"
 v4l2-ctl -d /dev/video0 -c inject_fatal_streaming_error=1
 wait_lines "$d/stdout" '"class":"TEXT"' $((n + 2)) 120 || say "faults: no TEXT after the fatal error"
 n=$(count "$d/stdout" '"class":"TEXT"')
@@ -140,7 +145,8 @@ hdmi_loop /dev/video0 /dev/video1 GREY
 hdmi_loop /dev/video2 /dev/video3 GREY
 start_writer /dev/video1 GREY
 start_writer /dev/video3 GREY
-lectord --device /dev/video0 --device /dev/video2 >"$d/stdout" 2>"$d/stderr" &
+# shellcheck disable=SC2086
+"$LECTORD" $COMMON --device /dev/video0 --device /dev/video2 >"$d/stdout" 2>"$d/stderr" &
 pid=$!
 wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' 1 180 || say "two-cameras: video2 did not publish"
 wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video0"' 1 180 || say "two-cameras: video0 did not publish"
@@ -154,16 +160,22 @@ event "writer of /dev/video3 restarted (video2 FRAME lines so far: $n)"
 wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' $((n + 1)) 180 || say "two-cameras: video2 did not come back"
 stop_writer /dev/video3
 stop_writer /dev/video1
-event "unbind vivid"
-echo vivid >/sys/bus/platform/drivers/vivid/unbind
+pdev=$(basename "$(ls -d /sys/bus/platform/drivers/vivid/vivid* | head -1)")   # vivid.0: all instances
+s0=$(count "$d/stderr" 'camera streaming device=/dev/video0')
+s2=$(count "$d/stderr" 'camera streaming device=/dev/video2')
+event "unbind $pdev"
+echo "$pdev" >/sys/bus/platform/drivers/vivid/unbind
 sleep 3
-event "bind vivid"
-echo vivid >/sys/bus/platform/drivers/vivid/bind
+event "bind $pdev"
+echo "$pdev" >/sys/bus/platform/drivers/vivid/bind
 ls /dev/video* | tr '\n' ' '; echo
-n0=$(count "$d/stdout" '"class":"FRAME","device":"/dev/video0"')
-n2=$(count "$d/stdout" '"class":"FRAME","device":"/dev/video2"')
-wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video0"' $((n0 + 1)) 180 || say "two-cameras: video0 did not come back"
-wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' $((n2 + 1)) 180 || say "two-cameras: video2 did not come back"
+# Back: streaming again (the new instances start on the webcam input), then two more frames each.
+for dev in 0 2; do
+  eval "s=\$s$dev"
+  wait_lines "$d/stderr" "camera streaming device=/dev/video$dev" $((s + 1)) 120 || say "two-cameras: video$dev did not stream again"
+  n=$(count "$d/stdout" "\"class\":\"FRAME\",\"device\":\"/dev/video$dev\"")
+  wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"/dev/video$dev\"" $((n + 2)) 180 || say "two-cameras: video$dev did not publish again"
+done
 event "SIGTERM"
 kill -TERM $pid
 wait $pid
