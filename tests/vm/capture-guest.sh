@@ -137,44 +137,62 @@ event "lectord ended: $(cat "$d/status")"
 stop_writer /dev/video1
 
 # ---- 4. two cameras: instance 1 is disconnected while instance 0 keeps going; then the
-# whole driver is unbound and bound again (vivid is one platform device for all instances).
+# whole driver is unbound and bound again (vivid.0 is one platform device for all
+# instances). lectord is given by-path style links, kept current the way udev keeps
+# /dev/v4l/by-path: after the rebind the nodes may get other numbers, and lectord
+# resolves the links again when it reopens.
 d="$OUT/two-cameras"; mkdir -p "$d"
 : >"$d/events"
 event() { echo "$(now) $*" >>"$d/events"; say "two-cameras: $*"; }
+link_nodes() {
+  mkdir -p /dev/v4l/by-path
+  for f in /sys/class/video4linux/video*; do
+    name=$(cat "$f/name")
+    case "$name" in
+      vivid-*-vid-cap) ln -sfn "/dev/$(basename "$f")" "/dev/v4l/by-path/platform-$name" ;;
+    esac
+  done
+}
+A=/dev/v4l/by-path/platform-vivid-000-vid-cap
+B=/dev/v4l/by-path/platform-vivid-001-vid-cap
+link_nodes
+ls -l /dev/v4l/by-path
 hdmi_loop /dev/video0 /dev/video1 GREY
 hdmi_loop /dev/video2 /dev/video3 GREY
 start_writer /dev/video1 GREY
 start_writer /dev/video3 GREY
 # shellcheck disable=SC2086
-"$LECTORD" $COMMON --device /dev/video0 --device /dev/video2 >"$d/stdout" 2>"$d/stderr" &
+"$LECTORD" $COMMON --device $A --device $B >"$d/stdout" 2>"$d/stderr" &
 pid=$!
-wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' 1 180 || say "two-cameras: video2 did not publish"
-wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video0"' 1 180 || say "two-cameras: video0 did not publish"
+wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$B\"" 1 180 || say "two-cameras: B did not publish"
+wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$A\"" 1 180 || say "two-cameras: A did not publish"
 stop_writer /dev/video3
-event "disconnect /dev/video2"
+event "disconnect B (/dev/video2)"
 v4l2-ctl -d /dev/video2 -c disconnect=1
 sleep 15
 start_writer /dev/video3 GREY
-n=$(count "$d/stdout" '"class":"FRAME","device":"/dev/video2"')
-event "writer of /dev/video3 restarted (video2 FRAME lines so far: $n)"
-wait_lines "$d/stdout" '"class":"FRAME","device":"/dev/video2"' $((n + 1)) 180 || say "two-cameras: video2 did not come back"
+n=$(count "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$B\"")
+event "writer of /dev/video3 restarted (B FRAME lines so far: $n)"
+wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$B\"" $((n + 1)) 180 || say "two-cameras: B did not come back"
 stop_writer /dev/video3
 stop_writer /dev/video1
-pdev=$(basename "$(ls -d /sys/bus/platform/drivers/vivid/vivid* | head -1)")   # vivid.0: all instances
-s0=$(count "$d/stderr" 'camera streaming device=/dev/video0')
-s2=$(count "$d/stderr" 'camera streaming device=/dev/video2')
+pdev=$(basename "$(ls -d /sys/bus/platform/drivers/vivid/vivid* | head -1)")
+sA=$(count "$d/stderr" "camera streaming device=$A")
+sB=$(count "$d/stderr" "camera streaming device=$B")
 event "unbind $pdev"
 echo "$pdev" >/sys/bus/platform/drivers/vivid/unbind
 sleep 3
 event "bind $pdev"
 echo "$pdev" >/sys/bus/platform/drivers/vivid/bind
-ls /dev/video* | tr '\n' ' '; echo
+sleep 1
+link_nodes   # what udev would do
+ls -l /dev/v4l/by-path | grep -o 'platform.*'
 # Back: streaming again (the new instances start on the webcam input), then two more frames each.
-for dev in 0 2; do
-  eval "s=\$s$dev"
-  wait_lines "$d/stderr" "camera streaming device=/dev/video$dev" $((s + 1)) 120 || say "two-cameras: video$dev did not stream again"
-  n=$(count "$d/stdout" "\"class\":\"FRAME\",\"device\":\"/dev/video$dev\"")
-  wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"/dev/video$dev\"" $((n + 2)) 180 || say "two-cameras: video$dev did not publish again"
+for cam in A B; do
+  eval "path=\$$cam; s=\$s$cam"
+  wait_lines "$d/stderr" "camera streaming device=$path" $((s + 1)) 120 || say "two-cameras: $cam did not stream again"
+  n=$(count "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$path\"")
+  wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$path\"" $((n + 2)) 180 || say "two-cameras: $cam did not publish again"
 done
 event "SIGTERM"
 kill -TERM $pid
