@@ -9,6 +9,11 @@ import sys
 
 OUT, VM_RC = sys.argv[1], int(sys.argv[2])
 FRAME_MS = 1000 / 59.94      # vivid's HDMI 640x480p59.94
+# Under TCG on a loaded host, vivid's timestamps (computed from its frame period, not
+# read from a clock at completion) and the guest's scheduling jitter by tens of ms:
+# waits from -13 to +54 ms were measured where a real camera shows 0-33. A queued frame
+# would add a whole recognition (seconds here), so the bound still proves no queueing.
+TCG_SLACK_MS = 50
 results = []
 
 
@@ -86,11 +91,13 @@ for fmt in ("YUYV", "NV12", "GREY"):
           last["dropped"] > 0 and max(in_flight) <= 2 and min(in_flight) >= 0,
           f"captured {last['captured']}, recognized {last['recognized']}, dropped {last['dropped']}, "
           f"rejected {last['rejected']}, in flight max {max(in_flight)}")
-    check(f"{fmt}: latency <= recognition + 2 frame intervals ({2 * FRAME_MS:.1f} ms)",
-          max(waits) <= 2 * FRAME_MS,
+    strict = sum(w <= 2 * FRAME_MS for w in waits)
+    check(f"{fmt}: latency <= recognition + 2 frame intervals ({2 * FRAME_MS:.1f} ms) + {TCG_SLACK_MS} ms TCG allowance",
+          max(waits) <= 2 * FRAME_MS + TCG_SLACK_MS,
           "latency ms " + ", ".join(f"{f['latency_ms']:.0f}" for f in frames)
           + "; recognition (recognize+overhead) ms " + ", ".join(f"{f['recognize_ms'] + f['overhead_ms']:.0f}" for f in frames)
-          + f"; wait before recognition max {max(waits):.1f} ms")
+          + "; wait before recognition ms " + ", ".join(f"{w:.1f}" for w in waits)
+          + f"; {strict} of {len(waits)} within the strict 2 intervals")
 
 # 2. LD_PRELOAD interposer.
 counts = {}
