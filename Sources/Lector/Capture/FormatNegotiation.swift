@@ -120,6 +120,7 @@ public enum FormatNegotiation {
             if !range.contains(width: size.width, height: size.height) { choice.reachesRequest = false }
         case let .discrete(sizes):
             guard !sizes.isEmpty else { break }
+            // `sizes` is not empty: the min/max force unwraps below cannot fail.
             let picked: SizeOffer
             if let size {
                 let exact = sizes.first { $0.width == size.width && $0.height == size.height }
