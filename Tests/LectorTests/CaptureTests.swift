@@ -108,8 +108,7 @@ struct CaptureTests {
 
     @Test("an MJPEG frame is read from the mapped buffer without a copy, decoded and recognized")
     func mjpeg() throws {
-        let url = try #require(Bundle.module.url(forResource: "hello-640x480", withExtension: "jpg", subdirectory: "Fixtures"))
-        let jpeg = try [UInt8](Data(contentsOf: url))
+        let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestSupport.fixture("hello-640x480.jpg"))))
         let fake = FakeV4L2Device()
         fake.with {
             $0.formats = [.init(fourcc: PixelFormat.mjpeg.rawValue, compressed: true, sizes: [(640, 480)])]

@@ -77,15 +77,22 @@ public struct Logger: Sendable {
     public func warning(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.warning, message(), fields()) }
     public func error(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)] = []) { log(.error, message(), fields()) }
 
-    /// Logs only when `message` differs from the last one logged under `key`, so an
-    /// error that repeats every frame or every retry is written once until it changes
-    /// (ustreamer's `US_ONCE_FOR`). ``clearOnce(_:)`` re-arms it.
+    /// Logs only when the message or its fields differ from the last line logged under
+    /// `key` by a logger with this logger's metadata, so an error that repeats every frame
+    /// or every retry is written once until it changes (ustreamer's `US_ONCE_FOR`), and
+    /// two cameras' loggers never silence each other. ``clearOnce(_:)`` re-arms it.
     public func once(_ key: String, _ level: Level, _ message: String, _ fields: [(String, String)] = []) {
-        if once.shouldLog(key: key, message: message) { log(level, message, fields) }
+        let line = ([message] + fields.map { "\($0)=\($1)" }).joined(separator: " ")
+        if once.shouldLog(key: scoped(key), message: line) { log(level, message, fields) }
     }
 
-    /// Forgets the last message under `key` (the condition cleared).
-    public func clearOnce(_ key: String) { once.clear(key: key) }
+    /// Forgets the last line under `key` (the condition cleared).
+    public func clearOnce(_ key: String) { once.clear(key: scoped(key)) }
+
+    /// `key` qualified by this logger's metadata (e.g. its device).
+    private func scoped(_ key: String) -> String {
+        ([key] + metadata.map { "\($0)=\($1)" }).joined(separator: " ")
+    }
 
     private static func quoted(_ value: String) -> String {
         if !value.isEmpty, !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) { return value }
