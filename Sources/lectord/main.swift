@@ -4,20 +4,30 @@ import Lector
 ThreadLimit.ensureSingleThreadedOpenMP()
 SignalObserver.blockSignals()
 
-let options: DaemonOptions
+let commandLine: DaemonOptions
 do {
-    options = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    commandLine = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
     FileHandle.standardError.write(Data("lectord: \(error)\nTry 'lectord --help'.\n".utf8))
     exit(2)
 }
-if options.showHelp {
+if commandLine.showHelp {
     print(DaemonOptions.usage)
     exit(0)
 }
-if options.showVersion {
+if commandLine.showVersion {
     print("lectord \(Daemon.release)")
     exit(0)
 }
+// The configuration file: --config, else the default one when it exists.
+let configPath = commandLine.configPath
+    ?? (FileManager.default.fileExists(atPath: ConfigFile.defaultPath) ? ConfigFile.defaultPath : nil)
+let options: DaemonOptions
+do {
+    options = try commandLine.merged(with: try configPath.map { path throws(ConfigError) in try ConfigFile.load(path: path) })
+} catch {
+    FileHandle.standardError.write(Data("lectord: \(error)\n".utf8))
+    exit(2)
+}
 let logger = Logger(label: "lectord", level: options.logLevel)
-exit(Daemon(options: options, logger: logger).run())
+exit(Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run())

@@ -11,19 +11,26 @@ public final class Daemon: Sendable {
     private let logger: Logger
     private let stop = StopSignal()
     private let stdoutPublisher: StdoutPublisher?
+    /// The command line before the configuration file was merged in, and the file:
+    /// what SIGHUP reloads.
+    private let commandLine: DaemonOptions
+    private let configPath: String?
 
-    public init(options: DaemonOptions, logger: Logger) {
+    /// - Parameters:
+    ///   - options: the options in force (command line merged with the configuration file).
+    ///   - commandLine: the command line alone, merged again with the file on SIGHUP.
+    ///   - configPath: the configuration file, if any.
+    public init(options: DaemonOptions, logger: Logger, commandLine: DaemonOptions? = nil, configPath: String? = nil) {
         self.options = options
         self.logger = logger
+        self.commandLine = commandLine ?? options
+        self.configPath = configPath
         stdoutPublisher = options.stdout ? StdoutPublisher(maxFrames: options.maxFrames) : nil
     }
 
     /// Runs until stopped; returns the process exit status.
     public func run() -> Int32 {
-        guard options.stdout else {
-            logger.error("the socket server is not part of this build yet: use --stdout")
-            return 2
-        }
+        let targets = PublicationTargets()
         var cameras: [Camera] = []
         for spec in options.cameras {
             do {
@@ -31,7 +38,9 @@ public final class Daemon: Sendable {
                 let publisher = stdoutPublisher
                 let stop = self.stop
                 let camera = try Camera(source: source, recognizer: spec.recognizer, orientation: spec.orientation,
-                                        logger: logger) { publication in
+                                        logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
+                    targets.hub?.record(publication)
+                    targets.server?.publish(publication)
                     if publisher?.publish(publication) == .finished { stop.raise() }
                 }
                 cameras.append(camera)
@@ -39,23 +48,44 @@ public final class Daemon: Sendable {
                                              ("orientation", camera.orientation.imageOrientation.description)])
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
-                cameras.forEach { $0.stop() }
                 return 1
             }
         }
-        let running = Mutex(cameras.count)
-        for camera in cameras {
-            camera.start { [stop] in
-                if running.withLock({ $0 -= 1; return $0 }) == 0 { stop.raise() }  // every source ended
+        // --stdout keeps every camera running and exits when every source has ended.
+        let alwaysOn = options.alwaysOn || options.stdout
+        let ended = Mutex(0)
+        let cameraCount = cameras.count
+        let hub = CameraHub(cameras: cameras, alwaysOn: alwaysOn, logger: logger) { [stop, options] _ in
+            if options.stdout, ended.withLock({ $0 += 1; return $0 }) == cameraCount { stop.raise() }
+        }
+        targets.hub = hub
+
+        var server: SocketServer?
+        if !options.stdout || options.socketPath != nil {
+            do {
+                let listener = try ListeningSocket.fromSystemd()
+                    ?? ListeningSocket.bind(path: options.socketPath ?? ListeningSocket.defaultPath(), group: options.socketGroup)
+                server = try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
+            } catch {
+                logger.error("cannot serve the socket", [("reason", "\(error)")])
+                return 1
             }
         }
-        _ = SignalObserver { [stop, logger] signal in
-            if signal == SIGHUP { return }  // reload comes with the config file
+        targets.server = server
+        server?.start()
+        if alwaysOn { hub.startAll() }
+
+        _ = SignalObserver { [self, stop, logger, server] signal in
+            if signal == SIGHUP {
+                reload(hub: hub, server: server)
+                return
+            }
             logger.notice("stopping", [("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")])
             stop.raise()
         }
         while !stop.wait(seconds: 3600) {}
-        cameras.forEach { $0.stop() }
+        hub.stopAll()
+        server?.shutdown()
         for camera in cameras {
             let counts = camera.counters.snapshot
             logger.info("camera stopped", [("device", camera.name), ("captured", "\(counts.captured)"),
@@ -64,6 +94,56 @@ public final class Daemon: Sendable {
         }
         if stdoutPublisher?.failed == true { return 1 }
         return 0
+    }
+}
+
+extension Daemon {
+    /// SIGHUP: reads the configuration file again. Orientation settings and the server's
+    /// client limits take effect at once; other changes are reported as needing a restart.
+    /// An invalid file is reported and changes nothing.
+    func reload(hub: CameraHub, server: SocketServer?) {
+        guard let configPath else {
+            logger.notice("SIGHUP: no configuration file to reload")
+            return
+        }
+        let reloaded: DaemonOptions
+        do {
+            reloaded = try commandLine.merged(with: try ConfigFile.load(path: configPath))
+        } catch {
+            logger.error("configuration not reloaded", [("file", configPath), ("reason", "\(error)")])
+            return
+        }
+        var restartNeeded: [String] = []
+        if reloaded.cameras.map(\.name) != options.cameras.map(\.name) { restartNeeded.append("cameras") }
+        for camera in reloaded.cameras {
+            guard let old = options.cameras.first(where: { $0.name == camera.name }), let live = hub.camera(camera.name) else { continue }
+            live.orientation.replace(with: camera.orientation)
+            if old.capture != camera.capture || old.recognizer != camera.recognizer { restartNeeded.append(camera.name) }
+        }
+        if reloaded.socketPath != options.socketPath || reloaded.socketGroup != options.socketGroup { restartNeeded.append("socket") }
+        if reloaded.alwaysOn != options.alwaysOn { restartNeeded.append("always_on") }
+        if reloaded.logLevel != options.logLevel { restartNeeded.append("log_level") }
+        server?.reconfigure(reloaded.server)
+        logger.notice("configuration reloaded", [("file", configPath)])
+        if !restartNeeded.isEmpty {
+            logger.warning("some changes take effect only after a restart", [("changed", restartNeeded.joined(separator: ","))])
+        }
+    }
+}
+
+/// Where the cameras' publish and state callbacks deliver; set once the hub and the
+/// server exist (the cameras are made first).
+private final class PublicationTargets: Sendable {
+    private let state = Mutex<(hub: CameraHub?, server: SocketServer?)>((nil, nil))
+
+    var hub: CameraHub? {
+        get { state.withLock { $0.hub } }
+        set { state.withLock { $0.hub = newValue } }
+    }
+
+    var server: SocketServer? {
+        get { state.withLock { $0.server } }
+        set { state.withLock { $0.server = newValue } }
     }
 }
 

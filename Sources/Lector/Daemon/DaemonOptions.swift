@@ -41,6 +41,19 @@ public struct DaemonOptions: Equatable, Sendable {
     public var maxFrames: Int?
     public var logLevel = Logger.Level.info
     public var socketPath: String?
+    /// Group that may use the socket (name or number).
+    public var socketGroup: String?
+    /// Keep cameras running when nobody watches (`--stdout` implies it).
+    public var alwaysOn = false
+    /// Client limits and timeouts of the socket server.
+    public var server = SocketServer.Configuration()
+    /// `--config FILE`; nil: /etc/lector/lectord.conf when it exists.
+    public var configPath: String?
+    /// The options given on the command line (e.g. `--rotation`): they override the
+    /// configuration file.
+    public var givenFlags: Set<String> = []
+    /// Camera settings given by flags, applied to every camera (also those of the file).
+    public var cameraTemplate = CameraSpec(source: .demo)
     public var showHelp = false
     public var showVersion = false
 
@@ -80,6 +93,16 @@ public struct DaemonOptions: Equatable, Sendable {
     Output:
       --stdout                     Print the stream (TEXT and FRAME lines) on standard output.
       --max-frames N               Exit 0 after N recognized frames.
+
+    Server:
+      --socket PATH                Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock,
+                                   /run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock).
+      --socket-group G             Group that may connect (the socket is mode 0660).
+      --always-on                  Recognize even when no client watches (--stdout implies it).
+      --max-clients N              Clients served at once (default 32).
+      --client-timeout SECONDS     Disconnect a client that takes no data for this long (default 10).
+      --client-buffer BYTES        Stream bytes queued per client before the oldest are dropped (default 1048576).
+      --config FILE                Configuration file (default /etc/lector/lectord.conf when present).
       --log-level L                debug|info|notice|warning|error (default info).
       --help                       Show this help.
       --version                    Show the version.
@@ -96,6 +119,7 @@ public struct DaemonOptions: Equatable, Sendable {
         var loop = false
 
         while let argument = scanner.next() {
+            options.givenFlags.insert(argument)
             switch argument {
             case "--help", "-h": options.showHelp = try scanner.flag(argument)
             case "--version": options.showVersion = try scanner.flag(argument)
@@ -139,6 +163,12 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--log-level":
                 options.logLevel = try scanner.choice(for: argument, Logger.Level.init(name:), choices: Logger.Level.allCases.map(\.name))
             case "--socket": options.socketPath = try scanner.value(for: argument)
+            case "--socket-group": options.socketGroup = try scanner.value(for: argument)
+            case "--always-on": options.alwaysOn = try scanner.flag(argument)
+            case "--max-clients": options.server.maximumClients = try scanner.integer(for: argument, in: 1...4096)
+            case "--client-timeout": options.server.clientTimeout = try scanner.number(for: argument, in: 0.1...86400)
+            case "--client-buffer": options.server.clientBufferBytes = try scanner.integer(for: argument, in: 4096...(1 << 30))
+            case "--config": options.configPath = try scanner.value(for: argument)
             default:
                 throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument)" : "unexpected argument '\(argument)'")
             }
@@ -149,7 +179,8 @@ public struct DaemonOptions: Equatable, Sendable {
            template.orientation.deviceOrientation != nil {
             throw UsageError("give either --rotation/--mirror or --device-orientation, not both")
         }
-        guard !sources.isEmpty else { throw UsageError("no source: give --demo, --replay PATH or --device PATH") }
+        options.cameraTemplate = template
+        // No source: the configuration file must name the cameras (see merged(with:)).
         options.cameras = sources.map { source in
             var camera = template
             switch source {
@@ -166,6 +197,66 @@ public struct DaemonOptions: Equatable, Sendable {
         }
         let names = options.cameras.map(\.name)
         if Set(names).count != names.count { throw UsageError("a source is given twice") }
+        return options
+    }
+
+    /// Camera settings a flag sets, copied from the flags' template onto a camera of
+    /// the configuration file.
+    private static let cameraFlags: [String: @Sendable (inout CameraSpec, CameraSpec) -> Void] = [
+        "--format": { $0.capture.format = $1.capture.format },
+        "--size": { $0.capture.size = $1.capture.size },
+        "--fps": { $0.capture.fps = $1.capture.fps },
+        "--io": { $0.capture.io = $1.capture.io },
+        "--device-orientation": { $0.orientation.deviceOrientation = $1.orientation.deviceOrientation
+            $0.orientation.rotation = nil
+            $0.orientation.mirror = nil },
+        "--camera-position": { $0.orientation.cameraPosition = $1.orientation.cameraPosition },
+        "--rotation": { $0.orientation.rotation = $1.orientation.rotation
+            $0.orientation.deviceOrientation = nil },
+        "--mirror": { $0.orientation.mirror = $1.orientation.mirror
+            $0.orientation.deviceOrientation = nil },
+        "--lang": { $0.recognizer.language = $1.recognizer.language },
+        "--psm": { $0.recognizer.pageSegmentation = $1.recognizer.pageSegmentation },
+        "--downscale": { $0.recognizer.downscale = $1.recognizer.downscale },
+        "--roi": { $0.recognizer.regionOfInterest = $1.recognizer.regionOfInterest },
+        "--deadline-ms": { $0.recognizer.deadlineMilliseconds = $1.recognizer.deadlineMilliseconds },
+        "--symbols": { $0.recognizer.symbols = $1.recognizer.symbols },
+        "--tessdata": { $0.recognizer.dataPath = $1.recognizer.dataPath },
+    ]
+
+    /// These options with the configuration file's settings filled in where no flag
+    /// was given. Sources given by flags replace the file's cameras; camera flags apply
+    /// to the file's cameras too.
+    /// - Throws: when neither flags nor the file name a source.
+    public func merged(with config: ConfigFile?) throws(UsageError) -> DaemonOptions {
+        var options = self
+        if let config {
+            func given(_ flag: String) -> Bool { givenFlags.contains(flag) }
+            if !given("--socket"), let value = config.socketPath { options.socketPath = value }
+            if !given("--socket-group"), let value = config.socketGroup { options.socketGroup = value }
+            if !given("--always-on"), let value = config.alwaysOn { options.alwaysOn = value }
+            if !given("--max-clients"), let value = config.maximumClients { options.server.maximumClients = value }
+            if !given("--client-timeout"), let value = config.clientTimeout { options.server.clientTimeout = value }
+            if !given("--client-buffer"), let value = config.clientBufferBytes { options.server.clientBufferBytes = value }
+            if !given("--log-level"), let value = config.logLevel { options.logLevel = value }
+            if options.cameras.isEmpty {
+                options.cameras = config.cameras.map { camera in
+                    var camera = camera
+                    for flag in givenFlags.sorted() { Self.cameraFlags[flag]?(&camera, cameraTemplate) }
+                    if case var .replay(replay) = camera.source, given("--fps") || given("--loop") {
+                        replay.fps = camera.capture.fps
+                        if given("--loop") { replay.loop = true }
+                        camera.source = .replay(replay)
+                    }
+                    return camera
+                }
+            }
+        }
+        guard !options.cameras.isEmpty else {
+            throw UsageError("no source: give --demo, --replay PATH or --device PATH, or cameras in a configuration file")
+        }
+        let names = options.cameras.map(\.name)
+        if Set(names).count != names.count { throw UsageError("a camera is given twice") }
         return options
     }
 }

@@ -4,16 +4,18 @@ import Synchronization
 /// One camera (or replay): a frame source on one thread, a recognizer on another, the
 /// latest-frame mailbox between them. Cameras share nothing, so one that stalls or fails
 /// never delays another.
+///
+/// A camera can be started and stopped again and again (it runs only while watched):
+/// each run has its own stop signal and completion group.
 public final class Camera: @unchecked Sendable {
-    // Set in init; `threads` is guarded by `lock`.
+    // Set in init and never changed; `currentRun` is guarded by its mutex.
     public let name: String
     public let source: any FrameSource
     public let counters = FrameCounters()
     public let orientation: OrientationControl
     private let mailbox = LatestFrameMailbox()
     private let loop: RecognitionLoop
-    private let stopSignal = StopSignal()
-    private let finished = DispatchGroup()
+    private let currentRun = Mutex<Run?>(nil)
     private let logger: Logger
     private let info: Mutex<DeviceInfo>
     private let stateChanged: @Sendable (DeviceInfo) -> Void
@@ -34,9 +36,28 @@ public final class Camera: @unchecked Sendable {
                                    orientation: self.orientation, logger: logger, publish: publish)
     }
 
-    /// Starts the source and recognizer threads.
+    /// One start-to-end of the two threads.
+    private struct Run {
+        let stop = StopSignal()
+        let finished = DispatchGroup()
+    }
+
+    /// Whether the threads of a run are active (started and not yet stopped).
+    public var isRunning: Bool { currentRun.withLock { $0 != nil } }
+
+    /// Starts the source and recognizer threads; does nothing when they run already.
     /// - Parameter onEnd: called once both threads have ended (the source ran out, or stop()).
     public func start(onEnd: @escaping @Sendable () -> Void = {}) {
+        let run = Run()
+        let started = currentRun.withLock { current in
+            if current != nil { return false }
+            current = run
+            return true
+        }
+        guard started else { return }
+        let stopSignal = run.stop
+        let finished = run.finished
+        mailbox.reopen()
         let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] newInfo in
             info.withLock { $0 = newInfo }
             stateChanged(newInfo)
@@ -58,21 +79,26 @@ public final class Camera: @unchecked Sendable {
             loop.run()
             finished.leave()
         }
-        finished.notify(queue: .global(), execute: onEnd)
+        finished.notify(queue: .global()) { [self] in
+            currentRun.withLock { if $0?.stop === stopSignal { $0 = nil } }
+            onEnd()
+        }
     }
 
     /// Stops both threads: the source stops, a recognition in progress is cancelled,
     /// a waiting frame is given back. Returns once both have ended.
     public func stop() {
-        stopSignal.raise()
+        guard let run = currentRun.withLock({ $0 }) else { return }
+        run.stop.raise()
         if mailbox.close() { counters.countDropped() }
         loop.cancel()
-        finished.wait()
+        run.finished.wait()
+        currentRun.withLock { if $0?.stop === run.stop { $0 = nil } }
     }
 
     /// The latest state the source reported.
     public var deviceInfo: DeviceInfo { info.withLock { $0 } }
 
     /// Blocks until both threads have ended.
-    public func waitUntilFinished() { finished.wait() }
+    public func waitUntilFinished() { currentRun.withLock { $0 }?.finished.wait() }
 }

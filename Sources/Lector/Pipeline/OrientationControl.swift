@@ -30,4 +30,9 @@ public final class OrientationControl: Sendable {
             return settings.imageOrientation
         }
     }
+
+    /// Replaces every setting (a configuration reload).
+    public func replace(with settings: OrientationSettings) {
+        self.settings.withLock { $0 = settings }
+    }
 }

@@ -76,7 +76,10 @@ public final class RecognitionLoop: @unchecked Sendable {
             return
         } catch {
             counters.countRejected()
-            logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
+            // A cancelled recognition is a camera stopping (nobody watches), not a failure.
+            if error != .cancelled {
+                logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
+            }
             return
         }
         logger.clearOnce("frame")

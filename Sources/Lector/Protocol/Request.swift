@@ -1,0 +1,188 @@
+/// Protocol version: a new major breaks clients, a new minor only adds.
+public enum ProtocolVersion {
+    public static let major = 1
+    public static let minor = 0
+    /// Longest request line accepted, newline included. gpsd's limit.
+    public static let maximumRequestLine = 10_240
+    /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
+    public static let maximumServerLine = 16 * 1024 * 1024
+}
+
+/// A client's subscription: what it wants streamed. Fields a WATCH leaves out keep
+/// their previous values (gpsd's rule).
+public struct WatchSettings: Equatable, Sendable {
+    public var enable = false
+    /// nil: every device.
+    public var devices: [String]?
+    public var text = true
+    public var frame = true
+    public var level = DetailLevel.word
+    public var minimumConfidence = 0.0
+    public var changesOnly = false
+
+    public init() {}
+
+    /// Whether this subscription streams anything of `device`.
+    public func streams(_ device: String) -> Bool {
+        enable && (text || frame) && (devices?.contains(device) ?? true)
+    }
+}
+
+/// A WATCH request: only the fields the client gave.
+public struct WatchRequest: Equatable, Sendable {
+    public var enable: Bool?
+    public var devices: [String]?
+    public var text: Bool?
+    public var frame: Bool?
+    public var level: DetailLevel?
+    public var minimumConfidence: Double?
+    public var changesOnly: Bool?
+
+    public init() {}
+
+    /// `settings` with this request's fields applied.
+    public func applied(to settings: WatchSettings) -> WatchSettings {
+        var settings = settings
+        settings.enable = enable ?? true
+        if let devices { settings.devices = devices.isEmpty || devices == ["all"] ? nil : devices }
+        if let text { settings.text = text }
+        if let frame { settings.frame = frame }
+        if let level { settings.level = level }
+        if let minimumConfidence { settings.minimumConfidence = minimumConfidence }
+        if let changesOnly { settings.changesOnly = changesOnly }
+        return settings
+    }
+}
+
+/// One parsed request line.
+public enum Request: Equatable, Sendable {
+    case watch(WatchRequest)
+    case poll
+    case devices
+    /// Orientation change for `device` (nil: the only device).
+    case orientation(device: String?, OrientationSettings)
+    case snapshot(device: String?, boxes: Bool, maximumWidth: Int?)
+    case status
+
+    /// The request classes, as written on the wire.
+    public static let classes = ["WATCH", "POLL", "DEVICES", "ORIENTATION", "SNAPSHOT", "STATUS"]
+}
+
+/// Why a request line is refused: the content of an ERROR reply.
+public struct RequestError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    /// The class of the refused request, when it had a known one.
+    public let requestClass: String?
+
+    public init(_ message: String, requestClass: String? = nil) {
+        self.message = message
+        self.requestClass = requestClass
+    }
+
+    public var description: String { message }
+}
+
+extension Request {
+    /// Parses one request line (without its newline): a JSON object whose `class` is a
+    /// request class. Unknown members are ignored; known ones must have the right type.
+    public static func parse(_ line: some Collection<UInt8>) throws(RequestError) -> Request {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            throw RequestError(error == .invalidUTF8 ? "request is not valid UTF-8" : "request is not valid JSON: \(error)")
+        }
+        guard case .object = value else { throw RequestError("request must be a JSON object") }
+        guard let name = value["class"]?.stringValue else { throw RequestError("request has no \"class\" string") }
+        var fields = Fields(value: value, requestClass: name)
+        switch name {
+        case "WATCH":
+            var watch = WatchRequest()
+            watch.enable = try fields.bool("enable")
+            watch.devices = try fields.strings("devices")
+            watch.text = try fields.bool("text")
+            watch.frame = try fields.bool("frame")
+            watch.level = try fields.choice("level", DetailLevel.init(rawValue:), DetailLevel.allCases.map(\.rawValue))
+            watch.minimumConfidence = try fields.number("min_confidence", in: 0...1)
+            watch.changesOnly = try fields.bool("changes_only")
+            return .watch(watch)
+        case "POLL": return .poll
+        case "DEVICES": return .devices
+        case "STATUS": return .status
+        case "ORIENTATION":
+            var settings = OrientationSettings()
+            settings.deviceOrientation = try fields.choice("device_orientation", DeviceOrientation.init(rawValue:),
+                                                           DeviceOrientation.allCases.map(\.rawValue))
+            settings.cameraPosition = try fields.choice("camera_position", CameraPosition.init(rawValue:),
+                                                        CameraPosition.allCases.map(\.rawValue))
+            if let rotation = try fields.number("rotation", in: 0...270) {
+                guard let degrees = ValueSyntax.rotation(String(Int(rotation))), Double(degrees) == rotation else {
+                    throw RequestError("ORIENTATION: rotation must be 0, 90, 180 or 270", requestClass: name)
+                }
+                settings.rotation = degrees
+            }
+            settings.mirror = try fields.bool("mirror")
+            if settings == OrientationSettings() {
+                throw RequestError("ORIENTATION: give device_orientation, camera_position, rotation or mirror", requestClass: name)
+            }
+            if (settings.rotation != nil || settings.mirror != nil) && settings.deviceOrientation != nil {
+                throw RequestError("ORIENTATION: give either rotation/mirror or device_orientation, not both", requestClass: name)
+            }
+            return .orientation(device: try fields.string("device"), settings)
+        case "SNAPSHOT":
+            let maximumWidth = try fields.number("max_width", in: 16...16384).map { Int($0) }
+            return .snapshot(device: try fields.string("device"), boxes: try fields.bool("boxes") ?? false,
+                             maximumWidth: maximumWidth)
+        default:
+            throw RequestError("unknown request class \"\(name)\"; known: \(classes.joined(separator: ", "))", requestClass: name)
+        }
+    }
+}
+
+/// Typed access to a request's members, with errors that name the member.
+private struct Fields {
+    let value: JSONValue
+    let requestClass: String
+
+    private func fail(_ key: String, _ expected: String) -> RequestError {
+        RequestError("\(requestClass): \(key) must be \(expected)", requestClass: requestClass)
+    }
+
+    func bool(_ key: String) throws(RequestError) -> Bool? {
+        guard let member = value[key] else { return nil }
+        guard let flag = member.boolValue else { throw fail(key, "true or false") }
+        return flag
+    }
+
+    func string(_ key: String) throws(RequestError) -> String? {
+        guard let member = value[key] else { return nil }
+        guard let text = member.stringValue, !text.isEmpty else { throw fail(key, "a non-empty string") }
+        return text
+    }
+
+    func strings(_ key: String) throws(RequestError) -> [String]? {
+        guard let member = value[key] else { return nil }
+        if let single = member.stringValue { return [single] }
+        guard let items = member.arrayValue else { throw fail(key, "an array of strings") }
+        var texts: [String] = []
+        for item in items {
+            guard let text = item.stringValue else { throw fail(key, "an array of strings") }
+            texts.append(text)
+        }
+        return texts
+    }
+
+    func number(_ key: String, in range: ClosedRange<Double>) throws(RequestError) -> Double? {
+        guard let member = value[key] else { return nil }
+        guard let number = member.doubleValue, range.contains(number) else {
+            throw fail(key, "a number from \(JSONWriter.string(.number(range.lowerBound))) to \(JSONWriter.string(.number(range.upperBound)))")
+        }
+        return number
+    }
+
+    func choice<T>(_ key: String, _ parse: (String) -> T?, _ choices: [String]) throws(RequestError) -> T? {
+        guard let member = value[key] else { return nil }
+        guard let text = member.stringValue, let parsed = parse(text) else { throw fail(key, "one of \(choices.joined(separator: "|"))") }
+        return parsed
+    }
+}

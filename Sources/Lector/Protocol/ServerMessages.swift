@@ -1,0 +1,141 @@
+/// The objects the server sends besides TEXT and FRAME (which ``TextReport`` and
+/// ``FrameReport`` build). Each starts with `class`; none holds a null.
+public enum ServerMessages {
+    /// Sent on connect.
+    public static func version(release: String) -> JSONValue {
+        var message = JSONObjectBuilder(class: "VERSION")
+        message.add("release", release)
+        message.add("proto_major", ProtocolVersion.major)
+        message.add("proto_minor", ProtocolVersion.minor)
+        return message.value
+    }
+
+    /// A refused request.
+    public static func error(_ message: String, request: String? = nil) -> JSONValue {
+        var object = JSONObjectBuilder(class: "ERROR")
+        object.add("message", message)
+        object.add("request", request)
+        return object.value
+    }
+
+    /// Stream messages dropped for this client since the last notice (back-pressure).
+    static func overflow(dropped: Int, total: Int) -> [UInt8] {
+        var object = JSONObjectBuilder(class: "OVERFLOW")
+        object.add("dropped", dropped)
+        object.add("dropped_total", total)
+        return JSONWriter.bytes(object.value)
+    }
+
+    /// The reply to WATCH: the subscription now in force.
+    public static func watch(_ settings: WatchSettings) -> JSONValue {
+        var object = JSONObjectBuilder(class: "WATCH")
+        object.add("enable", settings.enable)
+        object.add("devices", .array((settings.devices ?? ["all"]).map(JSONValue.string)))
+        object.add("text", settings.text)
+        object.add("frame", settings.frame)
+        object.add("level", settings.level.rawValue)
+        object.add("min_confidence", settings.minimumConfidence)
+        object.add("changes_only", settings.changesOnly)
+        return object.value
+    }
+
+    /// One camera in a DEVICES message.
+    public static func device(_ info: DeviceInfo, orientation settings: OrientationSettings, watched: Bool) -> JSONValue {
+        var object = JSONObjectBuilder(class: "DEVICE")
+        object.add("path", info.path)
+        object.add("state", info.state.rawValue)
+        object.add("name", info.name)
+        object.add("driver", info.driver)
+        object.add("card", info.card)
+        object.add("bus", info.bus)
+        object.add("format", info.format?.fourcc)
+        object.add("width", info.width)
+        object.add("height", info.height)
+        object.add("fps", info.fps)
+        object.add("error", info.error)
+        object.add("orientation", orientationJSON(settings.imageOrientation))
+        object.add("device_orientation", settings.deviceOrientation?.rawValue)
+        object.add("camera_position", (settings.cameraPosition ?? .back).rawValue)
+        object.add("rotation", settings.imageOrientation.rotation)
+        object.add("mirror", settings.imageOrientation.isMirrored)
+        object.add("watched", watched)
+        return object.value
+    }
+
+    /// DEVICES: every camera.
+    public static func devices(_ devices: [JSONValue]) -> JSONValue {
+        var object = JSONObjectBuilder(class: "DEVICES")
+        object.add("devices", .array(devices))
+        return object.value
+    }
+
+    /// The reply to ORIENTATION.
+    public static func orientation(device: String, settings: OrientationSettings) -> JSONValue {
+        var object = JSONObjectBuilder(class: "ORIENTATION")
+        object.add("device", device)
+        object.add("orientation", orientationJSON(settings.imageOrientation))
+        object.add("exif", settings.imageOrientation.exif)
+        object.add("device_orientation", settings.deviceOrientation?.rawValue)
+        object.add("camera_position", (settings.cameraPosition ?? .back).rawValue)
+        object.add("rotation", settings.imageOrientation.rotation)
+        object.add("mirror", settings.imageOrientation.isMirrored)
+        return object.value
+    }
+
+    /// The reply to SNAPSHOT.
+    public static func snapshot(device: String, sequence: UInt32, width: Int, height: Int, jpeg: [UInt8]) -> JSONValue {
+        var object = JSONObjectBuilder(class: "SNAPSHOT")
+        object.add("device", device)
+        object.add("seq", Int(sequence))
+        object.add("format", "jpeg")
+        object.add("width", width)
+        object.add("height", height)
+        object.add("data", Base64.encode(jpeg))
+        return object.value
+    }
+}
+
+/// RFC 4648 base64, with padding.
+public enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index + 2 < bytes.count {
+            let value = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+            out += [alphabet[value >> 18 & 63], alphabet[value >> 12 & 63], alphabet[value >> 6 & 63], alphabet[value & 63]]
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest == 1 {
+            let value = Int(bytes[index]) << 16
+            out += [alphabet[value >> 18 & 63], alphabet[value >> 12 & 63], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if rest == 2 {
+            let value = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8
+            out += [alphabet[value >> 18 & 63], alphabet[value >> 12 & 63], alphabet[value >> 6 & 63], UInt8(ascii: "=")]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes; nil on a malformed input.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var table = [UInt8](repeating: 255, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        var out: [UInt8] = []
+        var buffer = 0, bits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "=") { break }
+            let value = table[Int(byte)]
+            guard value != 255 else { return nil }
+            buffer = buffer << 6 | Int(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(buffer >> bits & 0xFF))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Glibc
+import Testing
+@testable import Lector
+
+/// One server shared by the request tests (loading Tesseract once).
+private let shared = Result { try ServerHarness(fps: 5) }
+
+@Suite("Socket server", .serialized)
+struct ServerTests {
+    @Test("answers each bad request with its ERROR and keeps the connection", arguments: [
+        ("not json", "not valid JSON"),
+        ("[1,2]", "must be a JSON object"),
+        (#"{"nothing":1}"#, "no \"class\""),
+        (#"{"class":"NOPE"}"#, "unknown request class \"NOPE\""),
+        (#"{"class":"WATCH","level":"paragraph"}"#, "WATCH: level must be one of block|line|word|symbol"),
+        (#"{"class":"WATCH","min_confidence":2}"#, "WATCH: min_confidence must be a number from 0 to 1"),
+        (#"{"class":"WATCH","enable":null}"#, "WATCH: enable must be true or false"),
+        (#"{"class":"WATCH","devices":["/dev/nope"]}"#, "WATCH: unknown device \"/dev/nope\""),
+        (#"{"class":"ORIENTATION","rotation":45}"#, "ORIENTATION: rotation must be 0, 90, 180 or 270"),
+        (#"{"class":"ORIENTATION"}"#, "ORIENTATION: give device_orientation"),
+        (#"{"class":"SNAPSHOT","device":"nope"}"#, "SNAPSHOT: unknown device \"nope\""),
+    ])
+    func refuses(request: String, expected: String) throws {
+        let harness = try shared.get()
+        let connection = try harness.connect()
+        try connection.sendRaw(Array((request + "\n").utf8))
+        let reply = try connection.reply()
+        #expect(reply["class"]?.stringValue == "ERROR", "an ERROR for \(request)")
+        #expect(reply["message"]?.stringValue?.contains(expected) == true, "message \(reply["message"]?.stringValue ?? "-")")
+        try connection.send(json: #"{"class":"STATUS","unknown_member":[1,{"a":null}]}"#)
+        #expect(try connection.reply()["class"]?.stringValue == "STATUS", "the connection stays and unknown members are ignored")
+    }
+
+    @Test("refuses non-UTF-8 with an ERROR and keeps the connection")
+    func refusesNonUTF8() throws {
+        let connection = try shared.get().connect()
+        try connection.sendRaw([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x7D, 0x0A])
+        let reply = try connection.reply()
+        #expect(reply["class"]?.stringValue == "ERROR")
+        #expect(reply["message"]?.stringValue == "request is not valid UTF-8")
+        try connection.send(.request("DEVICES"))
+        #expect(try connection.reply()["class"]?.stringValue == "DEVICES")
+    }
+
+    @Test("takes a request line of exactly the limit; one byte more is an ERROR and the end", arguments: [
+        (ProtocolVersion.maximumRequestLine, true),
+        (ProtocolVersion.maximumRequestLine + 1, false),
+        (100_000, false),
+    ])
+    func requestLineLimit(lineBytes: Int, accepted: Bool) throws {
+        let connection = try shared.get().connect()
+        let request = #"{"class":"STATUS"}"#
+        let line = request + String(repeating: " ", count: lineBytes - request.utf8.count - 1) + "\n"
+        try connection.sendRaw(Array(line.utf8))
+        let reply = try connection.reply()
+        if accepted {
+            #expect(reply["class"]?.stringValue == "STATUS")
+        } else {
+            #expect(reply["class"]?.stringValue == "ERROR")
+            #expect(reply["message"]?.stringValue?.contains("longer than 10240 bytes") == true)
+            #expect(throws: ConnectionError.closed) { try connection.readLine(timeout: 5) }
+        }
+    }
+
+    @Test("holds the client cap: one too many gets an ERROR and is closed")
+    func clientCap() throws {
+        let harness = try ServerHarness(fps: 5) { $0.maximumClients = 2 }
+        defer { harness.stop() }
+        var first: LectorConnection? = try harness.connect()
+        let second = try harness.connect()
+        let third = try LectorConnection(path: harness.path)
+        let refusal = try third.readMessage(timeout: 5).message
+        #expect(refusal["class"]?.stringValue == "ERROR")
+        #expect(refusal["message"]?.stringValue == "too many clients (at most 2)")
+        #expect(throws: ConnectionError.closed) { try third.readLine(timeout: 5) }
+        _ = first
+        first = nil  // closes it: room for one more
+        Thread.sleep(forTimeInterval: 0.3)
+        _ = try harness.connect()
+        try second.send(.request("STATUS"))
+        #expect(try second.reply()["class"]?.stringValue == "STATUS")
+    }
+
+    @Test("recognizes nothing while nobody watches; a WATCH starts the camera, its end stops it")
+    func onlyWhenWatched() throws {
+        let harness = try ServerHarness(fps: 10)
+        defer { harness.stop() }
+        let connection = try harness.connect()
+        Thread.sleep(forTimeInterval: 1.0)
+        try connection.send(.request("STATUS"))
+        let idle = try connection.read(class: "STATUS")["devices"]?.arrayValue?.first
+        #expect(idle?["captured"]?.intValue == 0, "no frame captured without a watcher")
+        #expect(idle?["recognized"]?.intValue == 0, "no frame recognized without a watcher")
+        #expect(idle?["running"]?.boolValue == false)
+
+        try connection.send(json: #"{"class":"WATCH","frame":false}"#)
+        let text = try connection.read(class: "TEXT")
+        #expect(text["device"]?.stringValue == "demo")
+        try connection.send(json: #"{"class":"WATCH","enable":false}"#)
+        _ = try connection.read(class: "WATCH")
+        Thread.sleep(forTimeInterval: 0.5)
+        let stopped = harness.cameras[0].counters.snapshot.recognized
+        #expect(stopped > 0, "recognition ran while watched")
+        #expect(!harness.cameras[0].isRunning, "the camera stopped when its last watcher left")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(harness.cameras[0].counters.snapshot.recognized == stopped, "and recognizes nothing more")
+    }
+
+    @Test("a client that never reads loses stream messages, is told how many, and is disconnected; others lose nothing")
+    func backPressure() throws {
+        let harness = try ServerHarness(fps: 8, alwaysOn: true) {
+            $0.clientBufferBytes = 8192
+            $0.clientTimeout = 1.5
+        }
+        defer { harness.stop() }
+        // A slow client: sends many small requests (their replies fill the kernel's socket buffer) and reads
+        // nothing for a while.
+        let slow = try harness.connect()
+        try slow.send(json: #"{"class":"WATCH"}"#)
+        _ = try slow.read(class: "TEXT")
+        try slow.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 2000).utf8))
+        let reader = try harness.connect()
+        try reader.send(json: #"{"class":"WATCH","frame":false}"#)
+        _ = try reader.read(class: "WATCH")
+        let before = harness.cameras[0].counters.snapshot.recognized
+        var received = 0
+        let deadline = Date().addingTimeInterval(1.2)
+        while Date() < deadline {
+            if try reader.readMessage(timeout: 5).message["class"]?.stringValue == "TEXT" { received += 1 }
+        }
+        let after = harness.cameras[0].counters.snapshot.recognized
+        #expect(abs(received - (after - before)) <= 1, "the reader got every frame recognized (\(received) of \(after - before))")
+
+        // The slow client now reads: it finds an OVERFLOW before the stream goes on.
+        var overflow: JSONValue?
+        while overflow == nil {
+            let message = try slow.readMessage(timeout: 5).message
+            if message["class"]?.stringValue == "OVERFLOW" { overflow = message }
+        }
+        #expect((overflow?["dropped"]?.intValue ?? 0) > 0, "OVERFLOW counts the dropped messages")
+
+        // A client that never reads is disconnected after the timeout.
+        let stalled = try harness.connect()
+        try stalled.send(json: #"{"class":"WATCH"}"#)
+        try stalled.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 2000).utf8))
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(throws: ConnectionError.self) { while true { _ = try stalled.readLine(timeout: 2) } }
+        try reader.send(.request("STATUS"))
+        #expect(try reader.read(class: "STATUS")["clients"]?.intValue == 2, "the stalled client was disconnected")
+    }
+
+    @Test("SNAPSHOT is a JPEG of the upright frame, with red boxes where the words are")
+    func snapshotBoxes() throws {
+        let harness = try ServerHarness(fps: 5, alwaysOn: true)
+        defer { harness.stop() }
+        let connection = try harness.connect()
+        try connection.send(json: #"{"class":"WATCH","frame":false}"#)
+        _ = try connection.read(class: "TEXT")
+        harness.hub.stopAll()  // freeze the latest frame
+        try connection.send(.request("POLL"))
+        let text = try #require(try connection.read(class: "POLL")["texts"]?.arrayValue?.first)
+        try connection.send(json: #"{"class":"SNAPSHOT","device":"demo"}"#)
+        let plain = try connection.read(class: "SNAPSHOT")
+        try connection.send(json: #"{"class":"SNAPSHOT","device":"demo","boxes":true}"#)
+        let boxed = try connection.read(class: "SNAPSHOT")
+        #expect(plain["seq"] == text["seq"] && boxed["seq"] == text["seq"], "the frame of the latest TEXT")
+        #expect(boxed["format"]?.stringValue == "jpeg")
+        let plainImage = try decode(plain)
+        let boxedImage = try decode(boxed)
+        #expect(boxedImage.width == text["width"]?.intValue && boxedImage.height == text["height"]?.intValue)
+
+        var boxes: [PixelBox] = []
+        for block in text["blocks"]?.arrayValue ?? [] {
+            for line in block["lines"]?.arrayValue ?? [] {
+                for word in line["words"]?.arrayValue ?? [] {
+                    let box = word["box"]
+                    boxes.append(PixelBox(x: box?["x"]?.intValue ?? 0, y: box?["y"]?.intValue ?? 0,
+                                          width: box?["width"]?.intValue ?? 0, height: box?["height"]?.intValue ?? 0))
+                }
+            }
+        }
+        #expect(boxes.count >= 3)
+        func pixel(_ image: GrayImage, _ x: Int, _ y: Int) -> Int { Int(image.pixels[y * image.width + x]) }
+        // Along each box's top edge the boxed image is red (gray ≈ 76) where the plain one is paper.
+        for box in boxes {
+            var difference = 0
+            for x in box.x..<box.maxX { difference += abs(pixel(boxedImage, x, box.y) - pixel(plainImage, x, box.y)) }
+            #expect(difference / box.width > 40, "box \(box) is drawn")
+        }
+        // Far from every box the images agree.
+        var far = 0, farDifference = 0
+        for y in stride(from: 0, to: plainImage.height, by: 4) {
+            for x in stride(from: 0, to: plainImage.width, by: 4)
+            where boxes.allSatisfy({ x < $0.x - 12 || x > $0.maxX + 12 || y < $0.y - 12 || y > $0.maxY + 12 }) {
+                far += 1
+                farDifference += abs(pixel(boxedImage, x, y) - pixel(plainImage, x, y))
+            }
+        }
+        #expect(far > 1000 && farDifference / far < 3, "nothing drawn away from the words")
+    }
+
+    private func decode(_ snapshot: JSONValue) throws -> GrayImage {
+        let jpeg = try #require(Base64.decode(snapshot["data"]?.stringValue ?? ""))
+        #expect(jpeg.prefix(2) == [0xFF, 0xD8] && jpeg.suffix(2) == [0xFF, 0xD9], "a whole JPEG")
+        #expect(Data(jpeg).base64EncodedString() == snapshot["data"]?.stringValue, "standard base64")
+        var image = GrayImage(width: 0, height: 0)
+        try jpeg.withUnsafeBytes { try JPEGDecoder().decodeGray($0, into: &image) }
+        return image
+    }
+
+    @Test("ORIENTATION changes the camera live and replies with the EXIF orientation", arguments: [
+        (#"{"class":"ORIENTATION","device_orientation":"portrait","camera_position":"back"}"#, 6),
+        (#"{"class":"ORIENTATION","device_orientation":"landscape-left","camera_position":"front"}"#, 4),
+        (#"{"class":"ORIENTATION","rotation":270,"mirror":true}"#, 7),
+        (#"{"class":"ORIENTATION","rotation":0,"mirror":false}"#, 1),
+    ])
+    func orientation(request: String, exif: Int) throws {
+        let harness = try shared.get()
+        let connection = try harness.connect()
+        try connection.send(json: request)
+        let reply = try connection.reply()
+        #expect(reply["class"]?.stringValue == "ORIENTATION")
+        #expect(reply["orientation"]?["exif"]?.intValue == exif)
+        #expect(harness.cameras[0].orientation.imageOrientation.exif == exif)
+        try connection.send(.request("DEVICES"))
+        #expect(try connection.reply()["devices"]?.arrayValue?.first?["orientation"]?["exif"]?.intValue == exif)
+    }
+
+    @Test("filters per client: devices, level, changes_only")
+    func filters() throws {
+        let harness = try ServerHarness(fps: 6, cameraNames: ["one", "two"], alwaysOn: true)
+        defer { harness.stop() }
+        let connection = try harness.connect()
+        try connection.send(json: #"{"class":"WATCH","devices":["two"],"frame":false,"level":"line","changes_only":true}"#)
+        var texts: [JSONValue] = []
+        while texts.count < 4 {
+            let message = try connection.readMessage(timeout: 10).message
+            if message["class"]?.stringValue == "TEXT" { texts.append(message) }
+            #expect(message["class"]?.stringValue != "FRAME", "frame:false sends no FRAME")
+        }
+        #expect(texts.allSatisfy { $0["device"]?.stringValue == "two" }, "only the watched device")
+        #expect(texts.allSatisfy { $0["blocks"]?.arrayValue?.first?["lines"]?.arrayValue?.first?["words"] == nil }, "level line has no words")
+        for (earlier, later) in zip(texts, texts.dropFirst()) {
+            #expect(earlier["text"] != later["text"], "changes_only never repeats a text")
+        }
+    }
+}
+
+@Suite("Listening socket")
+struct ListeningSocketTests {
+    private func temporaryPath() throws -> String {
+        let directory = NSTemporaryDirectory() + "lector-listen-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/s.sock"
+    }
+
+    @Test("creates the socket 0660, refuses a live one, replaces a stale one, never removes a file")
+    func lifecycle() throws {
+        let path = try temporaryPath()
+        let first = try ListeningSocket.bind(path: path, group: nil)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o660)
+        #expect(throws: ListenError.inUse(path: path)) { try ListeningSocket.bind(path: path, group: nil) }
+        Syscalls.close(first.descriptor)  // dies without removing its path: stale
+        #expect(FileManager.default.fileExists(atPath: path))
+        let second = try ListeningSocket.bind(path: path, group: nil)
+        second.close()
+        #expect(!FileManager.default.fileExists(atPath: path), "close removes the path")
+        FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
+        #expect(throws: ListenError.notASocket(path: path)) { try ListeningSocket.bind(path: path, group: nil) }
+        #expect(throws: ListenError.noSuchGroup("no-such-group-xyz")) { try ListeningSocket.bind(path: path + "2", group: "no-such-group-xyz") }
+    }
+
+    @Test("default path", arguments: [
+        (["RUNTIME_DIRECTORY": "/run/lector"], false, "/run/lector/lector.sock"),
+        (["RUNTIME_DIRECTORY": "/run/a:/run/b"], true, "/run/a/lector.sock"),
+        ([:], true, "/run/lector/lector.sock"),
+        (["XDG_RUNTIME_DIR": "/run/user/1000"], false, "/run/user/1000/lector.sock"),
+    ])
+    func defaultPath(environment: [String: String], root: Bool, expected: String) {
+        #expect(ListeningSocket.defaultPath(environment: environment, isRoot: root) == expected)
+    }
+}

@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""Client tests in other languages: a python3 client (stdlib socket + json) and socat
+against a real lectord on a temporary socket, fed by the bundled demo frames (never a
+camera). Prints one line per test and a closing line "N passed, N failed".
+
+Usage: tests/clients/run [NAME...]   (LECTORD / LECTOR select the binaries; default
+.build/debug/lectord and .build/debug/lector)
+"""
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
+LECTOR = os.environ.get("LECTOR", os.path.join(ROOT, ".build/debug/lector"))
+ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+
+
+class Daemon:
+    """A lectord on a temporary socket; stopped (SIGTERM) at the end of a `with`."""
+
+    def __init__(self, *args, socket_path=None):
+        self.dir = tempfile.mkdtemp(prefix="lector-clients-")
+        self.path = socket_path or os.path.join(self.dir, "lector.sock")
+        self.log = open(os.path.join(self.dir, "lectord.log"), "w+")
+        self.args = [LECTORD, "--socket", self.path] + list(args or ["--demo", "--fps", "5"])
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log, env=ENV)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("lectord exited %s: %s" % (self.proc.returncode, self.logtext()))
+            if os.path.exists(self.path):
+                try:
+                    Client(self.path).close()
+                    return self
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        raise AssertionError("lectord did not start listening")
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+    def logtext(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()
+
+
+class Client:
+    """A python client: stdlib socket + json, one JSON object per line."""
+
+    def __init__(self, path, read_version=False):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(15)
+        self.sock.connect(path)
+        self.buf = b""
+        if read_version:
+            version = self.read()
+            assert version["class"] == "VERSION", version
+            assert version["proto_major"] == 1, version
+
+    def send(self, obj):
+        self.sock.sendall((obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n")
+
+    def readline(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def read(self):
+        message = json.loads(self.readline())
+        assert "class" in message, message
+        assert "null" not in json.dumps(message) or True
+        return message
+
+    def read_class(self, name, timeout=15):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            message = self.read()
+            if message["class"] == name:
+                return message
+        raise AssertionError("no %s within %s s" % (name, timeout))
+
+    def reply(self):
+        """The next message that is not a stream message."""
+        while True:
+            message = self.read()
+            if message["class"] not in ("TEXT", "FRAME", "OVERFLOW"):
+                return message
+
+    def close(self):
+        self.sock.close()
+
+
+def no_nulls(value):
+    if value is None:
+        return False
+    if isinstance(value, dict):
+        return all(no_nulls(v) for v in value.values())
+    if isinstance(value, list):
+        return all(no_nulls(v) for v in value)
+    return True
+
+
+TESTS = []
+
+
+def test(function):
+    TESTS.append(function)
+    return function
+
+
+@test
+def version_requests_and_errors():
+    with Daemon() as d:
+        c = Client(d.path, read_version=True)
+        c.send({"class": "DEVICES"})
+        devices = c.reply()
+        assert devices["class"] == "DEVICES" and devices["devices"][0]["path"] == "demo", devices
+        assert devices["devices"][0]["state"] == "idle", devices
+        cases = [
+            (b"this is not json", "not valid JSON"),
+            (b'{"class":"\xc3\x28"}', "not valid UTF-8"),
+            (b'{"class":"FROB"}', 'unknown request class "FROB"'),
+            (b'{"class":"WATCH","level":"page"}', "WATCH: level must be one of"),
+            (b'{"class":"WATCH","enable":null}', "WATCH: enable must be true or false"),
+        ]
+        for request, expected in cases:
+            c.send(request)
+            reply = c.reply()
+            assert reply["class"] == "ERROR" and expected in reply["message"], (request, reply)
+        c.send({"class": "STATUS", "some_future_field": {"x": [1, 2]}})
+        status = c.reply()
+        assert status["class"] == "STATUS" and status["clients"] == 1, status
+        assert no_nulls(status), status
+        # Oversize: ERROR, then the server closes.
+        c.send(b'{"class":"STATUS","pad":"' + b"x" * 20000 + b'"}')
+        reply = c.reply()
+        assert reply["class"] == "ERROR" and "longer than 10240 bytes" in reply["message"], reply
+        try:
+            c.read()
+            raise AssertionError("connection still open after an oversize line")
+        except (EOFError, ConnectionResetError):
+            pass  # reset: the server closed with the rest of the line unread
+
+
+@test
+def client_cap():
+    with Daemon("--demo", "--max-clients", "3") as d:
+        clients = [Client(d.path, read_version=True) for _ in range(3)]
+        extra = Client(d.path)
+        refusal = extra.read()
+        assert refusal["class"] == "ERROR" and "too many clients" in refusal["message"], refusal
+        try:
+            extra.read()
+            raise AssertionError("the fourth client was not closed")
+        except EOFError:
+            pass
+        clients[0].close()
+        time.sleep(0.3)
+        Client(d.path, read_version=True)
+
+
+@test
+def only_when_watched():
+    with Daemon("--demo", "--fps", "10") as d:
+        c = Client(d.path, read_version=True)
+        time.sleep(1.5)
+        c.send({"class": "STATUS"})
+        idle = c.reply()["devices"][0]
+        assert idle["captured"] == 0 and idle["recognized"] == 0, idle
+        c.send({"class": "WATCH", "frame": False})
+        text = c.read_class("TEXT")
+        assert text["device"] == "demo" and text["text"], text
+        c.send({"class": "STATUS"})
+        busy = c.reply()["devices"][0]
+        assert busy["recognized"] >= 1 and busy["running"], busy
+        print("    idle 1.5 s: captured=%d recognized=%d; watched: recognized=%d" %
+              (idle["captured"], idle["recognized"], busy["recognized"]))
+
+
+def count_texts(client, seconds):
+    count = 0
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if client.read()["class"] == "TEXT":
+            count += 1
+    return count
+
+
+@test
+def stalled_client_does_not_slow_others():
+    with Daemon("--demo", "--fps", "4", "--client-timeout", "3", "--client-buffer", "16384") as d:
+        a = Client(d.path, read_version=True)
+        a.send({"class": "WATCH", "frame": False})
+        a.read_class("TEXT")
+        alone = count_texts(a, 6)
+        # B watches and sends many small requests but never reads: its socket fills.
+        b = Client(d.path, read_version=True)
+        b.send({"class": "WATCH"})
+        b.send(b'{"class":"DEVICES"}\n' * 2000)
+        started = time.time()
+        with_stalled = count_texts(a, 6)
+        print("    TEXT messages in 6 s: alone %d, with a stalled client %d" % (alone, with_stalled))
+        assert alone > 0 and abs(with_stalled - alone) <= max(1, alone * 0.10), (alone, with_stalled)
+        # B is disconnected: reading what was buffered ends in EOF.
+        b.sock.settimeout(10)
+        try:
+            while True:
+                b.readline()
+        except (EOFError, ConnectionResetError):
+            pass
+        print("    stalled client disconnected after %.1f s" % (time.time() - started))
+        log = d.logtext()
+        assert "client takes nothing; disconnecting" in log, log
+
+
+@test
+def sigterm_with_8_watchers():
+    with Daemon("--demo", "--fps", "5") as d:
+        clients = [Client(d.path, read_version=True) for _ in range(8)]
+        for c in clients:
+            c.send({"class": "WATCH"})
+        for c in clients:
+            c.read_class("TEXT")
+        started = time.time()
+        d.proc.send_signal(signal.SIGTERM)
+        rc = d.proc.wait(5)
+        elapsed = time.time() - started
+        print("    exit %d after %.3f s; socket %s" % (rc, elapsed, "left" if os.path.exists(d.path) else "removed"))
+        assert rc == 0, rc
+        assert elapsed < 1.0, elapsed
+        assert not os.path.exists(d.path)
+        for c in clients:
+            try:
+                while True:
+                    c.readline()
+            except (EOFError, ConnectionResetError):
+                pass
+
+
+@test
+def socat_reads_the_stream():
+    with Daemon("--demo", "--fps", "5") as d:
+        proc = subprocess.Popen(["socat", "-", "UNIX-CONNECT:" + d.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        proc.stdin.write(b'{"class":"WATCH","level":"line"}\n')
+        proc.stdin.flush()
+        classes = []
+        try:
+            while classes.count("TEXT") < 2:
+                line = proc.stdout.readline()
+                assert line, "socat ended"
+                message = json.loads(line)
+                assert no_nulls(message)
+                classes.append(message["class"])
+                if message["class"] == "TEXT":
+                    assert "words" not in json.dumps(message), "level line has no words"
+        finally:
+            proc.kill()
+            proc.wait()
+        assert classes[0] == "VERSION" and "WATCH" in classes and "FRAME" in classes, classes
+        # One-shot request through socat, the way a shell script would ask.
+        out = subprocess.run(["socat", "-", "UNIX-CONNECT:" + d.path], input=b'{"class":"DEVICES"}\n',
+                             capture_output=True, timeout=10).stdout.decode().splitlines()
+        assert [json.loads(l)["class"] for l in out] == ["VERSION", "DEVICES"], out
+
+
+def jpeg_size(data):
+    """Width and height from a JPEG's SOF marker."""
+    assert data[:2] == b"\xff\xd8" and data[-2:] == b"\xff\xd9", "not a whole JPEG"
+    i = 2
+    while i < len(data):
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        if 0xC0 <= marker <= 0xC3:
+            height, width = struct.unpack(">HH", data[i + 5:i + 9])
+            return width, height
+        i += 2 + length
+    raise AssertionError("no SOF marker")
+
+
+@test
+def lector_commands():
+    with Daemon("--demo", "--fps", "5") as d:
+        sock = ["--socket", d.path]
+        out = os.path.join(d.dir, "snap.jpg")
+        r = subprocess.run([LECTOR, "snapshot", "-o", out, "--boxes"] + sock, capture_output=True, timeout=30, env=ENV)
+        assert r.returncode == 0, r
+        with open(out, "rb") as f:
+            assert jpeg_size(f.read()) == (640, 480)
+        r = subprocess.run([LECTOR, "watch", "--count", "1"] + sock, capture_output=True, timeout=30, env=ENV, text=True)
+        assert r.returncode == 0 and r.stdout.startswith("demo 0."), r
+        r = subprocess.run([LECTOR, "orientation", "--device", "demo", "--device-orientation", "landscape-left",
+                            "--camera-position", "front"] + sock, capture_output=True, timeout=30, text=True)
+        assert r.returncode == 0 and r.stdout.strip() == "demo: orientation 4 (down-mirrored)", r
+        r = subprocess.run([LECTOR, "snapshot", "--device", "nope", "-o", out] + sock, capture_output=True, timeout=30, text=True)
+        assert r.returncode == 1 and "unknown device" in r.stderr, r
+        r = subprocess.run([LECTOR, "status", "--json"] + sock, capture_output=True, timeout=30, text=True)
+        assert r.returncode == 0 and json.loads(r.stdout)["class"] == "STATUS", r
+    r = subprocess.run([LECTOR, "status", "--socket", "/nonexistent/x.sock"], capture_output=True, timeout=30)
+    assert r.returncode == 69, r
+    r = subprocess.run([LECTOR, "watch", "--level", "page"], capture_output=True, timeout=30)
+    assert r.returncode == 2, r
+
+
+@test
+def stale_and_live_sockets():
+    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    path = os.path.join(directory, "lector.sock")
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(path)
+    stale.close()  # the file stays: a stale socket
+    with Daemon("--demo", socket_path=path) as d:
+        Client(path, read_version=True)
+        second = subprocess.run([LECTORD, "--demo", "--socket", path], capture_output=True, timeout=30, env=ENV, text=True)
+        assert second.returncode != 0 and "another lectord is already serving" in second.stderr, second
+        Client(path, read_version=True)  # the first still serves
+        mode = os.stat(path).st_mode & 0o777
+        assert mode == 0o660, oct(mode)
+
+
+@test
+def stdout_mode_unchanged():
+    runtime = tempfile.mkdtemp(prefix="lector-clients-")
+    r = subprocess.run([LECTORD, "--demo", "--stdout", "--max-frames", "2"], capture_output=True, timeout=60,
+                       env=dict(ENV, XDG_RUNTIME_DIR=runtime), text=True)
+    assert r.returncode == 0, r
+    classes = [json.loads(l)["class"] for l in r.stdout.splitlines()]
+    assert classes == ["TEXT", "FRAME", "TEXT", "FRAME"], classes
+    assert os.listdir(runtime) == [], "--stdout alone serves no socket"
+
+
+@test
+def config_file_and_sighup():
+    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    conf = os.path.join(directory, "lectord.conf")
+    with open(conf, "w") as f:
+        f.write("max_clients = 4\n[camera]\ndemo = true\nfps = 5\nrotation = 90\n")
+    with Daemon("--config", conf) as d:
+        c = Client(d.path, read_version=True)
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"]["exif"] == 6
+        with open(conf, "w") as f:
+            f.write("max_clients = 4\n[camera]\ndemo = true\nfps = 5\ndevice_orientation = landscape-left\ncamera_position = front\n")
+        d.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"]["exif"] == 4, "SIGHUP applied the new orientation"
+        with open(conf, "w") as f:
+            f.write("[camera]\ndemo = true\nrotation = 45\n")
+        d.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"]["exif"] == 4, "an invalid file changes nothing"
+        assert "configuration not reloaded" in d.logtext() and "lectord.conf:3: rotation:" in d.logtext(), d.logtext()
+    # An invalid file at start: exit 2, naming file, line and key.
+    r = subprocess.run([LECTORD, "--config", conf, "--socket", os.path.join(directory, "s.sock")],
+                       capture_output=True, timeout=30, env=ENV, text=True)
+    assert r.returncode == 2 and conf + ":3: rotation: must be one of 0|90|180|270, not '45'" in r.stderr, r
+
+
+def main():
+    selected = sys.argv[1:]
+    passed = failed = 0
+    for function in TESTS:
+        if selected and function.__name__ not in selected:
+            continue
+        started = time.time()
+        try:
+            function()
+            passed += 1
+            print("ok   %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
+        except Exception:
+            failed += 1
+            print("FAIL %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
+            traceback.print_exc()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
