@@ -37,7 +37,8 @@ public final class Daemon: Sendable {
                 let source = try SourceFactory.makeSource(for: spec, logger: logger)
                 let publisher = stdoutPublisher
                 let stop = self.stop
-                let camera = try Camera(source: source, recognizer: spec.recognizer, orientation: spec.orientation,
+                let camera = try Camera(source: source, recognizer: spec.recognizer,
+                                        orientation: SourceFactory.orientation(for: spec, source: source),
                                         logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
                     targets.hub?.record(publication)
                     targets.server?.publish(publication)

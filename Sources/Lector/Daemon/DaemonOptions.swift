@@ -13,11 +13,16 @@ public struct CaptureRequest: Equatable, Sendable {
     public var size: (width: Int, height: Int)?
     public var fps: Double?
     public var io = "auto"
+    /// mmap buffers to ask the driver for (`--buffers`, default 4).
+    public var buffers: Int?
+    /// Seconds without a frame before the device counts as lost (`--stall-timeout-ms`).
+    public var stallTimeout: Double?
 
     public init() {}
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.format == rhs.format && lhs.fps == rhs.fps && lhs.io == rhs.io
+            && lhs.buffers == rhs.buffers && lhs.stallTimeout == rhs.stallTimeout
             && lhs.size?.width == rhs.size?.width && lhs.size?.height == rhs.size?.height
     }
 }
@@ -68,6 +73,12 @@ public struct DaemonOptions: Equatable, Sendable {
       --demo                       Replay the frames bundled with Lector (known text, no camera needed).
       --replay PATH                Replay an image, a directory of images, an MJPEG file or a raw frame file.
       --device PATH                Capture from a V4L2 camera (repeatable).
+
+    Capture (V4L2):
+      --format FOURCC              Pixel format to ask the camera for (default: the cheapest to read, see README).
+      --io auto|direct|libv4l2     direct: libc calls (works under libcamerify); libv4l2: converted formats (default auto).
+      --buffers N                  Driver buffers to map, 2-32 (default 4).
+      --stall-timeout-ms N         Treat a camera that delivers nothing for N ms as lost and reopen it (default 3000).
 
     Replay:
       --replay-format FOURCC       Pixel format of a raw frame file (YUYV, NV12, GREY, ...).
@@ -137,6 +148,8 @@ public struct DaemonOptions: Equatable, Sendable {
                 template.capture.size = try scanner.choice(for: argument, ValueSyntax.size, choices: ["WxH"])
             case "--fps": template.capture.fps = try scanner.number(for: argument, in: 0.01...1000)
             case "--io": template.capture.io = try scanner.choice(for: argument, { ["auto", "direct", "libv4l2"].contains($0) ? $0 : nil }, choices: ["auto", "direct", "libv4l2"])
+            case "--buffers": template.capture.buffers = try scanner.integer(for: argument, in: 2...32)
+            case "--stall-timeout-ms": template.capture.stallTimeout = Double(try scanner.integer(for: argument, in: 100...600_000)) / 1000
             case "--loop": loop = try scanner.flag(argument)
             case "--device-orientation":
                 template.orientation.deviceOrientation = try scanner.choice(for: argument, DeviceOrientation.init(rawValue:),

@@ -16,7 +16,18 @@ public enum SourceFactory {
         case let .replay(options):
             return try ReplaySource(name: spec.name, options: options)
         case let .device(path):
-            throw SourceError("cannot capture from \(path): V4L2 capture is not part of this build yet")
+            do {
+                return try V4L2Source(settings: CaptureSettings(path: path, request: spec.capture), logger: logger)
+            } catch {
+                throw SourceError("cannot capture from \(path): \(error)")
+            }
         }
+    }
+
+    /// The orientation a camera starts with: the flags in `spec` over what the device
+    /// says about its mounting (V4L2 camera orientation and sensor rotation controls).
+    public static func orientation(for spec: CameraSpec, source: any FrameSource) -> OrientationSettings {
+        guard let camera = source as? V4L2Source else { return spec.orientation }
+        return camera.orientation(overriding: spec.orientation)
     }
 }
