@@ -1,0 +1,102 @@
+import Foundation
+
+/// What the service supervisor samples of one camera at one moment.
+public struct CameraSample: Equatable, Sendable {
+    public var name: String
+    public var state: CameraState
+    /// Frames the source has delivered so far (``FrameCounters/Snapshot/captured``).
+    public var captured: Int
+    /// Captured frames per second over the recent window.
+    public var fps: Double
+    /// Median capture-to-publish latency, when frames were recognized.
+    public var latencyMilliseconds: Double?
+    /// Why the camera is lost, when it is.
+    public var error: String?
+
+    public init(name: String, state: CameraState, captured: Int, fps: Double = 0,
+                latencyMilliseconds: Double? = nil, error: String? = nil) {
+        self.name = name
+        self.state = state
+        self.captured = captured
+        self.fps = fps
+        self.latencyMilliseconds = latencyMilliseconds
+        self.error = error
+    }
+}
+
+/// Honest health for the systemd watchdog: the service is healthy only while every
+/// camera that is meant to stream really delivers frames. A camera that says it streams
+/// but delivers nothing (motion's "Connection OK" with no images) or hangs in opening
+/// makes it unhealthy; a camera that reports itself lost is not, because reporting and
+/// retrying is what the daemon should do then; an idle one (nobody watches) is not.
+///
+/// Progress is judged from the camera's captured counter, so it needs no hook in the
+/// capture loop: the tracker remembers when each counter last moved.
+public struct CameraHealth: Sendable {
+    private struct Progress {
+        var state: CameraState
+        var captured: Int
+        /// When the counter last moved or the camera entered its state.
+        var since: MonotonicInstant
+    }
+
+    /// A camera that delivers nothing for this long is stalled.
+    public let stallSeconds: Double
+    private var progress: [String: Progress] = [:]
+
+    public init(stallSeconds: Double) { self.stallSeconds = stallSeconds }
+
+    /// Records samples taken at `now`.
+    public mutating func observe(_ samples: [CameraSample], at now: MonotonicInstant) {
+        for sample in samples {
+            if let old = progress[sample.name], old.state == sample.state, old.captured == sample.captured { continue }
+            progress[sample.name] = Progress(state: sample.state, captured: sample.captured, since: now)
+        }
+    }
+
+    /// The cameras that should deliver frames and have not for ``stallSeconds``, with
+    /// the seconds since their last progress, in name order.
+    public func stalled(at now: MonotonicInstant) -> [(name: String, seconds: Double)] {
+        progress.compactMap { name, entry -> (name: String, seconds: Double)? in
+            guard entry.state == .streaming || entry.state == .opening else { return nil }
+            let seconds = now.milliseconds(since: entry.since) / 1000
+            return seconds >= stallSeconds ? (name, seconds) : nil
+        }
+        .sorted { $0.name < $1.name }
+    }
+
+    /// Whether a `WATCHDOG=1` may be sent now.
+    public func isHealthy(at now: MonotonicInstant) -> Bool { stalled(at: now).isEmpty }
+}
+
+/// The one-line `STATUS=` text: per camera its state, frame rate and latency, e.g.
+/// `/dev/video0: streaming 25.0 fps, latency 180 ms; demo: idle`.
+public enum ServiceStatusText {
+    /// Renders `samples`; `stalled` cameras say so with their seconds without frames.
+    public static func render(_ samples: [CameraSample], stalled: [(name: String, seconds: Double)] = []) -> String {
+        if samples.isEmpty { return "no cameras" }
+        return samples.map { sample in
+            var text = "\(sample.name): "
+            if let stall = stalled.first(where: { $0.name == sample.name }) {
+                text += "stalled, no frame for \(format(stall.seconds, digits: 0)) s"
+                return text
+            }
+            text += sample.state.rawValue
+            switch sample.state {
+            case .streaming:
+                text += " \(format(sample.fps, digits: 1)) fps"
+                if let latency = sample.latencyMilliseconds { text += ", latency \(format(latency, digits: 0)) ms" }
+            case .lost:
+                if let error = sample.error { text += " (\(error))" }
+            case .opening, .idle:
+                break
+            }
+            return text
+        }
+        .joined(separator: "; ")
+    }
+
+    private static func format(_ value: Double, digits: Int) -> String {
+        value.isFinite ? String(format: "%.\(digits)f", value) : "?"
+    }
+}
