@@ -247,6 +247,18 @@ struct ServerTests {
     }
 }
 
+@Suite("Syscall faults")
+struct SyscallFaultTests {
+    @Test("a failing accept (EMFILE) is logged and retried; the client is served", arguments: [EMFILE, ENOBUFS, ECONNABORTED])
+    func acceptFails(errno: Int32) throws {
+        let harness = try shared.get()
+        Syscalls.injectFault(errno, call: "accept", descriptor: harness.server.listeningDescriptor, count: 2)
+        let connection = try harness.connect()
+        try connection.send(.request("STATUS"))
+        #expect(try connection.reply()["class"]?.stringValue == "STATUS")
+    }
+}
+
 @Suite("Listening socket")
 struct ListeningSocketTests {
     private func temporaryPath() throws -> String {

@@ -185,9 +185,13 @@ def client_cap():
 def only_when_watched():
     with Daemon("--demo", "--fps", "10") as d:
         c = Client(d.path, read_version=True)
+        time.sleep(0.5)
+        before = cpu_seconds(d.proc.pid)
         time.sleep(1.5)
+        idle_cpu = cpu_seconds(d.proc.pid) - before
         c.send({"class": "STATUS"})
         idle = c.reply()["devices"][0]
+        assert idle_cpu <= 0.02, "idle lectord used %.3f s of CPU in 1.5 s" % idle_cpu
         assert idle["captured"] == 0 and idle["recognized"] == 0, idle
         c.send({"class": "WATCH", "frame": False})
         text = c.read_class("TEXT")
@@ -195,8 +199,15 @@ def only_when_watched():
         c.send({"class": "STATUS"})
         busy = c.reply()["devices"][0]
         assert busy["recognized"] >= 1 and busy["running"], busy
-        print("    idle 1.5 s: captured=%d recognized=%d; watched: recognized=%d" %
-              (idle["captured"], idle["recognized"], busy["recognized"]))
+        print("    idle 1.5 s: captured=%d recognized=%d cpu=%.3f s; watched: recognized=%d" %
+              (idle["captured"], idle["recognized"], idle_cpu, busy["recognized"]))
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of a process, from /proc."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def count_texts(client, seconds):
@@ -376,6 +387,32 @@ def config_file_and_sighup():
     r = subprocess.run([LECTORD, "--config", conf, "--socket", os.path.join(directory, "s.sock")],
                        capture_output=True, timeout=30, env=ENV, text=True)
     assert r.returncode == 2 and conf + ":3: rotation: must be one of 0|90|180|270, not '45'" in r.stderr, r
+
+
+@test
+def systemd_socket_activation():
+    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    path = os.path.join(directory, "activated.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(8)
+
+    def as_fd3():
+        os.dup2(listener.fileno(), 3)
+        os.set_inheritable(3, True)
+
+    # LISTEN_PID must be lectord's own pid: let a shell set it to $$ and exec.
+    proc = subprocess.Popen(["sh", "-c", 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" --demo --socket /nonexistent/unused.sock',
+                             LECTORD], preexec_fn=as_fd3, close_fds=False, stderr=subprocess.PIPE, env=ENV)
+    try:
+        c = Client(path, read_version=True)  # connects even before lectord accepts: the socket listens already
+        c.send({"class": "DEVICES"})
+        assert c.reply()["class"] == "DEVICES"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(5)
+    assert rc == 0, (rc, proc.stderr.read())
+    assert os.path.exists(path), "a socket systemd owns is not removed"
 
 
 def main():

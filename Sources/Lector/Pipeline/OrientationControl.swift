@@ -25,6 +25,8 @@ public final class OrientationControl: Sendable {
                     settings.rotation = nil
                     settings.mirror = nil
                 }
+            } else if change.rotation != nil || change.mirror != nil {
+                settings.deviceOrientation = nil  // the camera position stays: it is where the camera is
             }
             settings = change.overriding(settings)
             return settings.imageOrientation

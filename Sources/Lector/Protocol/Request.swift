@@ -116,10 +116,10 @@ extension Request {
             settings.cameraPosition = try fields.choice("camera_position", CameraPosition.init(rawValue:),
                                                         CameraPosition.allCases.map(\.rawValue))
             if let rotation = try fields.number("rotation", in: 0...270) {
-                guard let degrees = ValueSyntax.rotation(String(Int(rotation))), Double(degrees) == rotation else {
+                guard [0.0, 90, 180, 270].contains(rotation) else {
                     throw RequestError("ORIENTATION: rotation must be 0, 90, 180 or 270", requestClass: name)
                 }
-                settings.rotation = degrees
+                settings.rotation = Int(rotation)
             }
             settings.mirror = try fields.bool("mirror")
             if settings == OrientationSettings() {

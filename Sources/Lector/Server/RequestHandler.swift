@@ -63,7 +63,7 @@ extension ServerLoop {
     func devicesMessage() -> JSONValue {
         ServerMessages.devices(hub.entries.map { entry in
             ServerMessages.device(entry.camera.deviceInfo, orientation: entry.camera.orientation.current,
-                                  watched: hub.alwaysOn || hub.isWatched(entry.name))
+                                  watched: hub.isWatched(entry.name))
         })
     }
 
@@ -119,7 +119,7 @@ extension ServerLoop {
             device.add("path", entry.name)
             device.add("state", camera.deviceInfo.state.rawValue)
             device.add("running", camera.isRunning)
-            device.add("watched", hub.alwaysOn || hub.isWatched(entry.name))
+            device.add("watched", hub.isWatched(entry.name))
             device.add("captured", counts.captured)
             device.add("recognized", counts.recognized)
             device.add("dropped", counts.dropped)

@@ -43,6 +43,9 @@ public final class SocketServer: Sendable {
         }
     }
 
+    /// The listening descriptor (tests inject faults on it).
+    var listeningDescriptor: Int32 { loop.listeningDescriptor }
+
     /// Hands a recognized frame to the clients that watch its device (any thread; never blocks).
     public func publish(_ publication: Publication) { inbox.post(.publication(publication)) }
 
@@ -64,6 +67,8 @@ public final class SocketServer: Sendable {
 /// The state of the server thread. Touched by that thread only.
 final class ServerLoop: @unchecked Sendable {
     let listener: ListeningSocket
+    /// The listening descriptor (tests inject faults on it).
+    var listeningDescriptor: Int32 { listener.descriptor }
     let hub: CameraHub
     var configuration: SocketServer.Configuration
     let inbox: ServerInbox
@@ -98,7 +103,9 @@ final class ServerLoop: @unchecked Sendable {
                 descriptors.append(pollfd(fd: client.descriptor, events: Int16(events), revents: 0))
             }
             do {
-                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: 100)
+                // Sleep for good unless a timer runs (a stalled client, shutdown): idle costs nothing.
+                let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
+                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: timing ? 100 : -1)
             } catch {
                 logger.error("poll failed", [("reason", "\(error)")])
                 beginShutdown()
