@@ -70,7 +70,7 @@ pid="$(show lectord.service MainPID)"
 restarts="$(show lectord.service NRestarts)"
 echo "# WatchdogUSec=$(show lectord.service WatchdogUSec) MainPID=$pid NRestarts=$restarts"
 t0=$SECONDS
-kill -STOP "$pid"
+if [[ "$pid" =~ ^[1-9][0-9]*$ ]]; then kill -STOP "$pid"; else notok "no lectord main process to stop"; fi
 restarted() { local p; p="$(show lectord.service MainPID)"; [[ "$(show lectord.service NRestarts)" -gt "$restarts" && "$p" != 0 && "$p" != "$pid" ]]; }
 if wait_for 90 restarted; then ok "SIGSTOP: the watchdog restarted lectord after $((SECONDS - t0)) s (MainPID $pid -> $(show lectord.service MainPID))"
 else notok "SIGSTOP: no restart within 90 s (NRestarts $(show lectord.service NRestarts))"; fi

@@ -43,6 +43,9 @@ if "$repo/scripts/install.sh" "${install_args[@]}" > "$work/install.log" 2>&1; t
 else
   tail -30 "$work/install.log"; notok "scripts/install.sh failed"; finish
 fi
+missing="$(chroot "$stage" /usr/bin/ldd /usr/local/libexec/lector/lectord /usr/local/libexec/lector/lector 2>&1 | grep 'not found')"
+[[ -z "$missing" ]] && ok "host: every library of lectord and lector resolves in the Debian root" \
+                    || notok "host: libraries missing in the root: $missing"
 units="$stage/usr/local/lib/systemd/system"
 out="$(cd "$units" && systemd-analyze verify --root="$stage" --man=no \
         lectord.service lectord.socket "lectord@dev-video0.service" 2>&1)"

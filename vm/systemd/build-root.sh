@@ -17,10 +17,11 @@ export LECTOR_VM_CACHE="$CACHE"
 log() { echo "[vm/build-root] $*" >&2; }
 
 # Runtime libraries of lectord/lector (tesseract, leptonica, libjpeg-turbo, libv4l2),
-# the English model, systemd + udev (device units for /dev/v4l/by-id), dbus (for
+# the English model (libarchive13 and libcurl3-nss: lectord links them through
+# tesseract's pkg-config flags), systemd + udev (device units for /dev/v4l/by-id), dbus (for
 # systemctl/systemd-analyze), v4l-utils (vivid loop setup in the test), procps, kmod.
 PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
-          libtesseract5 liblept5 tesseract-ocr-eng python3-minimal)
+          libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss)
 SUITE=bookworm
 MIRROR="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
@@ -76,6 +77,7 @@ mkdir -p "$r/etc/systemd/journald.conf.d"
 printf '[Journal]\nStorage=volatile\n' > "$r/etc/systemd/journald.conf.d/volatile.conf"
 rm -rf "$r/var/cache/apt/archives"/*.deb "$r/var/lib/apt/lists"/* "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/locale"
 mv "$r" "$out"
+for old in "$CACHE"/sysroot-*/; do [[ "${old%/}" == "$out" ]] || rm -rf "${old%/}"; done   # keep one
 touch "$out/.done"
 echo "$out" > "$CACHE/sysroot-current"
 log "root ready in $(( $(date +%s) - start )) s: $out ($(du -sh "$out" | cut -f1))"
