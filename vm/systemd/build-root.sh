@@ -5,7 +5,7 @@
 # Builds (once) with debootstrap --variant=minbase plus the packages below, adds the
 # cached kernel's modules that vivid, virtio and ext4 need (depmod'ed), and sets up a
 # passwordless root console, a hostname and a serial getty-free boot. The result is
-# cached as a directory keyed on a hash of this script (which holds the package list):
+# cached as a directory keyed on a hash of the package list, suite, kernel and LAYOUT:
 #   $CACHE/sysroot-<hash>/            the root tree (read-only input for boot.sh)
 #   $CACHE/sysroot-current            the path of the newest one
 # Prints the root's path on stdout. LECTOR_VM_CACHE as in vm/setup.sh.
@@ -30,7 +30,9 @@ kver="$(cat "$CACHE/current-kver")"
 kdir="$CACHE/kernel/$kver"
 mbase="$(cat "$kdir/.modbase")"
 
-key="$( { cat "${BASH_SOURCE[0]}"; echo "$kver"; } | sha256sum | cut -c1-12)"
+# Bump LAYOUT when the steps below change what the root holds.
+LAYOUT=1
+key="$(echo "${PACKAGES[*]} $SUITE $kver layout=$LAYOUT" | sha256sum | cut -c1-12)"
 out="$CACHE/sysroot-$key"
 if [[ -f "$out/.done" ]]; then
   echo "$out" > "$CACHE/sysroot-current"

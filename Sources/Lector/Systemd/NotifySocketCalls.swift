@@ -24,15 +24,18 @@ enum NotifySocketCalls {
     }
 
     /// Sends `payload` as one datagram to the Unix socket at `address` from a new,
-    /// unbound, close-on-exec socket, which is closed again on every path.
+    /// close-on-exec socket, which is closed again on every path. Never blocks for long:
+    /// when the receiver's queue is full (systemd busy, or nobody reading) it waits at
+    /// most `timeout` seconds for room, then fails with EAGAIN.
     ///
     /// - Parameters:
     ///   - payload: The message bytes (newline-separated `KEY=VALUE` assignments).
     ///   - address: The socket's path, or an abstract name.
-    /// - Throws: ``SystemError`` naming `socket` or `sendto`.
+    ///   - timeout: Seconds to wait for room in the receiver's queue.
+    /// - Throws: ``SystemError`` naming `socket`, `connect`, `send` or `poll`.
     ///
-    /// The corresponding C functions are `socket`, `sendto` and `close`.
-    static func send(_ payload: [UInt8], to address: NotifyAddress) throws(SystemError) {
+    /// The corresponding C functions are `socket`, `connect`, `send`, `poll` and `close`.
+    static func send(_ payload: [UInt8], to address: NotifyAddress, timeout: Double = 1) throws(SystemError) {
         if let errno = injectedFault() { throw SystemError(errno: errno, call: "sendto") }
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .current("socket") }
@@ -52,20 +55,39 @@ enum NotifySocketCalls {
             raw.copyBytes(from: name)
         }
         // Abstract names are not NUL-terminated: the length says where they end.
+        // (offset(of:) of a stored C struct field is never nil.)
         let length = socklen_t(MemoryLayout.offset(of: \sockaddr_un.sun_path)! + name.count + (name.first == 0 ? 0 : 1))
+        // Connected, so that poll() can tell when the receiver's queue has room.
+        try retrying("connect") {
+            withUnsafePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Int(Glibc.connect(descriptor, $0, length)) }
+            }
+        }
+        let deadline = MonotonicInstant.now().adding(milliseconds: timeout * 1000)
         while true {
             let sent = payload.withUnsafeBytes { bytes in
-                withUnsafePointer(to: &storage) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                        Glibc.sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), address, length)
-                    }
-                }
+                Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }
             if sent >= 0 { return }
             let code = Glibc.errno
             if code == EINTR { continue }
-            precondition(code != EBADF && code != EFAULT, "sendto failed with \(String(cString: strerror(code))): a bug")
-            throw SystemError(errno: code, call: "sendto")
+            precondition(code != EBADF && code != EFAULT, "send failed with \(String(cString: strerror(code))): a bug")
+            guard code == EAGAIN else { throw SystemError(errno: code, call: "send") }
+            let remaining = deadline.milliseconds(since: .now())
+            guard remaining > 0 else { throw SystemError(errno: EAGAIN, call: "send") }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            try retrying("poll") { Int(Glibc.poll(&poller, 1, Int32(min(remaining, 1000).rounded(.up)))) }
+        }
+    }
+
+    /// Runs `body` until it does not fail with EINTR; other failures throw.
+    private static func retrying(_ call: String, _ body: () -> Int) throws(SystemError) {
+        while true {
+            if body() >= 0 { return }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            precondition(code != EBADF && code != EFAULT, "\(call) failed with \(String(cString: strerror(code))): a bug")
+            throw SystemError(errno: code, call: call)
         }
     }
 }
