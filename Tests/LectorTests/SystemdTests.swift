@@ -213,15 +213,28 @@ struct CameraHealthTests {
         #expect(!health.isHealthy(at: at(25)))
     }
 
+    @Test("frame rates come from the counters over the window, not from recognized frames")
+    func rates() {
+        var meter = FrameRateMeter(windowSeconds: 5)
+        _ = meter.measure([CameraSample(name: "cam", state: .streaming, captured: 0, recognized: 0)], at: at(0))
+        var measured = meter.measure([CameraSample(name: "cam", state: .streaming, captured: 50, recognized: 1)], at: at(2))
+        #expect(measured.first?.fps == 25 && measured.first?.recognizedPerSecond == 0.5)
+        for second in 3...12 {
+            measured = meter.measure([CameraSample(name: "cam", state: .streaming, captured: 50 + 10 * (second - 2), recognized: 1)], at: at(Double(second)))
+        }
+        #expect(measured.first.map { abs($0.fps - 10) < 0.01 } == true, "the old 25 fps left the window: \(measured.first?.fps ?? -1)")
+        #expect(measured.first?.recognizedPerSecond == 0)
+    }
+
     @Test("STATUS text: state, fps and latency per camera")
     func statusText() {
         let samples = [
-            CameraSample(name: "/dev/video0", state: .streaming, captured: 9, fps: 24.96, latencyMilliseconds: 181.4),
+            CameraSample(name: "/dev/video0", state: .streaming, captured: 9, fps: 24.96, recognizedPerSecond: 2.13, latencyMilliseconds: 181.4),
             CameraSample(name: "/dev/video2", state: .lost, captured: 0, error: "No such device"),
             CameraSample(name: "demo", state: .idle, captured: 0),
         ]
         #expect(ServiceStatusText.render(samples)
-            == "/dev/video0: streaming 25.0 fps, latency 181 ms; /dev/video2: lost (No such device); demo: idle")
+            == "/dev/video0: streaming 25.0 fps, 2.1 recognized/s, latency 181 ms; /dev/video2: lost (No such device); demo: idle")
         #expect(ServiceStatusText.render(samples, stalled: [("/dev/video0", 7.6)]).hasPrefix("/dev/video0: stalled, no frame for 8 s;"))
         #expect(ServiceStatusText.render([]) == "no cameras")
     }
@@ -247,10 +260,10 @@ struct SystemdServiceTests {
     @Test("READY=1 comes with the first STATUS and a WATCHDOG=1; STOPPING=1 at the end")
     func readyAndStopping() throws {
         let fake = try FakeNotifySocket()
-        let cameras = Cameras([CameraSample(name: "demo", state: .streaming, captured: 1, fps: 5, latencyMilliseconds: 60)])
+        let cameras = Cameras([CameraSample(name: "demo", state: .streaming, captured: 1, latencyMilliseconds: 60)])
         let service = service(fake, cameras)
         service.start()
-        #expect(fake.receive() == "READY=1\nSTATUS=demo: streaming 5.0 fps, latency 60 ms\nWATCHDOG=1")
+        #expect(fake.receive() == "READY=1\nSTATUS=demo: streaming 0.0 fps, 0.0 recognized/s, latency 60 ms\nWATCHDOG=1")
         service.stopping()
         #expect(fake.receive() == "STOPPING=1\nSTATUS=stopping")
     }
@@ -265,7 +278,9 @@ struct SystemdServiceTests {
         let t0 = MonotonicInstant.now()
         cameras.set([CameraSample(name: "cam", state: .streaming, captured: 2, fps: 5)])
         service.tick(at: t0.adding(milliseconds: 1000))
-        #expect(fake.receive() == "WATCHDOG=1", "a new frame, same status text")
+        #expect(fake.receive()?.hasSuffix("recognized/s\nWATCHDOG=1") == true, "a new frame: a rate and a ping")
+        service.tick(at: t0.adding(milliseconds: 1500))
+        #expect(fake.receive()?.hasSuffix("WATCHDOG=1") == true, "no new frame yet, but not stalled: a ping")
         service.tick(at: t0.adding(milliseconds: 7000))
         #expect(fake.receive() == "STATUS=cam: stalled, no frame for 6 s", "stalled: status, no watchdog")
         service.tick(at: t0.adding(milliseconds: 8000))

@@ -18,7 +18,7 @@ finish() {
 # wait_for SECONDS CMD...: poll until CMD succeeds
 wait_for() { local n=$(( $1 * 5 )); shift; while ((n-- > 0)); do "$@" && return 0; sleep 0.2; done; return 1; }
 EXPECT="${EXPECT:-LECTOR}"
-echo "# boot: $(systemd-analyze 2>/dev/null | head -1)"
+echo "# guest up after $(cut -d' ' -f1 /proc/uptime) s (guest clock)"
 
 # ---- install results ----------------------------------------------------------------
 check "user lector exists and is in group video" bash -c 'id -nG lector | grep -qw video'
@@ -38,6 +38,7 @@ v4l2-ctl -d /dev/video0 -c loop_video=1,osd_text_mode=2
 v4l2-ctl -d /dev/video0 -v width=720,height=576,pixelformat=YUYV
 v4l2-ctl -d /dev/video1 -x width=720,height=576,pixelformat=YUYV
 v4l2-ctl -d /dev/video1 --stream-out-mmap --stream-from /lector-test/frame.yuyv --stream-loop >/dev/null 2>&1 &
+looper=$!
 sleep 1
 
 # ---- socket activation ----------------------------------------------------------------
@@ -60,7 +61,7 @@ fi
 # ---- STATUS= with live numbers while a client watches ---------------------------------
 timeout 300 lector watch > /dev/null 2>&1 &
 watcher=$!
-status_live() { show lectord.service StatusText | grep -Eq '/dev/video0: streaming [0-9]+\.[0-9] fps, latency [0-9]+ ms'; }
+status_live() { show lectord.service StatusText | grep -Eq '/dev/video0: streaming [1-9][0-9]*\.[0-9] fps, [0-9]+\.[0-9] recognized/s, latency [0-9]+ ms'; }
 if wait_for 60 status_live; then ok "StatusText: $(show lectord.service StatusText)"
 else notok "StatusText has no live numbers: '$(show lectord.service StatusText)'"; fi
 kill $watcher 2>/dev/null; wait $watcher 2>/dev/null
@@ -90,5 +91,30 @@ line="$(systemd-analyze security lectord.service 2>&1 | grep 'Overall exposure l
 echo "# $line"
 score="$(sed -E 's/.*: ([0-9.]+) .*/\1/' <<<"$line")"
 check "systemd-analyze security lectord.service: exposure $score <= 1.0" awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 1.0) }'
+
+# ---- per-camera template: plugging the camera starts its instance, unplugging stops it --
+# vivid has no /dev/v4l/by-id link (no serial): a test-only udev rule gives it one.
+systemctl stop lectord.socket lectord.service
+kill "$looper" 2>/dev/null; wait "$looper" 2>/dev/null
+echo 'SUBSYSTEM=="video4linux", ATTR{name}=="vivid-000-vid-cap", SYMLINK+="v4l/by-id/vivid-000-video-index0"' \
+  > /etc/udev/rules.d/99-lector-test-by-id.rules
+udevadm control --reload
+inst="lectord@$(systemd-escape vivid-000-video-index0).service"
+systemctl enable "$inst" 2>&1 | sed 's/^/# /'
+rmmod vivid || notok "rmmod vivid (unplug) failed"
+udevadm settle
+check "unplugged: $inst is not running" bash -c "! systemctl is-active -q '$inst'"
+modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x2 num_outputs=1 output_types=0x0
+udevadm settle
+inst_up() { systemctl is-active -q "$inst" && test -S /run/lector/vivid-000-video-index0.sock; }
+if wait_for 60 inst_up; then ok "plugged in: $inst started by the device unit, serving /run/lector/vivid-000-video-index0.sock"
+else notok "plugged in: $inst not running ($(systemctl is-active "$inst"); $(ls /dev/v4l/by-id 2>&1))"; fi
+if timeout 30 lector --socket /run/lector/vivid-000-video-index0.sock devices 2>&1 | grep -q '/dev/v4l/by-id/vivid-000-video-index0'; then
+  ok "the instance serves camera /dev/v4l/by-id/vivid-000-video-index0"
+else notok "lector devices on the instance socket: $(timeout 30 lector --socket /run/lector/vivid-000-video-index0.sock devices 2>&1 | head -3)"; fi
+rmmod vivid || notok "rmmod vivid (second unplug) failed"
+inst_down() { ! systemctl is-active -q "$inst"; }
+if wait_for 30 inst_down; then ok "unplugged again: BindsTo= stopped $inst"
+else notok "after unplug $inst is still $(systemctl is-active "$inst")"; fi
 
 finish

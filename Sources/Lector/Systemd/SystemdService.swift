@@ -35,6 +35,7 @@ public final class SystemdService: Sendable {
 
     private struct State {
         var health: CameraHealth
+        var rates = FrameRateMeter()
         var lastStatus = ""
         var wasHealthy = true
         var sendFailed = false
@@ -85,16 +86,15 @@ public final class SystemdService: Sendable {
         return service
     }
 
-    /// Reads `hub`'s cameras: state, captured counter, capture rate and median latency.
+    /// Reads `hub`'s cameras: state, counters and median latency (rates are measured by
+    /// the supervisor from the counters).
     public static func samples(of hub: CameraHub) -> [CameraSample] {
-        let now = MonotonicInstant.now()
-        return hub.entries.map { entry in
+        hub.entries.map { entry in
             let camera = entry.camera
             let info = camera.deviceInfo
-            let timings = hub.timings(camera.name)
-            return CameraSample(name: camera.name, state: info.state, captured: camera.counters.snapshot.captured,
-                                fps: timings.rates(now: now).captured,
-                                latencyMilliseconds: timings.latencyMilliseconds?.p50, error: info.error)
+            let counts = camera.counters.snapshot
+            return CameraSample(name: camera.name, state: info.state, captured: counts.captured, recognized: counts.recognized,
+                                latencyMilliseconds: hub.timings(camera.name).latencyMilliseconds?.p50, error: info.error)
         }
     }
 
@@ -116,7 +116,7 @@ public final class SystemdService: Sendable {
         let samples = sample()
         let text = state.withLock { state in
             state.health.observe(samples, at: now)
-            state.lastStatus = ServiceStatusText.render(samples)
+            state.lastStatus = ServiceStatusText.render(state.rates.measure(samples, at: now))
             return state.lastStatus
         }
         var first: [ServiceNotification] = [.ready, .status(text)]
@@ -137,7 +137,7 @@ public final class SystemdService: Sendable {
             state.health.observe(samples, at: now)
             let stalled = state.health.stalled(at: now)
             var out: [ServiceNotification] = []
-            let text = ServiceStatusText.render(samples, stalled: stalled)
+            let text = ServiceStatusText.render(state.rates.measure(samples, at: now), stalled: stalled)
             if text != state.lastStatus {
                 state.lastStatus = text
                 out.append(.status(text))
