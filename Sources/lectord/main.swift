@@ -25,6 +25,9 @@ let configPath = commandLine.configPath
 let options: DaemonOptions
 do {
     options = try commandLine.merged(with: try configPath.map { path throws(ConfigError) in try ConfigFile.load(path: path) })
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data("lectord: \(error)\nTry 'lectord --help'.\n".utf8))
+    exit(2)
 } catch {
     FileHandle.standardError.write(Data("lectord: \(error)\n".utf8))
     exit(2)

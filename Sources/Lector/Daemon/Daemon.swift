@@ -30,6 +30,17 @@ public final class Daemon: Sendable {
 
     /// Runs until stopped; returns the process exit status.
     public func run() -> Int32 {
+        // The socket first: a second instance is refused before it loads anything.
+        var listener: ListeningSocket?
+        if !options.stdout || options.socketPath != nil {
+            do {
+                listener = try ListeningSocket.fromSystemd()
+                    ?? ListeningSocket.bind(path: options.socketPath ?? ListeningSocket.defaultPath(), group: options.socketGroup)
+            } catch {
+                logger.error("cannot serve the socket", [("reason", "\(error)")])
+                return 1
+            }
+        }
         let targets = PublicationTargets()
         var cameras: [Camera] = []
         for spec in options.cameras {
@@ -49,6 +60,7 @@ public final class Daemon: Sendable {
                                              ("orientation", camera.orientation.imageOrientation.description)])
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
+                listener?.close()
                 return 1
             }
         }
@@ -62,12 +74,11 @@ public final class Daemon: Sendable {
         targets.hub = hub
 
         var server: SocketServer?
-        if !options.stdout || options.socketPath != nil {
+        if let listener {
             do {
-                let listener = try ListeningSocket.fromSystemd()
-                    ?? ListeningSocket.bind(path: options.socketPath ?? ListeningSocket.defaultPath(), group: options.socketGroup)
                 server = try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
             } catch {
+                listener.close()
                 logger.error("cannot serve the socket", [("reason", "\(error)")])
                 return 1
             }

@@ -58,6 +58,7 @@ public final class Camera: @unchecked Sendable {
         let stopSignal = run.stop
         let finished = run.finished
         mailbox.reopen()
+        loop.resume()
         let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] newInfo in
             info.withLock { $0 = newInfo }
             stateChanged(newInfo)

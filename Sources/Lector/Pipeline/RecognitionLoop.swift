@@ -38,8 +38,11 @@ public final class RecognitionLoop: @unchecked Sendable {
         recognizer = try TextRecognizer(options: options)
     }
 
-    /// Stops a recognition in progress (shutdown); safe from any thread.
+    /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
     public func cancel() { recognizer.cancel() }
+
+    /// Lets recognition run again after ``cancel()``; call before a new run starts.
+    public func resume() { recognizer.resume() }
 
     /// Recognizes frames until the mailbox closes.
     public func run() {

@@ -94,7 +94,7 @@ extension Request {
         }
         guard case .object = value else { throw RequestError("request must be a JSON object") }
         guard let name = value["class"]?.stringValue else { throw RequestError("request has no \"class\" string") }
-        var fields = Fields(value: value, requestClass: name)
+        let fields = Fields(value: value, requestClass: name)
         switch name {
         case "WATCH":
             var watch = WatchRequest()

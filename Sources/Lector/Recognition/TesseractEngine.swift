@@ -64,8 +64,12 @@ public final class TesseractEngine {
         TessBaseAPIDelete(api)
     }
 
-    /// Stops a recognition in progress (from any thread); the next one runs normally.
+    /// Stops a recognition in progress, or the next one if none is (from any thread):
+    /// a stop that lands between two frames is not lost. ``resume()`` clears it.
     public func cancel() { cancellation.set(true) }
+
+    /// Lets recognition run again after ``cancel()`` (a camera that starts again).
+    public func resume() { cancellation.set(false) }
 
     /// Recognizes an 8-bit gray image.
     /// - Parameters:
@@ -76,7 +80,7 @@ public final class TesseractEngine {
     /// - Returns: the result tree, boxes in the image's pixels.
     public func recognize(_ image: GrayImage, resolution: Int = 300,
                           deadline: Int = 2000, symbols: Bool = false) throws(RecognitionError) -> RecognizedText {
-        cancellation.set(false)
+        if cancellation.isSet { throw .cancelled }
         let started = MonotonicInstant.now()
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
             TessBaseAPISetImage(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))

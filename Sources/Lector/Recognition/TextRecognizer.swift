@@ -70,8 +70,11 @@ public final class TextRecognizer {
                                      pageSegmentation: options.pageSegmentation)
     }
 
-    /// Stops a recognition in progress; safe from any thread.
+    /// Stops a recognition in progress (or the next one); safe from any thread.
     public func cancel() { engine.cancel() }
+
+    /// Lets recognition run again after ``cancel()``.
+    public func resume() { engine.resume() }
 
     /// Whether the next call will halve the image.
     public var willHalve: Bool {

@@ -78,6 +78,8 @@ final class ServerLoop: @unchecked Sendable {
     private var nextID = 1
     private var shutdownDeadline: MonotonicInstant?
     private var listenerOpen = true
+    /// The last state pushed to watchers, per device.
+    private var lastDeviceStates: [String: DeviceInfo] = [:]
 
     init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox, logger: Logger) {
         self.listener = listener
@@ -116,8 +118,9 @@ final class ServerLoop: @unchecked Sendable {
                 let events = Int32(descriptors[base + offset].revents)
                 if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
                 if events & Int32(POLLOUT) != 0, !isClosed(client) { flush(client) }
-                // Hung up with its input already read: gone (poll would report it forever).
-                if events & Int32(POLLHUP | POLLERR) != 0, client.inputEnded || client.closing { close(client, reason: nil) }
+                // Hung up (both directions; a half-close is only an end of input): nothing
+                // can reach it any more, and poll would report it for ever.
+                if events & Int32(POLLHUP | POLLERR) != 0, !isClosed(client) { close(client, reason: nil) }
             }
             housekeeping()
             if let deadline = shutdownDeadline,
@@ -135,7 +138,11 @@ final class ServerLoop: @unchecked Sendable {
         switch event {
         case let .publication(publication): dispatch(publication)
         case let .deviceChanged(info):
-            logger.info("device state", [("device", info.path), ("state", info.state.rawValue)])
+            // Pushed on a change of state (or of its error), not on every report.
+            let previous = lastDeviceStates[info.path]
+            guard previous?.state != info.state || previous?.error != info.error else { return }
+            lastDeviceStates[info.path] = info
+            logger.info("device state", [("device", info.path), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
             let message = JSONWriter.bytes(devicesMessage())
             for client in clients where client.watch.enable && !client.closing {
                 client.outbound.enqueueReply(message)
@@ -241,7 +248,8 @@ final class ServerLoop: @unchecked Sendable {
     private func read(_ client: ClientConnection) {
         var chunk = [UInt8](repeating: 0, count: 16384)
         var budget = 256 * 1024  // per round, so one chatty client cannot starve the rest
-        while budget > 0 && !client.closing && !client.inputEnded && !isClosed(client) {
+        while budget > 0 && !client.closing && !client.inputEnded && !isClosed(client)
+            && client.outbound.pendingBytes < client.outbound.capacity {
             let result: IOResult<Int>
             do {
                 let outcome: Result<IOResult<Int>, SystemError> = chunk.withUnsafeMutableBytes { raw in
@@ -262,7 +270,6 @@ final class ServerLoop: @unchecked Sendable {
                     processLines(client)
                 }
                 client.inputEnded = true
-                if !client.watch.enable { client.closing = true }
                 break
             }
             budget -= count
@@ -272,10 +279,13 @@ final class ServerLoop: @unchecked Sendable {
         flush(client)
     }
 
+    /// Answers the whole lines read so far, while the client's outbound buffer has room
+    /// (so that replies, which are never dropped, stay bounded too); the rest waits.
     private func processLines(_ client: ClientConnection) {
         var start = 0
         let bytes = client.inbound
-        while !client.closing, let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        while !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+              let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             var line = bytes[start..<newline]
             start = newline + 1
             if line.count + 1 > ProtocolVersion.maximumRequestLine {
@@ -287,7 +297,10 @@ final class ServerLoop: @unchecked Sendable {
             answer(line, for: client)
         }
         client.inbound.removeFirst(start)
-        if client.inbound.count >= ProtocolVersion.maximumRequestLine { refuseLongLine(client) }
+        if !client.closing, client.inbound.count >= ProtocolVersion.maximumRequestLine,
+           !client.inbound.contains(UInt8(ascii: "\n")) {
+            refuseLongLine(client)
+        }
     }
 
     private func refuseLongLine(_ client: ClientConnection) {
@@ -321,6 +334,17 @@ final class ServerLoop: @unchecked Sendable {
     private func housekeeping() {
         let now = MonotonicInstant.now()
         for client in clients {
+            // Lines left waiting while the buffer was full, now that it has room.
+            if !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+               client.inbound.contains(UInt8(ascii: "\n")) {
+                processLines(client)
+                flush(client)
+            }
+            if isClosed(client) { continue }
+            // Input ended and every line answered: a client that does not watch is done.
+            if client.inputEnded, !client.closing, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
+                client.closing = true
+            }
             if client.closing && client.outbound.isEmpty {
                 close(client, reason: nil)
             } else if let since = client.stalledSince, now.milliseconds(since: since) > configuration.clientTimeout * 1000 {

@@ -9,7 +9,8 @@ public enum DemoFrames {
         var candidates: [String] = []
         if let override = ProcessInfo.processInfo.environment["LECTOR_DEMO_DIR"] { candidates.append(override) }
         // Bundle.module traps when the bundle is missing (an installed binary): look first.
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        // The running binary's folder, wherever it was started from (argv[0] may be a bare name).
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         candidates.append(executable.appendingPathComponent("Lector_Lector.resources/demo").path)
         candidates += ["/usr/local/share/lector/demo", "/usr/share/lector/demo"]
         return candidates.first { FileManager.default.fileExists(atPath: $0) }

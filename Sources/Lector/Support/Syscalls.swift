@@ -72,12 +72,12 @@ enum Syscalls {
     }
 
     /// Fills a `sockaddr_un` for `path` and calls `body` with it.
-    private static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
+    private static func withAddress<R>(_ path: String, call: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity else { throw SystemError(errno: ENAMETOOLONG, call: "bind") }
+        guard !bytes.isEmpty, bytes.count < capacity else { throw SystemError(errno: ENAMETOOLONG, call: call) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
@@ -98,7 +98,7 @@ enum Syscalls {
 
     /// The corresponding C function is `bind`.
     static func bind(_ descriptor: Int32, path: String) throws(SystemError) {
-        let result = try withAddress(path) { Glibc.bind(descriptor, $0, $1) }
+        let result = try withAddress(path, call: "bind") { Glibc.bind(descriptor, $0, $1) }
         if result < 0 {
             checkBug("bind")
             throw SystemError.current("bind")
@@ -109,7 +109,7 @@ enum Syscalls {
     static func connect(_ descriptor: Int32, path: String) throws(SystemError) {
         if let code = injected("connect", descriptor) { throw SystemError(errno: code, call: "connect") }
         while true {
-            let result = try withAddress(path) { Glibc.connect(descriptor, $0, $1) }
+            let result = try withAddress(path, call: "connect") { Glibc.connect(descriptor, $0, $1) }
             if result == 0 { return }
             if Glibc.errno == EINTR { continue }
             checkBug("connect")

@@ -102,3 +102,14 @@ func run(_ executable: String, _ arguments: [String], timeout: Double = 120, env
     return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                          stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// Polls `condition` until it holds or `timeout` seconds pass: for state that changes
+/// asynchronously (a camera stopping on another thread). Asserts the state, not a time.
+func eventually(timeout: Double = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return condition()
+}
