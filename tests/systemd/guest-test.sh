@@ -10,7 +10,7 @@ notok() { echo "not ok - $*"; fail=$((fail + 1)); }
 check() { local d="$1"; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 show() { systemctl show -p "$2" --value "$1"; }
 finish() {
-  echo "--- journal (lectord) ---"; journalctl -b --no-pager -o short-monotonic -u lectord.service -u lectord.socket | tail -80
+  echo "--- journal (lectord) ---"; journalctl -b --no-pager -o short-monotonic -u lectord.service -u lectord.socket -u 'lectord@*' | tail -60
   echo "guest: $pass passed, $fail failed"
   echo "LECTOR-VM-EXIT $fail"
   exit 0
@@ -109,9 +109,9 @@ udevadm settle
 inst_up() { systemctl is-active -q "$inst" && test -S /run/lector/vivid-000-video-index0.sock; }
 if wait_for 60 inst_up; then ok "plugged in: $inst started by the device unit, serving /run/lector/vivid-000-video-index0.sock"
 else notok "plugged in: $inst not running ($(systemctl is-active "$inst"); $(ls /dev/v4l/by-id 2>&1))"; fi
-if timeout 30 lector --socket /run/lector/vivid-000-video-index0.sock devices 2>&1 | grep -q '/dev/v4l/by-id/vivid-000-video-index0'; then
+if timeout 30 lector devices --socket /run/lector/vivid-000-video-index0.sock 2>&1 | grep -q '/dev/v4l/by-id/vivid-000-video-index0'; then
   ok "the instance serves camera /dev/v4l/by-id/vivid-000-video-index0"
-else notok "lector devices on the instance socket: $(timeout 30 lector --socket /run/lector/vivid-000-video-index0.sock devices 2>&1 | head -3)"; fi
+else notok "lector devices on the instance socket: $(timeout 30 lector devices --socket /run/lector/vivid-000-video-index0.sock 2>&1 | head -3)"; fi
 rmmod vivid || notok "rmmod vivid (second unplug) failed"
 inst_down() { ! systemctl is-active -q "$inst"; }
 if wait_for 30 inst_down; then ok "unplugged again: BindsTo= stopped $inst"
