@@ -118,7 +118,9 @@ public final class CaptureSession {
     public func grab(timeoutMilliseconds: Int) throws(CaptureError) -> Grab {
         var grab = Grab()
         return try CaptureError.mapping {
-            if let failure = pool.takeQueueFailure(), failure.errno != EINVAL { throw failure }
+            // A give-back that could not be queued (EIO after a queue error, an injected
+            // QBUF error) leaves the driver a buffer short: start a new session.
+            if let failure = pool.takeQueueFailure() { throw failure }
             let readiness = try device.poll(timeoutMilliseconds: timeoutMilliseconds)
             if readiness == .timedOut { return grab }
             var newest: DequeuedBuffer?
@@ -169,7 +171,8 @@ public final class CaptureSession {
     /// Stops streaming and releases everything (once). Lent frames stay readable until
     /// given back; their mappings go then.
     public func close() {
-        guard !closed else { return }
+        // A session whose init failed after setup has its device closed already.
+        guard !closed, device.fd >= 0 else { return }
         closed = true
         _ = try? device.streamOff()
         pool.retire()

@@ -9,8 +9,9 @@
 ///    bandwidth limits raw formats to small sizes or low rates); then formats libv4l2
 ///    converts to (``FormatOffer/emulated``); then the cheapest format even if it falls
 ///    short of the size or rate. Formats the recognizer cannot read are never chosen.
-/// 3. The size is `--size` when offered, else the nearest offered; without `--size`,
-///    the largest size not above ``defaultSize`` (recognition time grows with pixels).
+/// 3. The size is `--size` when offered, else the nearest offered. Without `--size`:
+///    of discrete sizes, the largest not above ``defaultSize`` (recognition time grows
+///    with pixels); of a range (a scaler) or unlisted sizes, the driver's current size.
 /// 4. The frame rate is `--fps` when given (the fastest rate is kept otherwise).
 public enum FormatNegotiation {
     /// The size asked for when `--size` is not given: text at camera distances reads
@@ -110,11 +111,13 @@ public enum FormatNegotiation {
         case .unknown:
             break
         case let .stepwise(range):
-            let target = size ?? defaultSize
-            let nearest = range.nearest(width: target.width, height: target.height)
+            // A range means a scaler (or an HDMI receiver): without --size, keep the size
+            // the driver has, which is the source's own; never upscale to a default.
+            guard let size else { break }
+            let nearest = range.nearest(width: size.width, height: size.height)
             choice.width = nearest.width
             choice.height = nearest.height
-            if let size, !range.contains(width: size.width, height: size.height) { choice.reachesRequest = false }
+            if !range.contains(width: size.width, height: size.height) { choice.reachesRequest = false }
         case let .discrete(sizes):
             guard !sizes.isEmpty else { break }
             let picked: SizeOffer

@@ -14,6 +14,9 @@ public final class V4L2Source: FrameSource {
     /// What the camera said about its mounting when the source was made (probe).
     public let metadata: CameraMetadata
     private let logger: Logger
+    /// `Logger.once` keys: the registry is shared by every camera's logger.
+    private var lostKey: String { "capture-lost \(name)" }
+    private var rejectedKey: String { "capture-rejected \(name)" }
     /// The longest one poll() waits, so stop is seen within this.
     static let pollSliceMilliseconds = 100
 
@@ -44,6 +47,7 @@ public final class V4L2Source: FrameSource {
     }
 
     public func run(into sink: FrameSink, stop: StopSignal) throws {
+        Self.raiseThreadPriority()
         var backoff = RetryBackoff()
         var losses = 0
         defer { sink.report(DeviceInfo(path: name, state: .idle)) }
@@ -58,22 +62,22 @@ public final class V4L2Source: FrameSource {
                 continue
             }
             sink.report(info(of: session))
-            logger.clearOnce("device")
+            logger.clearOnce(lostKey)
+            logger.clearOnce(rejectedKey)
             logger.notice("camera streaming", [
                 ("format", session.format.fourcc), ("size", "\(session.captureFormat.width)x\(session.captureFormat.height)"),
                 ("fps", session.fps.map { String(format: "%.2f", $0) } ?? "unknown"), ("io", session.mode.rawValue),
                 ("driver", session.capabilities.driver), ("card", session.capabilities.card), ("losses", "\(losses)"),
             ])
             do {
-                let streamedFrames = try stream(session, into: sink, stop: stop)
-                session.close()
-                if stop.isRaised { break }
-                _ = streamedFrames
+                try stream(session, into: sink, stop: stop)
+                session.close()  // stopped
             } catch {
-                let frames = error.frames
                 session.close()
                 losses += 1
-                if frames > 0 { backoff.reset() }
+                // A device that streamed for a while is retried quickly; one that fails
+                // at once again and again, ever more slowly.
+                if error.frames > 0 { backoff.reset() }
                 report(error.cause, losses: losses, sink: sink)
                 if stop.wait(seconds: backoff.next()) { break }
             }
@@ -86,9 +90,8 @@ public final class V4L2Source: FrameSource {
         var frames: Int
     }
 
-    /// Grabs until stop (returns) or failure (throws).
-    /// - Returns: the number of frames the session delivered.
-    private func stream(_ session: CaptureSession, into sink: FrameSink, stop: StopSignal) throws(StreamFailure) -> Int {
+    /// Grabs until stop (returns) or failure (throws, with the frames delivered so far).
+    private func stream(_ session: CaptureSession, into sink: FrameSink, stop: StopSignal) throws(StreamFailure) {
         var frames = 0
         var lastFrame = MonotonicInstant.now()
         // A slow camera is not a stalled one: allow three frame intervals at least.
@@ -107,7 +110,7 @@ public final class V4L2Source: FrameSource {
             }
             for _ in 0..<grab.rejected {
                 sink.reject()
-                logger.once("frame", .warning, "damaged frame rejected (driver error flag, short buffer, or broken JPEG)")
+                logger.once(rejectedKey, .warning, "damaged frame rejected (driver error flag, short buffer, or broken JPEG)")
             }
             if let frame = grab.frame {
                 frames += 1
@@ -120,7 +123,14 @@ public final class V4L2Source: FrameSource {
                 throw StreamFailure(cause: .stalled(seconds: now.milliseconds(since: lastFrame) / 1000), frames: frames)
             }
         }
-        return frames
+    }
+
+    /// Asks the scheduler to run this (capture) thread ahead of the recognizer: a
+    /// capture loop that wakes late hands over older frames, and the latency bound
+    /// (one recognition plus one frame interval) assumes it wakes promptly. Best effort:
+    /// without CAP_SYS_NICE (or systemd's `Nice=`/`LimitNICE=`) it stays as it is.
+    private static func raiseThreadPriority() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(currentThreadID()), -5)
     }
 
     /// Reports a lost device and logs the reason, once until it changes.
@@ -128,7 +138,8 @@ public final class V4L2Source: FrameSource {
         var info = DeviceInfo(path: name, state: .lost)
         info.error = error.description
         sink.report(info)
-        logger.once("device", .error, "camera lost; retrying", [("reason", error.description), ("losses", "\(losses)")])
+        // The reason is part of the message: `once` repeats a line only when its message changes.
+        logger.once(lostKey, .error, "camera lost: \(error.description); retrying", [("losses", "\(losses)")])
     }
 
     private func info(of session: CaptureSession) -> DeviceInfo {
