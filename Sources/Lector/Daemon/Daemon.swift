@@ -86,6 +86,8 @@ public final class Daemon: Sendable {
         targets.server = server
         server?.start()
         if alwaysOn { hub.startAll() }
+        // systemd (issue 5): READY=1 once cameras opened or are lost, STATUS=, honest WATCHDOG=1; nil outside systemd.
+        let systemd = SystemdService.start(hub: hub, logger: logger)
 
         _ = SignalObserver { [self, stop, logger, server] signal in
             if signal == SIGHUP {
@@ -96,6 +98,7 @@ public final class Daemon: Sendable {
             stop.raise()
         }
         while !stop.wait(seconds: 3600) {}
+        systemd?.stopping()
         hub.stopAll()
         server?.shutdown()
         for camera in cameras {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# vm/systemd/build-root.sh — a Debian bookworm root file system with systemd as PID 1,
+# for booting Lector's units under real systemd in qemu (see vm/systemd/boot.sh).
+#
+# Builds (once) with debootstrap --variant=minbase plus the packages below, adds the
+# cached kernel's modules that vivid, virtio and ext4 need (depmod'ed), and sets up a
+# passwordless root console, a hostname and a serial getty-free boot. The result is
+# cached as a directory keyed on a hash of the package list, suite, kernel and LAYOUT:
+#   $CACHE/sysroot-<hash>/            the root tree (read-only input for boot.sh)
+#   $CACHE/sysroot-current            the path of the newest one
+# Prints the root's path on stdout. LECTOR_VM_CACHE as in vm/setup.sh.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+CACHE="${LECTOR_VM_CACHE:-$repo/.cache/vm}"
+export LECTOR_VM_CACHE="$CACHE"
+log() { echo "[vm/build-root] $*" >&2; }
+
+# Runtime libraries of lectord/lector (tesseract, leptonica, libjpeg-turbo, libv4l2),
+# the English model (libarchive13 and libcurl3-nss: lectord links them through
+# tesseract's pkg-config flags), systemd + udev (device units for /dev/v4l/by-id), dbus (for
+# systemctl/systemd-analyze), v4l-utils (vivid loop setup in the test), procps, kmod.
+PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
+          libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss)
+SUITE=bookworm
+MIRROR="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+
+"$repo/vm/setup.sh"
+kver="$(cat "$CACHE/current-kver")"
+kdir="$CACHE/kernel/$kver"
+mbase="$(cat "$kdir/.modbase")"
+
+# Bump LAYOUT when the steps below change what the root holds.
+LAYOUT=1
+key="$(echo "${PACKAGES[*]} $SUITE $kver layout=$LAYOUT" | sha256sum | cut -c1-12)"
+out="$CACHE/sysroot-$key"
+if [[ -f "$out/.done" ]]; then
+  echo "$out" > "$CACHE/sysroot-current"
+  echo "$out"; exit 0
+fi
+
+command -v debootstrap >/dev/null || {
+  log "installing debootstrap"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap e2fsprogs >&2
+}
+command -v mkfs.ext4 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >&2
+
+start=$(date +%s)
+rm -rf "$out" "$out.tmp"
+log "debootstrap $SUITE (${PACKAGES[*]}) into $out.tmp"
+debootstrap --variant=minbase --include="$(IFS=,; echo "${PACKAGES[*]}")" \
+  "$SUITE" "$out.tmp" "$MIRROR" > "$CACHE/debootstrap.log" 2>&1 || {
+  tail -30 "$CACHE/debootstrap.log" >&2; log "debootstrap failed (log: $CACHE/debootstrap.log)"; exit 1; }
+r="$out.tmp"
+
+# ---- kernel modules: vivid, the virtio disk, ext4 (and their dependencies) ----------
+for m in vivid virtio_pci virtio_blk ext4; do
+  modprobe -d "$mbase" -S "$kver" --show-depends "$m" | while read -r cmd path _; do
+    [[ "$cmd" == insmod ]] || continue
+    rel="${path#"$mbase"}"; rel="lib/${rel#*/lib/}"
+    mkdir -p "$r/usr/$(dirname "$rel")"
+    cp -n "$path" "$r/usr/$rel"
+  done
+done
+cp "$mbase/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$r/usr/lib/modules/$kver/" 2>/dev/null || true
+depmod -b "$r/usr" "$kver"
+
+# ---- system settings ----------------------------------------------------------------
+echo lector-vm > "$r/etc/hostname"
+echo "127.0.1.1 lector-vm" >> "$r/etc/hosts"
+sed -i 's/^root:[^:]*:/root::/' "$r/etc/shadow"              # console login without password
+printf '/dev/vda / ext4 rw,noatime 0 1\n' > "$r/etc/fstab"
+ln -sf /dev/null "$r/etc/systemd/system/getty@tty1.service"       # no VGA console here
+ln -sf /dev/null "$r/etc/systemd/system/serial-getty@ttyS0.service" # ttyS0 carries the test output
+ln -sf /dev/null "$r/etc/systemd/system/systemd-timesyncd.service" 2>/dev/null || true
+ln -sf /dev/null "$r/etc/systemd/system/apt-daily.timer"
+ln -sf /dev/null "$r/etc/systemd/system/apt-daily-upgrade.timer"
+mkdir -p "$r/etc/systemd/journald.conf.d"
+printf '[Journal]\nStorage=volatile\n' > "$r/etc/systemd/journald.conf.d/volatile.conf"
+rm -rf "$r/var/cache/apt/archives"/*.deb "$r/var/lib/apt/lists"/* "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/locale"
+mv "$r" "$out"
+for old in "$CACHE"/sysroot-*/; do [[ "${old%/}" == "$out" ]] || rm -rf "${old%/}"; done   # keep one
+touch "$out/.done"
+echo "$out" > "$CACHE/sysroot-current"
+log "root ready in $(( $(date +%s) - start )) s: $out ($(du -sh "$out" | cut -f1))"
+echo "$out"
