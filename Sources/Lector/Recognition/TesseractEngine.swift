@@ -34,6 +34,8 @@ public final class TesseractEngine {
     private let cancellation = CancellationFlag()
     /// The language(s) loaded, e.g. `eng` or `eng+deu`.
     public let language: String
+    /// Where the last ``recognize(_:resolution:deadline:symbols:)`` spent its time.
+    public private(set) var lastTimings = RecognitionTimings()
 
     /// Loads `language` from `dataPath` (nil: Tesseract's default or TESSDATA_PREFIX).
     /// - Parameter pageSegmentation: Tesseract's page segmentation mode (3 = automatic).
@@ -87,12 +89,16 @@ public final class TesseractEngine {
             return TessBaseAPIRecognize(api, monitor)
         }
         defer { TessBaseAPIClear(api) }
+        let recognized = MonotonicInstant.now()
+        lastTimings = RecognitionTimings(recognizeMilliseconds: recognized.milliseconds(since: started))
         if cancellation.isSet { throw .cancelled }
         guard status == 0 else {
-            let overran = MonotonicInstant.now().milliseconds(since: started) >= Double(deadline)
+            let overran = recognized.milliseconds(since: started) >= Double(deadline)
             throw overran ? .deadlineExceeded(milliseconds: deadline) : .failed
         }
-        return readResults(symbols: symbols)
+        let text = readResults(symbols: symbols)
+        lastTimings.readMilliseconds = MonotonicInstant.now().milliseconds(since: recognized)
+        return text
     }
 
     /// Walks Tesseract's result iterator into the tree, dropping whitespace-only words
@@ -133,6 +139,19 @@ public final class TesseractEngine {
 
     private func confidence(_ iterator: OpaquePointer, _ level: TessPageIteratorLevel) -> Double {
         Double(max(0, min(100, TessResultIteratorConfidence(iterator, level)))) / 100
+    }
+}
+
+/// Where one recognition spent its time, in milliseconds.
+public struct RecognitionTimings: Equatable, Sendable {
+    /// Tesseract's own work: SetImage and Recognize.
+    public var recognizeMilliseconds: Double = 0
+    /// Walking Tesseract's result iterator and building the ``RecognizedText`` tree.
+    public var readMilliseconds: Double = 0
+
+    public init(recognizeMilliseconds: Double = 0, readMilliseconds: Double = 0) {
+        self.recognizeMilliseconds = recognizeMilliseconds
+        self.readMilliseconds = readMilliseconds
     }
 }
 

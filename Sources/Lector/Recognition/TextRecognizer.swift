@@ -73,6 +73,9 @@ public final class TextRecognizer {
     /// Stops a recognition in progress; safe from any thread.
     public func cancel() { engine.cancel() }
 
+    /// Where the last recognition spent its time inside Tesseract's engine.
+    public var lastTimings: RecognitionTimings { engine.lastTimings }
+
     /// Whether the next call will halve the image.
     public var willHalve: Bool {
         switch options.downscale {

@@ -1,0 +1,181 @@
+import CBenchReference
+import Lector
+import Synchronization
+
+/// Sections 1-3 for recognition: Tesseract's share of a frame, Lector's overhead ratio
+/// per pixel format, and Lector's pipeline against a minimal C loop on the same frames.
+///
+/// Every round runs every variant once on the same frame, in a rotating order, so
+/// machine noise falls on all variants alike.
+struct RecognitionComparison {
+    let bench: Benchmark
+
+    /// The last publication of a ``RecognitionLoop``.
+    final class PublicationBox: @unchecked Sendable {
+        private let lock = Mutex<Publication?>(nil)
+        var value: Publication? { lock.withLock { $0 } }
+        func set(_ publication: Publication) { lock.withLock { $0 = publication } }
+    }
+
+    /// One of Lector's variants: a real RecognitionLoop fed frames of one format.
+    final class LectorVariant {
+        let name: String
+        let format: PixelFormat
+        let downscale: Downscale
+        let loop: RecognitionLoop
+        let box = PublicationBox()
+        var total = Samples(), recognize = Samples(), read = Samples(), overhead = Samples(), reported = Samples()
+        var halved = false
+        var words: [String] = []
+
+        init(format: PixelFormat, downscale: Downscale, logger: Logger) throws(RecognitionError) {
+            self.format = format
+            self.downscale = downscale
+            name = "Lector \(format.fourcc), downscale \(downscale == .none ? "none" : downscale.description)"
+            var options = RecognizerOptions()
+            options.downscale = downscale
+            let box = self.box
+            loop = try RecognitionLoop(device: "/dev/video0", options: options, mailbox: LatestFrameMailbox(),
+                                       counters: FrameCounters(), orientation: OrientationControl(), logger: logger) {
+                box.set($0)
+            }
+        }
+
+        func step(_ frames: BenchFrameSet, record: Bool) {
+            let frame = frames.frame(format)
+            let milliseconds = Clock.milliseconds { loop.process(frame) }
+            guard record, let publication = box.value else { return }
+            let timings = loop.lastRecognitionTimings
+            total.append(milliseconds)
+            recognize.append(timings.recognizeMilliseconds)
+            read.append(timings.readMilliseconds)
+            overhead.append(milliseconds - timings.recognizeMilliseconds)
+            reported.append(publication.frame.recognizeMilliseconds)
+            words = publication.text.text.words.map(\.text)
+        }
+    }
+
+    /// The C reference loop (CBenchReference): gray or YUYV in, words out.
+    final class CVariant {
+        let name: String
+        let yuyv: Bool
+        let reference: OpaquePointer
+        var total = Samples(), recognize = Samples(), walk = Samples()
+        var words: [String] = []
+        private var gray: [UInt8] = []
+        private var text = [CChar](repeating: 0, count: 1 << 16)
+
+        init?(yuyv: Bool) {
+            guard let reference = bench_reference_create("eng", nil, 3) else { return nil }
+            self.reference = reference
+            self.yuyv = yuyv
+            name = yuyv ? "C loop YUYV (Y pick + recognize)" : "C loop gray"
+        }
+
+        deinit { bench_reference_destroy(reference) }
+
+        func step(_ frames: BenchFrameSet, record: Bool) {
+            var result = bench_reference_result()
+            let width = Int32(frames.width), height = Int32(frames.height)
+            let milliseconds: Double
+            if yuyv {
+                let source = frames.buffer(.yuyv)
+                if gray.count != frames.width * frames.height { gray = [UInt8](repeating: 0, count: frames.width * frames.height) }
+                milliseconds = Clock.milliseconds {
+                    gray.withUnsafeMutableBufferPointer { out in
+                        bench_reference_yuyv_to_y(source.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), width, height,
+                                                  width * 2, out.baseAddress)
+                        _ = bench_reference_recognize(reference, out.baseAddress, width, height, width, 300, &text, text.count, &result)
+                    }
+                }
+            } else {
+                let source = frames.buffer(.grey)
+                milliseconds = Clock.milliseconds {
+                    _ = bench_reference_recognize(reference, source.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                  width, height, width, 300, &text, text.count, &result)
+                }
+            }
+            guard record else { return }
+            total.append(milliseconds)
+            recognize.append(Double(result.recognize_ns) / 1e6)
+            walk.append(Double(result.walk_ns) / 1e6)
+            words = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                .split(separator: " ").map(String.init)
+        }
+    }
+
+    func run() {
+        for frames in bench.frames {
+            measure(frames)
+        }
+    }
+
+    private func measure(_ frames: BenchFrameSet) {
+        let report = bench.report
+        guard let cGray = CVariant(yuyv: false), let cYUYV = CVariant(yuyv: true) else {
+            report.note("the C reference could not load Tesseract's eng model: recognition section skipped")
+            return
+        }
+        var lector: [LectorVariant] = []
+        do {
+            for downscale in [Downscale.none, .auto] {
+                for format in [PixelFormat.grey, .yuyv, .nv12, .mjpeg] {
+                    lector.append(try LectorVariant(format: format, downscale: downscale, logger: bench.logger))
+                }
+            }
+        } catch {
+            report.note("Lector's recognizer failed to start (\(error)): recognition section skipped")
+            return
+        }
+        // One step of each, unrecorded: Tesseract warms up, auto mode sees the text height.
+        var steps: [(Bool) -> Void] = [{ cGray.step(frames, record: $0) }, { cYUYV.step(frames, record: $0) }]
+        steps += lector.map { variant in { variant.step(frames, record: $0) } }
+        for step in steps { step(false) }
+        for variant in lector where variant.downscale == .auto { variant.step(frames, record: false) }
+        let rounds = bench.options.rounds
+        for round in 0..<rounds {
+            for offset in 0..<steps.count { steps[(round + offset) % steps.count](true) }
+        }
+        for variant in lector { variant.halved = variant.recognize.median < 0.8 * cGray.recognize.median }
+
+        let name = frames.name
+        report.add(section: "recognition", item: "\(name) C loop: SetImage+Recognize | word walk",
+                   value: "\(format(cGray.recognize.median, 1)) ms | \(format(cGray.walk.median, 3)) ms (median of \(rounds))",
+                   numbers: [("recognize_median_ms", cGray.recognize.median), ("recognize_p99_ms", cGray.recognize.p99),
+                             ("walk_median_ms", cGray.walk.median), ("total_mean_ms", cGray.total.mean),
+                             ("word_recall", frames.wordRecall(cGray.words))])
+        if name == "1280x720" {
+            bench.recognitionSamples720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.reported ?? Samples()
+        }
+        for variant in lector {
+            let ratio = variant.overhead.mean / variant.recognize.mean
+            let target: Double? = switch variant.format {
+            case .mjpeg: name == "1920x1080" ? 0.10 : nil
+            default: 0.03
+            }
+            // The targets apply to the shipped default (downscale auto); full size is shown beside it.
+            let applies = variant.downscale == .auto && target != nil
+            report.add(section: "overhead", item: "\(name) \(variant.name)\(variant.halved ? " (halved)" : "")",
+                       value: "ratio \(format(ratio, 4)): overhead \(format(variant.overhead.mean, 2)) ms / recognition \(format(variant.recognize.mean, 1)) ms; walk+tree \(format(variant.read.median, 3)) ms; recall \(format(frames.wordRecall(variant.words), 2))",
+                       target: target.map { "≤ \(format($0, 2))" } ?? "",
+                       status: applies ? Report.check(ratio <= target!) : .info,  // applies implies target != nil
+                       numbers: [("overhead_ratio", ratio), ("overhead_mean_ms", variant.overhead.mean),
+                                 ("overhead_median_ms", variant.overhead.median), ("recognize_mean_ms", variant.recognize.mean),
+                                 ("read_median_ms", variant.read.median), ("frame_mean_ms", variant.total.mean),
+                                 ("word_recall", frames.wordRecall(variant.words)), ("halved", variant.halved ? 1 : 0)])
+        }
+        // Swift against C: frames per second through each, same pixels to Tesseract.
+        for (c, pixelFormat) in [(cGray, PixelFormat.grey), (cYUYV, .yuyv)] {
+            guard let swift = lector.first(where: { $0.format == pixelFormat && $0.downscale == .none }) else { continue }
+            let ratio = c.total.mean / swift.total.mean
+            let pairedMedian = Samples(zip(c.total.values, swift.total.values).map { $0 / $1 }).median
+            let same = swift.words == c.words
+            report.add(section: "swift vs C", item: "\(name) \(pixelFormat.fourcc): Lector throughput / C loop's",
+                       value: "\(format(ratio, 3)) (C \(format(c.total.mean, 1)) ms, Lector \(format(swift.total.mean, 1)) ms per frame; paired median \(format(pairedMedian, 3)); same words: \(same ? "yes" : "no"))",
+                       target: "≥ 0.97", status: Report.check(ratio >= 0.97),
+                       numbers: [("throughput_ratio", ratio), ("paired_median_ratio", pairedMedian),
+                                 ("c_frame_mean_ms", c.total.mean), ("lector_frame_mean_ms", swift.total.mean),
+                                 ("same_words", same ? 1 : 0)])
+        }
+    }
+}
