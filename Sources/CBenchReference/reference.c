@@ -15,6 +15,12 @@ int64_t bench_reference_now_ns(void) {
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
+int64_t bench_reference_thread_cpu_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
 bench_reference *bench_reference_create(const char *language, const char *data_path, int page_segmentation) {
     bench_reference *reference = calloc(1, sizeof *reference);
     if (!reference) return NULL;
@@ -52,11 +58,13 @@ int bench_reference_recognize(bench_reference *reference, const uint8_t *gray, i
     if (text_out && text_capacity) text_out[0] = 0;
 
     int64_t start = bench_reference_now_ns();
+    int64_t start_cpu = bench_reference_thread_cpu_ns();
     TessBaseAPISetImage(api, gray, width, height, 1, bytes_per_line);
     TessBaseAPISetSourceResolution(api, resolution);
     int status = TessBaseAPIRecognize(api, NULL);
     int64_t recognized = bench_reference_now_ns();
     result->recognize_ns = recognized - start;
+    result->recognize_cpu_ns = bench_reference_thread_cpu_ns() - start_cpu;
     if (status != 0) {
         TessBaseAPIClear(api);
         return -1;

@@ -20,7 +20,7 @@ struct BenchOptions {
     /// Published results per real-Tesseract latency run.
     var realFrames = 600
     /// Frames lectord recognizes in the memory run.
-    var memoryFrames = 3_000
+    var memoryFrames = 2_000
     /// Messages published per fan-out run.
     var fanOutMessages = 200
     /// pytesseract rounds.
@@ -38,7 +38,7 @@ struct BenchOptions {
           --rounds N          Recognition rounds per frame size (default 20).
           --frames N          Captured frames per stand-in latency run (default 10000).
           --real-frames N     Published results per real-Tesseract latency run (default 600).
-          --memory-frames N   Frames lectord recognizes in the memory run (default 3000).
+          --memory-frames N   Frames lectord recognizes in the memory run (default 2000).
           --peer-rounds N     pytesseract frames per variant (default 8).
           --python PATH       A Python with pytesseract (default: .build/bench-venv/bin/python3).
         """

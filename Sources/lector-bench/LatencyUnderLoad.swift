@@ -19,7 +19,8 @@ struct LatencyUnderLoad {
     static let frameName = "1280x720"
 
     func run() {
-        guard let frames = bench.frameSet(Self.frameName) ?? bench.frames.last else { return }
+        // Smoke mode uses the small frames, to stay under a minute.
+        guard let frames = bench.frameSet(bench.options.smoke ? "640x480" : Self.frameName) ?? bench.frames.last else { return }
         let directory = NSTemporaryDirectory() + "lector-bench-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

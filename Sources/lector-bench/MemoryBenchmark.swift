@@ -75,6 +75,7 @@ struct MemoryBenchmark {
                              target: "≤ \(Int(Self.targetMegabytes)) MB", status: Report.check(sample.megabytes <= Self.targetMegabytes),
                              numbers: [("frames", Double(sample.frames)), ("rss_mb", sample.megabytes), ("seconds", sample.seconds)])
         }
+        guard last.frames >= 100 else { return }
         let growth = last.megabytes - (samples.first { $0.frames >= 100 } ?? first).megabytes
         bench.report.add(section: "memory", item: "growth from 100 to \(last.frames) frames; peak RSS",
                          value: "\(format(growth, 1)) MB; peak \(peak.map { format($0, 1) } ?? "-") MB; \(format(perFrame, 1)) ms per frame",

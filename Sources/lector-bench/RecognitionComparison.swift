@@ -25,6 +25,8 @@ struct RecognitionComparison {
         let loop: RecognitionLoop
         let box = PublicationBox()
         var total = Samples(), recognize = Samples(), read = Samples(), overhead = Samples(), reported = Samples()
+        /// Thread CPU time: per frame, in Tesseract's SetImage + Recognize, and the rest.
+        var cpuTotal = Samples(), cpuRecognize = Samples(), cpuOverhead = Samples()
         var halved = false
         var words: [String] = []
 
@@ -43,9 +45,15 @@ struct RecognitionComparison {
 
         func step(_ frames: BenchFrameSet, record: Bool) {
             let frame = frames.frame(format)
+            let cpuStart = RecognitionTimings.threadCPUMilliseconds()
             let milliseconds = Clock.milliseconds { loop.process(frame) }
+            let cpu = RecognitionTimings.threadCPUMilliseconds() - cpuStart
             guard record, let publication = box.value else { return }
             let timings = loop.lastRecognitionTimings
+            cpuTotal.append(cpu)
+            cpuRecognize.append(timings.recognizeCPUMilliseconds)
+            cpuOverhead.append(cpu - timings.recognizeCPUMilliseconds)
+            halved = timings.width < frames.width
             total.append(milliseconds)
             recognize.append(timings.recognizeMilliseconds)
             read.append(timings.readMilliseconds)
@@ -60,7 +68,7 @@ struct RecognitionComparison {
         let name: String
         let yuyv: Bool
         let reference: OpaquePointer
-        var total = Samples(), recognize = Samples(), walk = Samples()
+        var total = Samples(), recognize = Samples(), walk = Samples(), cpuTotal = Samples(), cpuRecognize = Samples()
         var words: [String] = []
         private var gray: [UInt8] = []
         private var text = [CChar](repeating: 0, count: 1 << 16)
@@ -76,6 +84,7 @@ struct RecognitionComparison {
 
         func step(_ frames: BenchFrameSet, record: Bool) {
             var result = bench_reference_result()
+            let cpuStart = bench_reference_thread_cpu_ns()
             let width = Int32(frames.width), height = Int32(frames.height)
             let milliseconds: Double
             if yuyv {
@@ -95,7 +104,10 @@ struct RecognitionComparison {
                                                   width, height, width, 300, &text, text.count, &result)
                 }
             }
+            let cpu = Double(bench_reference_thread_cpu_ns() - cpuStart) / 1e6
             guard record else { return }
+            cpuTotal.append(cpu)
+            cpuRecognize.append(Double(result.recognize_cpu_ns) / 1e6)
             total.append(milliseconds)
             recognize.append(Double(result.recognize_ns) / 1e6)
             walk.append(Double(result.walk_ns) / 1e6)
@@ -105,7 +117,8 @@ struct RecognitionComparison {
     }
 
     func run() {
-        for frames in bench.frames {
+        // Smoke mode: the smallest size only, to stay under a minute.
+        for frames in bench.options.smoke ? Array(bench.frames.prefix(1)) : bench.frames {
             measure(frames)
         }
     }
@@ -136,45 +149,51 @@ struct RecognitionComparison {
         for round in 0..<rounds {
             for offset in 0..<steps.count { steps[(round + offset) % steps.count](true) }
         }
-        for variant in lector { variant.halved = variant.recognize.median < 0.8 * cGray.recognize.median }
 
         let name = frames.name
         report.add(section: "recognition", item: "\(name) C loop: SetImage+Recognize | word walk",
-                   value: "\(format(cGray.recognize.median, 1)) ms | \(format(cGray.walk.median, 3)) ms (median of \(rounds))",
-                   numbers: [("recognize_median_ms", cGray.recognize.median), ("recognize_p99_ms", cGray.recognize.p99),
-                             ("walk_median_ms", cGray.walk.median), ("total_mean_ms", cGray.total.mean),
-                             ("word_recall", frames.wordRecall(cGray.words))])
+                   value: "\(format(cGray.cpuRecognize.median, 1)) ms CPU (\(format(cGray.recognize.median, 1)) ms wall) | \(format(cGray.walk.median, 3)) ms; median of \(rounds)",
+                   numbers: [("recognize_cpu_median_ms", cGray.cpuRecognize.median), ("recognize_cpu_p99_ms", cGray.cpuRecognize.p99),
+                             ("recognize_wall_median_ms", cGray.recognize.median), ("recognize_wall_p99_ms", cGray.recognize.p99),
+                             ("walk_median_ms", cGray.walk.median), ("frame_wall_mean_ms", cGray.total.mean),
+                             ("frame_cpu_mean_ms", cGray.cpuTotal.mean), ("word_recall", frames.wordRecall(cGray.words))])
         if name == "1280x720" {
             bench.recognitionSamples720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.reported ?? Samples()
         }
         for variant in lector {
-            let ratio = variant.overhead.mean / variant.recognize.mean
+            // Judged on thread CPU time: on a shared machine wall time also counts the
+            // moments other processes had the CPU. Wall time is shown beside it.
+            let ratio = variant.cpuOverhead.mean / variant.cpuRecognize.mean
+            let wallRatio = variant.overhead.mean / variant.recognize.mean
             let target: Double? = switch variant.format {
             case .mjpeg: name == "1920x1080" ? 0.10 : nil
             default: 0.03
             }
             // The targets apply to the shipped default (downscale auto); full size is shown beside it.
-            let applies = variant.downscale == .auto && target != nil
+            let status: Report.Status = if let target, variant.downscale == .auto { Report.check(ratio <= target) } else { .info }
             report.add(section: "overhead", item: "\(name) \(variant.name)\(variant.halved ? " (halved)" : "")",
-                       value: "ratio \(format(ratio, 4)): overhead \(format(variant.overhead.mean, 2)) ms / recognition \(format(variant.recognize.mean, 1)) ms; walk+tree \(format(variant.read.median, 3)) ms; recall \(format(frames.wordRecall(variant.words), 2))",
-                       target: target.map { "≤ \(format($0, 2))" } ?? "",
-                       status: applies ? Report.check(ratio <= target!) : .info,  // applies implies target != nil
-                       numbers: [("overhead_ratio", ratio), ("overhead_mean_ms", variant.overhead.mean),
-                                 ("overhead_median_ms", variant.overhead.median), ("recognize_mean_ms", variant.recognize.mean),
-                                 ("read_median_ms", variant.read.median), ("frame_mean_ms", variant.total.mean),
+                       value: "ratio \(format(ratio, 4)) = \(format(variant.cpuOverhead.mean, 2)) / \(format(variant.cpuRecognize.mean, 1)) ms CPU (wall: \(format(wallRatio, 4))); walk+tree \(format(variant.read.median, 3)) ms; recall \(format(frames.wordRecall(variant.words), 2))",
+                       target: target.map { "≤ \(format($0, 2))" } ?? "", status: status,
+                       numbers: [("overhead_ratio_cpu", ratio), ("overhead_ratio_wall", wallRatio),
+                                 ("overhead_cpu_mean_ms", variant.cpuOverhead.mean), ("recognize_cpu_mean_ms", variant.cpuRecognize.mean),
+                                 ("overhead_wall_mean_ms", variant.overhead.mean), ("overhead_wall_median_ms", variant.overhead.median),
+                                 ("recognize_wall_mean_ms", variant.recognize.mean), ("read_median_ms", variant.read.median),
+                                 ("frame_wall_mean_ms", variant.total.mean), ("frame_cpu_mean_ms", variant.cpuTotal.mean),
                                  ("word_recall", frames.wordRecall(variant.words)), ("halved", variant.halved ? 1 : 0)])
         }
         // Swift against C: frames per second through each, same pixels to Tesseract.
         for (c, pixelFormat) in [(cGray, PixelFormat.grey), (cYUYV, .yuyv)] {
             guard let swift = lector.first(where: { $0.format == pixelFormat && $0.downscale == .none }) else { continue }
-            let ratio = c.total.mean / swift.total.mean
-            let pairedMedian = Samples(zip(c.total.values, swift.total.values).map { $0 / $1 }).median
+            let ratio = c.cpuTotal.mean / swift.cpuTotal.mean
+            let wallRatio = c.total.mean / swift.total.mean
+            let pairedMedian = Samples(zip(c.cpuTotal.values, swift.cpuTotal.values).map { $0 / $1 }).median
             let same = swift.words == c.words
             report.add(section: "swift vs C", item: "\(name) \(pixelFormat.fourcc): Lector throughput / C loop's",
-                       value: "\(format(ratio, 3)) (C \(format(c.total.mean, 1)) ms, Lector \(format(swift.total.mean, 1)) ms per frame; paired median \(format(pairedMedian, 3)); same words: \(same ? "yes" : "no"))",
+                       value: "\(format(ratio, 3)) by CPU time (C \(format(c.cpuTotal.mean, 1)) ms, Lector \(format(swift.cpuTotal.mean, 1)) ms per frame; paired median \(format(pairedMedian, 3))); by wall time \(format(wallRatio, 3)); same words: \(same ? "yes" : "no")",
                        target: "≥ 0.97", status: Report.check(ratio >= 0.97),
-                       numbers: [("throughput_ratio", ratio), ("paired_median_ratio", pairedMedian),
-                                 ("c_frame_mean_ms", c.total.mean), ("lector_frame_mean_ms", swift.total.mean),
+                       numbers: [("throughput_ratio_cpu", ratio), ("throughput_ratio_wall", wallRatio), ("paired_median_ratio_cpu", pairedMedian),
+                                 ("c_frame_cpu_mean_ms", c.cpuTotal.mean), ("lector_frame_cpu_mean_ms", swift.cpuTotal.mean),
+                                 ("c_frame_wall_mean_ms", c.total.mean), ("lector_frame_wall_mean_ms", swift.total.mean),
                                  ("same_words", same ? 1 : 0)])
         }
     }

@@ -20,10 +20,14 @@ final class Report {
     }
 
     private(set) var rows: [Row] = []
+    /// False in smoke mode: too few samples to judge targets; rows keep their target text.
+    var judging = true
     private(set) var notes: [String] = []
     private var context: [(String, JSONValue)] = []
 
     func add(_ row: Row) {
+        var row = row
+        if !judging { row.status = .info }
         rows.append(row)
         // Printed as it comes, so a long run shows progress.
         print(Self.line(row))

@@ -25,6 +25,8 @@ typedef struct {
     /// Nanoseconds in SetImage + Recognize, and in the word iteration.
     int64_t recognize_ns;
     int64_t walk_ns;
+    /// CPU nanoseconds of the calling thread in SetImage + Recognize.
+    int64_t recognize_cpu_ns;
 } bench_reference_result;
 
 /// SetImage from the gray buffer, Recognize, iterate words (text, box, confidence),
@@ -39,5 +41,8 @@ void bench_reference_yuyv_to_y(const uint8_t *yuyv, int width, int height, int b
 
 /// Current CLOCK_MONOTONIC in nanoseconds.
 int64_t bench_reference_now_ns(void);
+
+/// CPU time of the calling thread in nanoseconds.
+int64_t bench_reference_thread_cpu_ns(void);
 
 #endif
