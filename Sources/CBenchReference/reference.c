@@ -1,5 +1,6 @@
 #include "CBenchReference.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,3 +107,5 @@ void bench_reference_yuyv_to_y(const uint8_t *yuyv, int width, int height, int b
         for (int x = 0; x < width; x++) out[x] = row[2 * x];
     }
 }
+
+void bench_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }

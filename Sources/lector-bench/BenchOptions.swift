@@ -18,7 +18,7 @@ struct BenchOptions {
     /// Captured frames per stand-in latency run.
     var standInFrames = 10_000
     /// Published results per real-Tesseract latency run.
-    var realFrames = 600
+    var realFrames = 300
     /// Frames lectord recognizes in the memory run.
     var memoryFrames = 2_000
     /// Messages published per fan-out run.
@@ -37,7 +37,7 @@ struct BenchOptions {
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ",")).
           --rounds N          Recognition rounds per frame size (default 20).
           --frames N          Captured frames per stand-in latency run (default 10000).
-          --real-frames N     Published results per real-Tesseract latency run (default 600).
+          --real-frames N     Published results per real-Tesseract latency run (default 300).
           --memory-frames N   Frames lectord recognizes in the memory run (default 2000).
           --peer-rounds N     pytesseract frames per variant (default 8).
           --python PATH       A Python with pytesseract (default: .build/bench-venv/bin/python3).

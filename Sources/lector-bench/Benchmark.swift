@@ -32,8 +32,10 @@ final class Benchmark {
         }
         describeMachine()
         let sections = BenchOptions.Section.allCases.filter { options.sections.contains($0) }
+        var empty: [String] = []
         for section in sections {
             let sectionStart = Clock.nanoseconds()
+            let rowsBefore = report.rows.count
             print("== \(section.rawValue)")
             switch section {
             case .stages: StageCosts(bench: self).run()
@@ -44,6 +46,9 @@ final class Benchmark {
             case .peer: PeerBenchmark(bench: self).run()
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
+            // Memory needs lectord built beside the benchmark and peer needs pytesseract;
+            // every other section must measure something.
+            if report.rows.count == rowsBefore && section != .memory && section != .peer { empty.append(section.rawValue) }
         }
         let seconds = Double(Clock.nanoseconds() - started) / 1e9
         report.setContext("duration_s", .number(seconds))
@@ -59,6 +64,10 @@ final class Benchmark {
                 FileHandle.standardError.write(Data("lector-bench: cannot write \(path): \(error)\n".utf8))
                 return 1
             }
+        }
+        if !empty.isEmpty {
+            FileHandle.standardError.write(Data("lector-bench: measured nothing in: \(empty.joined(separator: ", "))\n".utf8))
+            return 1
         }
         return 0
     }

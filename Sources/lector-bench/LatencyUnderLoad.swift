@@ -52,13 +52,15 @@ struct LatencyUnderLoad {
         private let lock = NSLock()
         private var latency: [Double] = []
         private var recognition: [Double] = []
+        private var sequences: [UInt32] = []
         let wanted: Int
         let done = DispatchSemaphore(value: 0)
 
         init(wanted: Int) { self.wanted = wanted }
 
-        func record(latency value: Double, recognition time: Double) {
+        func record(latency value: Double, recognition time: Double, sequence: UInt32) {
             lock.lock()
+            sequences.append(sequence)
             latency.append(value)
             recognition.append(time)
             let reached = latency.count == wanted
@@ -66,10 +68,10 @@ struct LatencyUnderLoad {
             if reached { done.signal() }
         }
 
-        var samples: (latency: Samples, recognition: Samples) {
+        var samples: (latency: Samples, recognition: Samples, sequences: [UInt32]) {
             lock.lock()
             defer { lock.unlock() }
-            return (Samples(latency), Samples(recognition))
+            return (Samples(latency), Samples(recognition), sequences)
         }
     }
 
@@ -84,7 +86,7 @@ struct LatencyUnderLoad {
                 path: path, fps: fps, loop: true, rawFormat: .yuyv, rawSize: (frames.width, frames.height)))
             camera = try Camera(source: source, recognizer: recognizer, orientation: OrientationSettings(), logger: bench.logger) { publication in
                 log.record(latency: MonotonicInstant.now().milliseconds(since: publication.text.captureTime),
-                           recognition: publication.frame.recognizeMilliseconds)
+                           recognition: publication.frame.recognizeMilliseconds, sequence: publication.text.sequence)
             }
         } catch {
             bench.report.note("real latency run at \(Int(fps)) fps could not start: \(error)")
@@ -94,20 +96,24 @@ struct LatencyUnderLoad {
         log.done.wait()
         camera.stop()
         let counts = camera.counters.snapshot
-        let (latency, recognition) = log.samples
+        let (latency, recognition, sequences) = log.samples
         let interval = 1000 / fps
         let bound = recognition.p99 + interval + 5
         let dropRate = Double(counts.dropped) / Double(max(1, counts.captured))
-        let tenth = max(1, latency.count / 10)
+        // Growth: results of the first and the last tenth of the captured frames.
+        let tenth = max(1, counts.captured / 10)
+        let pairs = zip(sequences, latency.values)
+        let first = Samples(pairs.filter { Int($0.0) < tenth }.map(\.1))
+        let last = Samples(pairs.filter { Int($0.0) >= counts.captured - tenth }.map(\.1))
         bench.report.add(
             section: "latency", item: "real Tesseract, \(Int(fps)) fps, latest-frame, \(latency.count) results",
-            value: "p50 \(format(latency.median, 1)) ms, p99 \(format(latency.p99, 1)) ms (recognition p99 \(format(recognition.p99, 1)) ms), drop rate \(format(dropRate * 100, 1))% of \(counts.captured); first/last tenth p99 \(format(latency.prefix(tenth).p99, 1))/\(format(latency.suffix(tenth).p99, 1)) ms",
+            value: "p50 \(format(latency.median, 1)) ms, p99 \(format(latency.p99, 1)) ms (recognition p99 \(format(recognition.p99, 1)) ms), drop rate \(format(dropRate * 100, 1))% of \(counts.captured); first/last tenth p99 \(format(first.p99, 1))/\(format(last.p99, 1)) ms",
             target: "p99 ≤ \(format(bound, 1)) ms", status: Report.check(latency.p99 <= bound),
             numbers: [("p50_ms", latency.median), ("p99_ms", latency.p99), ("max_ms", latency.max),
                       ("recognition_p50_ms", recognition.median), ("recognition_p99_ms", recognition.p99),
                       ("bound_ms", bound), ("captured", Double(counts.captured)), ("dropped", Double(counts.dropped)),
-                      ("drop_rate", dropRate), ("first_tenth_p99_ms", latency.prefix(tenth).p99),
-                      ("last_tenth_p99_ms", latency.suffix(tenth).p99)])
+                      ("drop_rate", dropRate), ("first_tenth_p99_ms", first.p99),
+                      ("last_tenth_p99_ms", last.p99)])
         return recognition
     }
 
@@ -158,6 +164,8 @@ struct LatencyUnderLoad {
         let durations: [Double]
         let text: RecognizedText
         private(set) var latency = Samples()
+        /// The captured-frame sequence number of each latency sample.
+        private(set) var sequences: [UInt32] = []
         private(set) var processed = 0
         private let extractor = LumaExtractor()
         private var luma = GrayImage(width: 0, height: 0)
@@ -185,6 +193,7 @@ struct LatencyUnderLoad {
                                     recognizeMilliseconds: sleep)
             _ = JSONWriter.bytes(report.message())
             latency.append(MonotonicInstant.now().milliseconds(since: frame.timestamp))
+            sequences.append(frame.sequence)
             processed += 1
         }
     }
@@ -194,6 +203,7 @@ struct LatencyUnderLoad {
         var fps: Double
         var fifo: Bool
         var latency: Samples
+        var sequences: [UInt32]
         var captured: Int
         var dropped: Int
         var leftInQueue: Int
@@ -225,8 +235,12 @@ struct LatencyUnderLoad {
         let recognitionP99 = distribution.p99
         for result in results.withLock({ $0 }).sorted(by: { ($0.fifo ? 1 : 0, $0.fps) < ($1.fifo ? 1 : 0, $1.fps) }) {
             let latency = result.latency
-            let block = min(1000, max(1, latency.count / 4))
-            let first = latency.prefix(block), last = latency.suffix(block)
+            // Growth: results of the first and the last thousand captured frames (a tenth of
+            // the run when it is shorter than 10,000 frames).
+            let block = min(1000, max(1, result.captured / 10))
+            let pairs = zip(result.sequences, latency.values)
+            let first = Samples(pairs.filter { Int($0.0) < block }.map(\.1))
+            let last = Samples(pairs.filter { Int($0.0) >= result.captured - block }.map(\.1))
             let bound = recognitionP99 + 1000 / result.fps + 5
             let dropRate = Double(result.dropped) / Double(max(1, result.captured))
             let grew = last.p99 > first.p99 * 1.1 + 2
@@ -234,9 +248,9 @@ struct LatencyUnderLoad {
                 ("p50_ms", latency.median), ("p99_ms", latency.p99), ("max_ms", latency.max), ("bound_ms", bound),
                 ("captured", Double(result.captured)), ("published", Double(latency.count)), ("dropped", Double(result.dropped)),
                 ("drop_rate", dropRate), ("first_block_p99_ms", first.p99), ("last_block_p99_ms", last.p99),
-                ("block_size", Double(block)), ("left_in_queue", Double(result.leftInQueue)),
+                ("block_frames", Double(block)), ("first_block_results", Double(first.count)), ("last_block_results", Double(last.count)), ("left_in_queue", Double(result.leftInQueue)),
             ]
-            let summary = "p50 \(format(latency.median, 1)) ms, p99 \(format(latency.p99, 1)) ms, drop rate \(format(dropRate * 100, 1))% of \(result.captured) captured; first/last \(block) results p99 \(format(first.p99, 1))/\(format(last.p99, 1)) ms"
+            let summary = "p50 \(format(latency.median, 1)) ms, p99 \(format(latency.p99, 1)) ms, drop rate \(format(dropRate * 100, 1))% of \(result.captured) captured; results of the first/last \(block) frames p99 \(format(first.p99, 1))/\(format(last.p99, 1)) ms"
             if result.fifo {
                 bench.report.add(section: "latency", item: "\(result.name) (no target: shows why)",
                                  value: summary + "; \(result.leftInQueue) frames still queued at the end",
@@ -263,7 +277,7 @@ struct LatencyUnderLoad {
             source = try ReplaySource(name: "replay", options: ReplayOptions(
                 path: path, fps: fps, loop: true, rawFormat: .yuyv, rawSize: (frames.width, frames.height)))
         } catch {
-            return StandInResult(name: name, fps: fps, fifo: false, latency: Samples(), captured: 0, dropped: 0, leftInQueue: 0)
+            return StandInResult(name: name, fps: fps, fifo: false, latency: Samples(), sequences: [], captured: 0, dropped: 0, leftInQueue: 0)
         }
         let ended = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -287,7 +301,8 @@ struct LatencyUnderLoad {
         if mailbox.close() { counters.countDropped() }
         ended.wait()
         let counts = counters.snapshot
-        return StandInResult(name: name, fps: fps, fifo: false, latency: consumer.latency, captured: counts.captured,
+        return StandInResult(name: name, fps: fps, fifo: false, latency: consumer.latency, sequences: consumer.sequences,
+                             captured: counts.captured,
                              dropped: counts.dropped, leftInQueue: 0)
     }
 
@@ -314,6 +329,7 @@ struct LatencyUnderLoad {
         queue.close()
         ended.wait()
         return StandInResult(name: "stand-in recognizer, \(Int(fps)) fps, FIFO queue", fps: fps, fifo: true,
-                             latency: consumer.latency, captured: captured, dropped: 0, leftInQueue: left)
+                             latency: consumer.latency, sequences: consumer.sequences, captured: captured, dropped: 0,
+                             leftInQueue: left)
     }
 }

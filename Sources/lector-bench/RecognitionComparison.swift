@@ -22,8 +22,9 @@ struct RecognitionComparison {
         let name: String
         let format: PixelFormat
         let downscale: Downscale
-        let loop: RecognitionLoop
+        private(set) var loop: RecognitionLoop
         let box = PublicationBox()
+        private let logger: Logger
         var total = Samples(), recognize = Samples(), read = Samples(), overhead = Samples(), reported = Samples()
         /// Thread CPU time: per frame, in Tesseract's SetImage + Recognize, and the rest.
         var cpuTotal = Samples(), cpuRecognize = Samples(), cpuOverhead = Samples()
@@ -34,14 +35,22 @@ struct RecognitionComparison {
             self.format = format
             self.downscale = downscale
             name = "Lector \(format.fourcc), downscale \(downscale == .none ? "none" : downscale.description)"
+            self.logger = logger
+            loop = try Self.makeLoop(downscale: downscale, box: box, logger: logger)
+        }
+
+        private static func makeLoop(downscale: Downscale, box: PublicationBox, logger: Logger) throws(RecognitionError) -> RecognitionLoop {
             var options = RecognizerOptions()
             options.downscale = downscale
-            let box = self.box
-            loop = try RecognitionLoop(device: "/dev/video0", options: options, mailbox: LatestFrameMailbox(),
+            return try RecognitionLoop(device: "/dev/video0", options: options, mailbox: LatestFrameMailbox(),
                                        counters: FrameCounters(), orientation: OrientationControl(), logger: logger) {
                 box.set($0)
             }
         }
+
+        /// A new Tesseract instance: instances differ by a few percent in speed on the
+        /// same pixels (memory placement), so the rounds are spread over several.
+        func rebuild() throws(RecognitionError) { loop = try Self.makeLoop(downscale: downscale, box: box, logger: logger) }
 
         func step(_ frames: BenchFrameSet, record: Bool) {
             let frame = frames.frame(format)
@@ -67,7 +76,7 @@ struct RecognitionComparison {
     final class CVariant {
         let name: String
         let yuyv: Bool
-        let reference: OpaquePointer
+        private(set) var reference: OpaquePointer
         var total = Samples(), recognize = Samples(), walk = Samples(), cpuTotal = Samples(), cpuRecognize = Samples()
         var words: [String] = []
         private var gray: [UInt8] = []
@@ -81,6 +90,14 @@ struct RecognitionComparison {
         }
 
         deinit { bench_reference_destroy(reference) }
+
+        /// A new Tesseract instance (see ``LectorVariant/rebuild()``).
+        func rebuild() -> Bool {
+            guard let fresh = bench_reference_create("eng", nil, 3) else { return false }
+            bench_reference_destroy(reference)
+            reference = fresh
+            return true
+        }
 
         func step(_ frames: BenchFrameSet, record: Bool) {
             var result = bench_reference_result()
@@ -140,13 +157,22 @@ struct RecognitionComparison {
             report.note("Lector's recognizer failed to start (\(error)): recognition section skipped")
             return
         }
-        // One step of each, unrecorded: Tesseract warms up, auto mode sees the text height.
         var steps: [(Bool) -> Void] = [{ cGray.step(frames, record: $0) }, { cYUYV.step(frames, record: $0) }]
         steps += lector.map { variant in { variant.step(frames, record: $0) } }
-        for step in steps { step(false) }
-        for variant in lector where variant.downscale == .auto { variant.step(frames, record: false) }
         let rounds = bench.options.rounds
+        // Every `generation` rounds each variant gets a new Tesseract instance, so that no
+        // variant keeps a lucky or unlucky one.
+        let generation = max(1, min(5, rounds))
         for round in 0..<rounds {
+            if round % generation == 0 {
+                if round > 0 {
+                    guard cGray.rebuild(), cYUYV.rebuild() else { return }
+                    do { for variant in lector { try variant.rebuild() } } catch { return }
+                }
+                // One step of each, unrecorded: Tesseract warms up, auto mode sees the text height.
+                for step in steps { step(false) }
+                for variant in lector where variant.downscale == .auto { variant.step(frames, record: false) }
+            }
             for offset in 0..<steps.count { steps[(round + offset) % steps.count](true) }
         }
 

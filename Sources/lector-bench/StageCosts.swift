@@ -1,3 +1,4 @@
+import Glibc
 import Lector
 
 /// Section 1: what each cheap stage costs per frame, at every size. The stages run
@@ -18,29 +19,31 @@ struct StageCosts {
 
     private func measure(_ frames: BenchFrameSet) {
         let extractor = LumaExtractor()
-        var luma = GrayImage(width: 0, height: 0)
-        var output = GrayImage(width: 0, height: 0)
         var stages: [Stage] = []
         let noisy = frames.noisy
         let rawFormats: [PixelFormat] = [.grey, .yuyv, .uyvy, .nv12, .yu12, .rgb24, .bgr24, .xbgr32]
         for format in rawFormats {
             let frame = frames.frame(format)
+            var luma = GrayImage(width: 0, height: 0)  // one output per stage: its size never changes
             stages.append(Stage(name: "luma \(format.fourcc)") { try? extractor.extract(frame, into: &luma) })
         }
         for noisyFrame in [false, true] {
             let frame = frames.frame(.mjpeg, noisy: noisyFrame)
             let label = noisyFrame ? "noisy" : "clean"
             let kilobytes = Double(frame.bytesUsed) / 1024
-            stages.append(Stage(name: "MJPEG→gray full, \(label) (\(Int(kilobytes)) KB)") { try? extractor.extract(frame, into: &luma) })
-            stages.append(Stage(name: "MJPEG→gray ½ in libjpeg, \(label)") { try? extractor.extract(frame, into: &luma, scale: 2) })
+            var full = GrayImage(width: 0, height: 0), half = GrayImage(width: 0, height: 0)
+            stages.append(Stage(name: "MJPEG→gray full, \(label) (\(Int(kilobytes)) KB)") { try? extractor.extract(frame, into: &full) })
+            stages.append(Stage(name: "MJPEG→gray ½ in libjpeg, \(label)") { try? extractor.extract(frame, into: &half, scale: 2) })
         }
         for orientation in [ImageOrientation.right, .down, .left, .upMirrored] {
             let transform = OrientationTransform(orientation: orientation, sourceWidth: noisy.width, sourceHeight: noisy.height)
+            var output = GrayImage(width: 0, height: 0)
             stages.append(Stage(name: "upright \(orientation.rotation)°\(orientation.isMirrored ? " mirrored" : "")") {
                 transform.apply(noisy, into: &output)
             })
         }
-        stages.append(Stage(name: "downscale ½ (GrayImage.halved)") { noisy.halved(into: &output) })
+        var halvedOutput = GrayImage(width: 0, height: 0)
+        stages.append(Stage(name: "downscale ½ (GrayImage.halved)") { noisy.halved(into: &halvedOutput) })
 
         // JSON encoding of a real result of this frame.
         if let recognizer = try? TextRecognizer(options: { var o = RecognizerOptions(); o.downscale = .none; return o }()),
@@ -63,19 +66,25 @@ struct StageCosts {
             _ = bytes
         }
 
+        // Thread CPU time is the measure (wall time also counts moments when other
+        // processes had the CPU); the wall-time median is kept in the JSON.
         var samples = [Samples](repeating: Samples(), count: stages.count)
+        var wall = [Samples](repeating: Samples(), count: stages.count)
         for stage in stages { stage.body() }  // warm up: allocations, caches
         for _ in 0..<bench.options.stageIterations {
             for (index, stage) in stages.enumerated() {
-                samples[index].append(Clock.milliseconds(stage.body))
+                let cpuStart = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
+                wall[index].append(Clock.milliseconds(stage.body))
+                samples[index].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart) / 1e6)
             }
         }
         let megapixels = Double(frames.width * frames.height) / 1e6
         for (index, stage) in stages.enumerated() {
             let median = samples[index].median
             bench.report.add(section: "stages", item: "\(frames.name) \(stage.name)",
-                             value: "\(format(median, 3)) ms (p99 \(format(samples[index].p99, 3)))",
-                             numbers: [("median_ms", median), ("p99_ms", samples[index].p99), ("mean_ms", samples[index].mean),
+                             value: "\(format(median, 3)) ms CPU (p99 \(format(samples[index].p99, 3)); wall median \(format(wall[index].median, 3)))",
+                             numbers: [("cpu_median_ms", median), ("cpu_p99_ms", samples[index].p99), ("cpu_mean_ms", samples[index].mean),
+                                       ("wall_median_ms", wall[index].median),
                                        ("ns_per_pixel", median * 1e6 / (megapixels * 1e6)),
                                        ("iterations", Double(samples[index].count))])
         }

@@ -1,11 +1,13 @@
 // lector-bench: measures Lector against a raw Tesseract C-API loop, pytesseract, and its
 // own targets (issue 6). Prints a table; `--json FILE` writes every number.
 import Foundation
+import CBenchReference
 import Lector
 
 // Tesseract's OpenMP threads make it 3.5-5x slower on small machines; the OpenMP runtime
 // reads OMP_THREAD_LIMIT only when it loads, so set it and execute again, as lectord does.
 ThreadLimit.ensureSingleThreadedOpenMP()
+bench_line_buffer_stdout()  // rows appear as they are measured, also in a log file
 
 let options: BenchOptions
 do {

@@ -45,4 +45,7 @@ int64_t bench_reference_now_ns(void);
 /// CPU time of the calling thread in nanoseconds.
 int64_t bench_reference_thread_cpu_ns(void);
 
+/// Makes standard output line-buffered, so a log file shows rows as they are measured.
+void bench_line_buffer_stdout(void);
+
 #endif
