@@ -250,7 +250,7 @@ struct LatencyUnderLoad {
                 ("drop_rate", dropRate), ("first_block_p99_ms", first.p99), ("last_block_p99_ms", last.p99),
                 ("block_frames", Double(block)), ("first_block_results", Double(first.count)), ("last_block_results", Double(last.count)), ("left_in_queue", Double(result.leftInQueue)),
             ]
-            let summary = "p50 \(format(latency.median, 1)) ms, p99 \(format(latency.p99, 1)) ms, drop rate \(format(dropRate * 100, 1))% of \(result.captured) captured; results of the first/last \(block) frames p99 \(format(first.p99, 1))/\(format(last.p99, 1)) ms"
+            let summary = "p50 \(format(latency.median, 1)) ms, p99 \(format(latency.p99, 1)) ms, drop rate \(format(dropRate * 100, 1))% of \(result.captured) captured; results of the first/last \(block) frames p99 \(format(first.p99, 1)) ms/\(last.isEmpty ? "never recognized" : format(last.p99, 1) + " ms")"
             if result.fifo {
                 bench.report.add(section: "latency", item: "\(result.name) (no target: shows why)",
                                  value: summary + "; \(result.leftInQueue) frames still queued at the end",

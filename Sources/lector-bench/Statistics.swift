@@ -14,6 +14,12 @@ struct Samples {
     var median: Double { percentile(50) }
     var p99: Double { percentile(99) }
     var max: Double { values.max() ?? .nan }
+    /// Sample standard deviation.
+    var standardDeviation: Double {
+        guard values.count > 1 else { return .nan }
+        let mean = self.mean
+        return (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count - 1)).squareRoot()
+    }
 
     /// Nearest-rank percentile.
     func percentile(_ p: Double) -> Double {
