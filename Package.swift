@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "lectord", targets: ["lectord"]),
         .executable(name: "lector", targets: ["lector"]),
+        .executable(name: "lector-bench", targets: ["lector-bench"]),
         .library(name: "Lector", targets: ["Lector"]),
     ],
     targets: [
@@ -33,6 +34,16 @@ let package = Package(
         ),
         .executableTarget(name: "lectord", dependencies: ["Lector"]),
         .executableTarget(name: "lector", dependencies: ["Lector"]),
+        // The benchmark's reference: what a C program calling Tesseract directly does.
+        .target(
+            name: "CBenchReference",
+            linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]
+        ),
+        .executableTarget(
+            name: "lector-bench",
+            dependencies: ["Lector", "CBenchReference"],
+            resources: [.copy("Frames")]
+        ),
         .testTarget(
             name: "LectorTests",
             dependencies: ["Lector"],

@@ -21,6 +21,22 @@ struct RecognizerTests {
         }
     }
 
+    /// The engine reports where its time went, for FRAME reports and lector-bench: the
+    /// size it read (half with downscale 2), wall and CPU time of recognition, the walk.
+    @Test("reports timings and the size Tesseract read", arguments: [Downscale.none, .half])
+    func timings(downscale: Downscale) throws {
+        let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        var options = RecognizerOptions()
+        options.downscale = downscale
+        let recognizer = try TextRecognizer(options: options)
+        _ = try recognizer.recognize(image)
+        let timings = recognizer.lastTimings
+        let factor = downscale == .half ? 2 : 1
+        #expect(timings.width == image.width / factor && timings.height == image.height / factor, "read \(timings.width)x\(timings.height)")
+        #expect(timings.recognizeMilliseconds > 0 && timings.recognizeCPUMilliseconds > 0)
+        #expect(timings.readMilliseconds > 0 && timings.readMilliseconds < timings.recognizeMilliseconds)
+    }
+
     /// The fixture captured as if the camera were turned: the recognizer, given the
     /// matching orientation, reads the same words, and every word's box holds ink
     /// both in the upright image and, through its corners, in the captured frame.

@@ -57,12 +57,12 @@ public struct OrientationTransform: Sendable {
     /// Writes the upright version of `source` into `target`, reusing its allocation.
     public func apply(_ source: GrayImage, into target: inout GrayImage) {
         precondition(source.width == sourceWidth && source.height == sourceHeight, "image size differs from the transform's")
-        let width = uprightWidth, height = uprightHeight
-        target.resize(width: width, height: height)
         if orientation == .up {
-            target.pixels = source.pixels
+            target = source  // shares the pixels until one side is written (copy on write)
             return
         }
+        let width = uprightWidth, height = uprightHeight
+        target.resize(width: width, height: height)
         // Source index = origin + u * stepU + v * stepV.
         let origin = sourcePoint(u: 0, v: 0, pixels: true)
         let right = sourcePoint(u: 1, v: 0, pixels: true), down = sourcePoint(u: 0, v: 1, pixels: true)

@@ -38,6 +38,10 @@ public final class RecognitionLoop: @unchecked Sendable {
         recognizer = try TextRecognizer(options: options)
     }
 
+    /// Where the last recognition spent its time inside Tesseract (benchmarks). Read it
+    /// from the thread that calls ``process(_:)``.
+    public var lastRecognitionTimings: RecognitionTimings { recognizer.lastTimings }
+
     /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
     public func cancel() { recognizer.cancel() }
 

@@ -1,4 +1,5 @@
 import CTesseract
+import Glibc
 import Synchronization
 
 /// Why recognition failed.
@@ -34,6 +35,8 @@ public final class TesseractEngine {
     private let cancellation = CancellationFlag()
     /// The language(s) loaded, e.g. `eng` or `eng+deu`.
     public let language: String
+    /// Where the last ``recognize(_:resolution:deadline:symbols:)`` spent its time.
+    public private(set) var lastTimings = RecognitionTimings()
 
     /// Loads `language` from `dataPath` (nil: Tesseract's default or TESSDATA_PREFIX).
     /// - Parameter pageSegmentation: Tesseract's page segmentation mode (3 = automatic).
@@ -82,6 +85,7 @@ public final class TesseractEngine {
                           deadline: Int = 2000, symbols: Bool = false) throws(RecognitionError) -> RecognizedText {
         if cancellation.isSet { throw .cancelled }
         let started = MonotonicInstant.now()
+        let startedCPU = RecognitionTimings.threadCPUMilliseconds()
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
             TessBaseAPISetImage(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
             TessBaseAPISetSourceResolution(api, Int32(resolution))
@@ -91,12 +95,18 @@ public final class TesseractEngine {
             return TessBaseAPIRecognize(api, monitor)
         }
         defer { TessBaseAPIClear(api) }
+        let recognized = MonotonicInstant.now()
+        lastTimings = RecognitionTimings(recognizeMilliseconds: recognized.milliseconds(since: started),
+                                         recognizeCPUMilliseconds: RecognitionTimings.threadCPUMilliseconds() - startedCPU,
+                                         width: image.width, height: image.height)
         if cancellation.isSet { throw .cancelled }
         guard status == 0 else {
-            let overran = MonotonicInstant.now().milliseconds(since: started) >= Double(deadline)
+            let overran = recognized.milliseconds(since: started) >= Double(deadline)
             throw overran ? .deadlineExceeded(milliseconds: deadline) : .failed
         }
-        return readResults(symbols: symbols)
+        let text = readResults(symbols: symbols)
+        lastTimings.readMilliseconds = MonotonicInstant.now().milliseconds(since: recognized)
+        return text
     }
 
     /// Walks Tesseract's result iterator into the tree, dropping whitespace-only words
@@ -137,6 +147,36 @@ public final class TesseractEngine {
 
     private func confidence(_ iterator: OpaquePointer, _ level: TessPageIteratorLevel) -> Double {
         Double(max(0, min(100, TessResultIteratorConfidence(iterator, level)))) / 100
+    }
+}
+
+/// Where one recognition spent its time, in milliseconds.
+public struct RecognitionTimings: Equatable, Sendable {
+    /// Tesseract's own work: SetImage and Recognize.
+    public var recognizeMilliseconds: Double = 0
+    /// Walking Tesseract's result iterator and building the ``RecognizedText`` tree.
+    public var readMilliseconds: Double = 0
+    /// CPU time of the recognizing thread in SetImage and Recognize: unlike wall time,
+    /// it does not grow while other processes have the CPU.
+    public var recognizeCPUMilliseconds: Double = 0
+    /// The size of the image Tesseract read (after any downscaling or cropping).
+    public var width = 0
+    public var height = 0
+
+    public init(recognizeMilliseconds: Double = 0, readMilliseconds: Double = 0, recognizeCPUMilliseconds: Double = 0,
+                width: Int = 0, height: Int = 0) {
+        self.recognizeMilliseconds = recognizeMilliseconds
+        self.readMilliseconds = readMilliseconds
+        self.recognizeCPUMilliseconds = recognizeCPUMilliseconds
+        self.width = width
+        self.height = height
+    }
+
+    /// CPU time the calling thread has used, in milliseconds (CLOCK_THREAD_CPUTIME_ID).
+    public static func threadCPUMilliseconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
     }
 }
 

@@ -76,6 +76,9 @@ public final class TextRecognizer {
     /// Lets recognition run again after ``cancel()``.
     public func resume() { engine.resume() }
 
+    /// Where the last recognition spent its time inside Tesseract's engine.
+    public var lastTimings: RecognitionTimings { engine.lastTimings }
+
     /// Whether the next call will halve the image.
     public var willHalve: Bool {
         switch options.downscale {

@@ -1,0 +1,88 @@
+import Lector
+
+/// The command line of `lector-bench`.
+struct BenchOptions {
+    /// The benchmark's sections, in the order they run.
+    enum Section: String, CaseIterable {
+        case stages, recognition, latency, fanout, memory, peer
+    }
+
+    var smoke = false
+    var showHelp = false
+    var jsonPath: String?
+    var sections = Set(Section.allCases)
+    /// Recognition rounds per frame size (each round runs every variant once, interleaved).
+    var rounds = 20
+    /// Iterations of each cheap stage per frame size.
+    var stageIterations = 150
+    /// Captured frames per stand-in latency run.
+    var standInFrames = 10_000
+    /// Published results per real-Tesseract latency run.
+    var realFrames = 300
+    /// Frames lectord recognizes in the memory run.
+    var memoryFrames = 2_000
+    /// Messages published per fan-out run.
+    var fanOutMessages = 200
+    /// pytesseract rounds.
+    var peerRounds = 8
+    /// The Python interpreter that has pytesseract.
+    var python: String?
+    var sizes: [String] = ["640x480", "1280x720", "1920x1080"]
+
+    static let usage = """
+        usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--rounds N] [--frames N]
+                            [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
+          --smoke             A short run of every section (under a minute), for CI.
+          --json FILE         Writes every measured number to FILE as JSON.
+          --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ",")).
+          --rounds N          Recognition rounds per frame size (default 20).
+          --frames N          Captured frames per stand-in latency run (default 10000).
+          --real-frames N     Published results per real-Tesseract latency run (default 300).
+          --memory-frames N   Frames lectord recognizes in the memory run (default 2000).
+          --peer-rounds N     pytesseract frames per variant (default 8).
+          --python PATH       A Python with pytesseract (default: .build/bench-venv/bin/python3).
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
+        var options = BenchOptions()
+        var scanner = ArgumentScanner(arguments)
+        var explicit: Set<String> = []
+        while let argument = scanner.next() {
+            explicit.insert(argument)
+            switch argument {
+            case "--help", "-h": options.showHelp = try scanner.flag(argument)
+            case "--smoke": options.smoke = try scanner.flag(argument)
+            case "--json": options.jsonPath = try scanner.value(for: argument)
+            case "--only":
+                let names = try scanner.value(for: argument).split(separator: ",").map(String.init)
+                var sections = Set<Section>()
+                for name in names {
+                    guard let section = Section(rawValue: name) else {
+                        throw UsageError("--only takes \(Section.allCases.map(\.rawValue).joined(separator: ",")), not '\(name)'")
+                    }
+                    sections.insert(section)
+                }
+                options.sections = sections
+            case "--rounds": options.rounds = try scanner.integer(for: argument, in: 1...10_000)
+            case "--frames": options.standInFrames = try scanner.integer(for: argument, in: 10...10_000_000)
+            case "--real-frames": options.realFrames = try scanner.integer(for: argument, in: 5...1_000_000)
+            case "--memory-frames": options.memoryFrames = try scanner.integer(for: argument, in: 2...10_000_000)
+            case "--peer-rounds": options.peerRounds = try scanner.integer(for: argument, in: 1...10_000)
+            case "--python": options.python = try scanner.value(for: argument)
+            default: throw UsageError("unknown option '\(argument)'")
+            }
+        }
+        if options.smoke {
+            // Small counts unless given explicitly: the whole run stays under a minute.
+            if !explicit.contains("--rounds") { options.rounds = 2 }
+            if !explicit.contains("--frames") { options.standInFrames = 150 }
+            if !explicit.contains("--real-frames") { options.realFrames = 10 }
+            if !explicit.contains("--memory-frames") { options.memoryFrames = 20 }
+            if !explicit.contains("--peer-rounds") { options.peerRounds = 1 }
+            options.stageIterations = 10
+            options.fanOutMessages = 30
+            options.sizes = ["640x480", "1280x720"]
+        }
+        return options
+    }
+}

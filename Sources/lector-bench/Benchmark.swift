@@ -1,0 +1,93 @@
+import Foundation
+import Lector
+
+/// Runs the selected sections, prints the table, writes the JSON.
+final class Benchmark {
+    let options: BenchOptions
+    let report = Report()
+    let logger = Logger(label: "lector-bench", level: .warning)
+    private(set) var frames: [BenchFrameSet] = []
+    /// Measured Tesseract recognition times (ms) of the 1280x720 noisy frame at full
+    /// size, from the recognition section: the stand-in recognizer's distribution.
+    var recognitionSamples720 = Samples()
+    /// A TEXT line and FRAME line from a real 1280x720 recognition, for fan-out.
+    var sampleLines: [UInt8] = []
+
+    init(options: BenchOptions) {
+        self.options = options
+        report.judging = !options.smoke
+    }
+
+    func run() -> Int32 {
+        let started = Clock.nanoseconds()
+        guard let folder = BenchFrameSet.folder() else {
+            FileHandle.standardError.write(Data("lector-bench: the benchmark frames are missing (Sources/lector-bench/Frames)\n".utf8))
+            return 1
+        }
+        do {
+            frames = try options.sizes.map { try BenchFrameSet(name: $0, folder: folder) }
+        } catch {
+            FileHandle.standardError.write(Data("lector-bench: cannot load frames: \(error)\n".utf8))
+            return 1
+        }
+        describeMachine()
+        let sections = BenchOptions.Section.allCases.filter { options.sections.contains($0) }
+        var empty: [String] = []
+        for section in sections {
+            let sectionStart = Clock.nanoseconds()
+            let rowsBefore = report.rows.count
+            print("== \(section.rawValue)")
+            switch section {
+            case .stages: StageCosts(bench: self).run()
+            case .recognition: RecognitionComparison(bench: self).run()
+            case .latency: LatencyUnderLoad(bench: self).run()
+            case .fanout: FanOutBenchmark(bench: self).run()
+            case .memory: MemoryBenchmark(bench: self).run()
+            case .peer: PeerBenchmark(bench: self).run()
+            }
+            print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
+            // Memory needs lectord built beside the benchmark and peer needs pytesseract;
+            // every other section must measure something.
+            if report.rows.count == rowsBefore && section != .memory && section != .peer { empty.append(section.rawValue) }
+        }
+        let seconds = Double(Clock.nanoseconds() - started) / 1e9
+        report.setContext("duration_s", .number(seconds))
+        report.printSummary()
+        print("lector-bench: \(options.smoke ? "smoke" : "full") run took \(format(seconds, 1)) s")
+        if let path = options.jsonPath {
+            do {
+                try Data(JSONWriter.bytes(report.json())).write(to: URL(fileURLWithPath: path))
+                let markdown = path.hasSuffix(".json") ? String(path.dropLast(5)) + ".md" : path + ".md"
+                try Data(report.markdown().utf8).write(to: URL(fileURLWithPath: markdown))
+                print("lector-bench: wrote \(path) and \(markdown)")
+            } catch {
+                FileHandle.standardError.write(Data("lector-bench: cannot write \(path): \(error)\n".utf8))
+                return 1
+            }
+        }
+        if !empty.isEmpty {
+            FileHandle.standardError.write(Data("lector-bench: measured nothing in: \(empty.joined(separator: ", "))\n".utf8))
+            return 1
+        }
+        return 0
+    }
+
+    /// A frame set by name, if it is part of this run.
+    func frameSet(_ name: String) -> BenchFrameSet? { frames.first { $0.name == name } }
+
+    private func describeMachine() {
+        var machine: [(String, JSONValue)] = []
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+        let cpus = ProcessInfo.processInfo.activeProcessorCount
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+        machine.append(("cpu", .string(model)))
+        machine.append(("cpus", .number(Double(cpus))))
+        machine.append(("loadavg_at_start", .string(load)))
+        machine.append(("omp_thread_limit", .string(ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "unset")))
+        machine.append(("mode", .string(options.smoke ? "smoke" : "full")))
+        report.setContext("machine", .object(machine))
+        print("machine: \(model), \(cpus) CPUs, load average \(load), OMP_THREAD_LIMIT=\(ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] ?? "unset"), \(options.smoke ? "smoke" : "full") mode")
+    }
+}

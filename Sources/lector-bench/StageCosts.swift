@@ -1,0 +1,92 @@
+import Glibc
+import Lector
+
+/// Section 1: what each cheap stage costs per frame, at every size. The stages run
+/// round-robin (one iteration of each, then again) so machine noise hits all alike.
+struct StageCosts {
+    let bench: Benchmark
+
+    private struct Stage {
+        let name: String
+        let body: () -> Void
+    }
+
+    func run() {
+        for frames in bench.frames {
+            measure(frames)
+        }
+    }
+
+    private func measure(_ frames: BenchFrameSet) {
+        let extractor = LumaExtractor()
+        var stages: [Stage] = []
+        let noisy = frames.noisy
+        let rawFormats: [PixelFormat] = [.grey, .yuyv, .uyvy, .nv12, .yu12, .rgb24, .bgr24, .xbgr32]
+        for format in rawFormats {
+            let frame = frames.frame(format)
+            var luma = GrayImage(width: 0, height: 0)  // one output per stage: its size never changes
+            stages.append(Stage(name: "luma \(format.fourcc)") { try? extractor.extract(frame, into: &luma) })
+        }
+        for noisyFrame in [false, true] {
+            let frame = frames.frame(.mjpeg, noisy: noisyFrame)
+            let label = noisyFrame ? "noisy" : "clean"
+            let kilobytes = Double(frame.bytesUsed) / 1024
+            var full = GrayImage(width: 0, height: 0), half = GrayImage(width: 0, height: 0)
+            stages.append(Stage(name: "MJPEG→gray full, \(label) (\(Int(kilobytes)) KB)") { try? extractor.extract(frame, into: &full) })
+            stages.append(Stage(name: "MJPEG→gray ½ in libjpeg, \(label)") { try? extractor.extract(frame, into: &half, scale: 2) })
+        }
+        for orientation in [ImageOrientation.right, .down, .left, .upMirrored] {
+            let transform = OrientationTransform(orientation: orientation, sourceWidth: noisy.width, sourceHeight: noisy.height)
+            var output = GrayImage(width: 0, height: 0)
+            stages.append(Stage(name: "upright \(orientation.rotation)°\(orientation.isMirrored ? " mirrored" : "")") {
+                transform.apply(noisy, into: &output)
+            })
+        }
+        var halvedOutput = GrayImage(width: 0, height: 0)
+        stages.append(Stage(name: "downscale ½ (GrayImage.halved)") { noisy.halved(into: &halvedOutput) })
+
+        // JSON encoding of a real result of this frame.
+        if let recognizer = try? TextRecognizer(options: { var o = RecognizerOptions(); o.downscale = .none; return o }()),
+           let text = try? recognizer.recognize(noisy) {
+            let transform = OrientationTransform(orientation: .up, sourceWidth: noisy.width, sourceHeight: noisy.height)
+            let report = TextReport(device: "/dev/video0", sequence: 1, captureTime: .now(), unixTime: 1.8e9,
+                                    transform: transform, text: text, recognizeMilliseconds: 60)
+            var counters = FrameCounters.Snapshot()
+            counters.captured = 1
+            let frameReport = FrameReport(device: "/dev/video0", sequence: 1, unixTime: 1.8e9, format: .yuyv,
+                                          width: noisy.width, height: noisy.height, orientation: .up, counters: counters,
+                                          latencyMilliseconds: 70, recognizeMilliseconds: 60, overheadMilliseconds: 1)
+            var bytes: [UInt8] = []
+            stages.append(Stage(name: "TEXT message build (\(text.words.count) words)") { _ = report.message() })
+            stages.append(Stage(name: "TEXT build + JSON encode") { bytes = JSONWriter.bytes(report.message()) })
+            stages.append(Stage(name: "FRAME build + JSON encode") { bytes = JSONWriter.bytes(frameReport.message) })
+            let line = JSONWriter.bytes(report.message())
+            bench.report.note("\(frames.name): the TEXT line is \(line.count) bytes for \(text.words.count) words")
+            if frames.name == "1280x720" { bench.sampleLines = line + [10] + JSONWriter.bytes(frameReport.message) + [10] }
+            _ = bytes
+        }
+
+        // Thread CPU time is the measure (wall time also counts moments when other
+        // processes had the CPU); the wall-time median is kept in the JSON.
+        var samples = [Samples](repeating: Samples(), count: stages.count)
+        var wall = [Samples](repeating: Samples(), count: stages.count)
+        for stage in stages { stage.body() }  // warm up: allocations, caches
+        for _ in 0..<bench.options.stageIterations {
+            for (index, stage) in stages.enumerated() {
+                let cpuStart = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
+                wall[index].append(Clock.milliseconds(stage.body))
+                samples[index].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart) / 1e6)
+            }
+        }
+        let megapixels = Double(frames.width * frames.height) / 1e6
+        for (index, stage) in stages.enumerated() {
+            let median = samples[index].median
+            bench.report.add(section: "stages", item: "\(frames.name) \(stage.name)",
+                             value: "\(format(median, 3)) ms CPU (p99 \(format(samples[index].p99, 3)); wall median \(format(wall[index].median, 3)))",
+                             numbers: [("cpu_median_ms", median), ("cpu_p99_ms", samples[index].p99), ("cpu_mean_ms", samples[index].mean),
+                                       ("wall_median_ms", wall[index].median),
+                                       ("ns_per_pixel", median * 1e6 / (megapixels * 1e6)),
+                                       ("iterations", Double(samples[index].count))])
+        }
+    }
+}
