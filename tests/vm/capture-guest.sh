@@ -120,11 +120,15 @@ start_writer /dev/video1 GREY
 n=$(count "$d/stdout" '"class":"TEXT"')
 event "inject_fatal_streaming_error (TEXT so far: $n)"
 v4l2-ctl -d /dev/video0 -c inject_fatal_streaming_error=1
-wait_lines "$d/stdout" '"class":"TEXT"' $((n + 2)) 120 || say "faults: no TEXT after the fatal error"
+# Up to 2 frames captured before the fault may still be published after it (one in
+# the mailbox, one being recognized): wait for 2 more, which were captured after it.
+wait_lines "$d/stdout" '"class":"TEXT"' $((n + 4)) 120 || say "faults: no TEXT after the fatal error"
 n=$(count "$d/stdout" '"class":"TEXT"')
 event "disconnect (TEXT so far: $n)"
 v4l2-ctl -d /dev/video0 -c disconnect=1
-wait_lines "$d/stdout" '"class":"TEXT"' $((n + 2)) 120 || say "faults: no TEXT after the disconnect"
+# Up to 2 frames captured before the fault may still be published after it (one in
+# the mailbox, one being recognized): wait for 2 more, which were captured after it.
+wait_lines "$d/stdout" '"class":"TEXT"' $((n + 4)) 120 || say "faults: no TEXT after the disconnect"
 n=$(count "$d/stdout" '"class":"TEXT"')
 event "SIGTERM (TEXT so far: $n)"
 t0=$(cut -d' ' -f1 /proc/uptime)

@@ -21,9 +21,9 @@ rm -rf "$out"; mkdir -p "$out"
 
 cd "$repo"
 echo "[capture-tests] building lectord (release)"
-swift build -c release -Xswiftc -static-stdlib --product lectord >"$work/build.log" 2>&1 \
+swift build -c release --static-swift-stdlib --product lectord >"$work/build.log" 2>&1 \
   || { tail -30 "$work/build.log"; fail "swift build failed"; }
-bin="$(swift build -c release -Xswiftc -static-stdlib --show-bin-path)/lectord"
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/lectord"
 cc="$(command -v cc || command -v gcc)" || fail "no C compiler"
 "$cc" -O2 -Wall -shared -fPIC -o "$work/count-v4l2-calls.so" "$here/count-v4l2-calls.c" -ldl \
   || fail "building the interposer failed"
