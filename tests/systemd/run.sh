@@ -61,7 +61,9 @@ awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 1.0) }' \
 # ---- the guest: test harness, a frame with known text, a config for vivid -------------
 install -d "$stage/lector-test"
 install -m 0755 "$here/guest-test.sh" "$stage/lector-test/guest-test.sh"
-python3 "$here/make-frame.py" "$repo/Tests/LectorTests/Fixtures/hello-640x480.png" 720 576 "$stage/lector-test/frame.yuyv"
+python3 "$repo/tests/vm/make-frames.py" "$repo/Tests/LectorTests/Fixtures/hello-640x480.png" 720 576 "$stage/lector-test/frames"
+mv "$stage/lector-test/frames/frame.YUYV" "$stage/lector-test/frame.yuyv"
+rm -r "$stage/lector-test/frames"
 install -m 0644 "$here/lector-vmtest.service" "$stage/etc/systemd/system/lector-vmtest.service"
 ln -sf ../lector-vmtest.service "$stage/etc/systemd/system/multi-user.target.wants/lector-vmtest.service"
 cat > "$stage/etc/lector/lectord.conf" <<'CONF'

@@ -229,16 +229,6 @@ private struct CameraDraft {
         if (spec.orientation.rotation != nil || spec.orientation.mirror != nil) && spec.orientation.deviceOrientation != nil {
             throw ConfigError(path: path, line: line, key: "rotation", message: "give either rotation/mirror or device_orientation, not both")
         }
-        var camera = spec
-        switch source {
-        case var .replay(options):
-            options.fps = spec.capture.fps
-            options.loop = loop
-            options.rawSize = spec.capture.size
-            camera.source = .replay(options)
-        case .demo, .device:
-            camera.source = source
-        }
-        return camera
+        return spec.with(source: source, loop: loop)
     }
 }

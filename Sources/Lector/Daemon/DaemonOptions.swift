@@ -194,20 +194,7 @@ public struct DaemonOptions: Equatable, Sendable {
         }
         options.cameraTemplate = template
         // No source: the configuration file must name the cameras (see merged(with:)).
-        options.cameras = sources.map { source in
-            var camera = template
-            switch source {
-            case var .replay(replayOptions):
-                replayOptions.fps = template.capture.fps
-                replayOptions.loop = loop
-                replayOptions.rawFormat = replayFormat
-                replayOptions.rawSize = template.capture.size
-                camera.source = .replay(replayOptions)
-            case .demo, .device:
-                camera.source = source
-            }
-            return camera
-        }
+        options.cameras = sources.map { template.with(source: $0, loop: loop, rawFormat: replayFormat) }
         let names = options.cameras.map(\.name)
         if Set(names).count != names.count { throw UsageError("a source is given twice") }
         return options
@@ -275,6 +262,21 @@ public struct DaemonOptions: Equatable, Sendable {
 }
 
 extension CameraSpec {
+    /// These settings for `source`. A replay takes its pacing (`fps`), raw frame size and
+    /// `loop` from them, and `rawFormat` when one is given.
+    public func with(source: SourceSpec, loop: Bool, rawFormat: PixelFormat? = nil) -> CameraSpec {
+        var camera = self
+        camera.source = source
+        if case var .replay(replay) = source {
+            replay.fps = capture.fps
+            replay.loop = loop
+            replay.rawSize = capture.size
+            if let rawFormat { replay.rawFormat = rawFormat }
+            camera.source = .replay(replay)
+        }
+        return camera
+    }
+
     /// The device name used in messages.
     public var name: String {
         switch source {
