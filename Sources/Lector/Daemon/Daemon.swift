@@ -86,7 +86,7 @@ public final class Daemon: Sendable {
         targets.server = server
         server?.start()
         if alwaysOn { hub.startAll() }
-        // systemd (issue 5): READY=1 once cameras opened or are lost, STATUS=, honest WATCHDOG=1; nil outside systemd.
+        // Under systemd: READY=1 once cameras opened or are lost, STATUS=, honest WATCHDOG=1; nil otherwise.
         let systemd = SystemdService.start(hub: hub, logger: logger)
 
         _ = SignalObserver { [self, stop, logger, server] signal in
