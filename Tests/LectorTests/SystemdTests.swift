@@ -163,7 +163,7 @@ struct SystemdNotifierTests {
     func injectedFault() throws {
         let fake = try FakeNotifySocket()
         let notifier = SystemdNotifier(address: .path(fake.environmentValue))
-        NotifySocketCalls.injectSendFault(ECONNREFUSED)
+        Syscalls.injectFault(ECONNREFUSED, call: "sendto", descriptor: -1)
         #expect(throws: NotifyError.send(address: notifier.address, SystemError(errno: ECONNREFUSED, call: "sendto"))) {
             try notifier.send(.watchdog)
         }

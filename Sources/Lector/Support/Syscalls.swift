@@ -73,27 +73,37 @@ enum Syscalls {
 
     /// Fills a `sockaddr_un` for `path` and calls `body` with it.
     private static func withAddress<R>(_ path: String, call: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
+        try withAddress(bytes: Array(path.utf8), call: call, body)
+    }
+
+    /// Fills a `sockaddr_un` for `bytes` — a path, or a name in Linux's abstract
+    /// namespace after a leading NUL, which its length ends instead of a NUL — and calls
+    /// `body` with it.
+    private static func withAddress<R>(bytes: [UInt8], call: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard !bytes.isEmpty, bytes.count < capacity else { throw SystemError(errno: ENAMETOOLONG, call: call) }
+        let abstract = bytes[0] == 0
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
+            if !abstract { raw[bytes.count] = 0 }
         }
+        // offset(of:) of a stored C struct field is never nil.
+        let length = abstract ? MemoryLayout.offset(of: \sockaddr_un.sun_path)! + bytes.count : MemoryLayout<sockaddr_un>.size
         return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
         }
     }
 
     // MARK: Sockets
 
-    /// A new Unix stream socket, close-on-exec, optionally non-blocking.
+    /// A new Unix stream (or datagram) socket, close-on-exec, optionally non-blocking.
     /// The corresponding C function is `socket`.
-    static func unixSocket(nonBlocking: Bool) throws(SystemError) -> Int32 {
+    static func unixSocket(nonBlocking: Bool, datagram: Bool = false) throws(SystemError) -> Int32 {
         let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
-        return Int32(try retrying("socket", -1) { Int(socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | flags, 0)) })
+        let type = Int32(datagram ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue)
+        return Int32(try retrying("socket", -1) { Int(socket(AF_UNIX, type | flags, 0)) })
     }
 
     /// The corresponding C function is `bind`.
@@ -107,9 +117,15 @@ enum Syscalls {
 
     /// Connects, blocking. The corresponding C function is `connect`.
     static func connect(_ descriptor: Int32, path: String) throws(SystemError) {
+        try connect(descriptor, address: Array(path.utf8))
+    }
+
+    /// Connects to a path, or to an abstract name after a leading NUL.
+    /// The corresponding C function is `connect`.
+    static func connect(_ descriptor: Int32, address: [UInt8]) throws(SystemError) {
         if let code = injected("connect", descriptor) { throw SystemError(errno: code, call: "connect") }
         while true {
-            let result = try withAddress(path, call: "connect") { Glibc.connect(descriptor, $0, $1) }
+            let result = try withAddress(bytes: address, call: "connect") { Glibc.connect(descriptor, $0, $1) }
             if result == 0 { return }
             if Glibc.errno == EINTR { continue }
             checkBug("connect")
@@ -195,6 +211,35 @@ enum Syscalls {
     /// The corresponding C function is `close`.
     static func close(_ descriptor: Int32) {
         _ = Glibc.close(descriptor)
+    }
+
+    // MARK: Datagrams
+
+    /// Sends `payload` as one datagram to the Unix socket at `address` (a path, or an
+    /// abstract name after a leading NUL) from a new non-blocking, close-on-exec socket,
+    /// closed again on every path. The socket is connected, so that when the receiver's
+    /// queue is full `poll` can tell when it has room; after `timeout` seconds without
+    /// room it fails with EAGAIN. Faults are injected as `sendto` on descriptor -1 (the
+    /// socket is new each time). systemd's notify protocol is its user.
+    /// The corresponding C functions are `socket`, `connect`, `send`, `poll` and `close`.
+    static func sendDatagram(_ payload: [UInt8], to address: [UInt8], timeout: Double) throws(SystemError) {
+        if let code = injected("sendto", -1) { throw SystemError(errno: code, call: "sendto") }
+        let descriptor = try unixSocket(nonBlocking: true, datagram: true)
+        defer { close(descriptor) }
+        try connect(descriptor, address: address)
+        let deadline = MonotonicInstant.now().adding(milliseconds: timeout * 1000)
+        while true {
+            let sent = payload.withUnsafeBytes { bytes in
+                Result { () throws(SystemError) in
+                    try nonBlocking("send", descriptor) { Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+                }
+            }
+            if case .done = try sent.get() { return }
+            let remaining = deadline.milliseconds(since: .now())
+            guard remaining > 0 else { throw SystemError(errno: EAGAIN, call: "send") }
+            var entry = [pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)]
+            _ = try poll(&entry, timeoutMilliseconds: Int32(min(remaining, 1000).rounded(.up)))
+        }
     }
 
     // MARK: Wakeup

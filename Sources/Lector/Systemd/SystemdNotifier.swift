@@ -27,6 +27,14 @@ public enum NotifyAddress: Equatable, Sendable, CustomStringConvertible {
         case let .abstract(name): "@" + name
         }
     }
+
+    /// The `sun_path` bytes: the path, or the abstract name after a leading NUL.
+    var socketAddress: [UInt8] {
+        switch self {
+        case let .path(path): Array(path.utf8)
+        case let .abstract(name): [0] + Array(name.utf8)
+        }
+    }
 }
 
 /// One state change told to systemd (sd_notify(3)'s well-known assignments).
@@ -93,7 +101,8 @@ public struct SystemdNotifier: Sendable {
         guard !notifications.isEmpty else { return }
         let payload = Array(notifications.map(\.assignment).joined(separator: "\n").utf8)
         do {
-            try NotifySocketCalls.send(payload, to: address)
+            // Never blocks for long: at most a second when systemd's queue is full.
+            try Syscalls.sendDatagram(payload, to: address.socketAddress, timeout: 1)
         } catch {
             throw .send(address: address, error)
         }
