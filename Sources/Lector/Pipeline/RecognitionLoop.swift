@@ -83,10 +83,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             return
         } catch {
             counters.countRejected()
-            // A cancelled recognition is a camera stopping (nobody watches), not a failure.
-            if error != .cancelled {
-                logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
-            }
+            logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
             return
         }
         logger.clearOnce("frame")
