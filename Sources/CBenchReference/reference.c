@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <tesseract/capi.h>
 
@@ -109,3 +110,11 @@ void bench_reference_yuyv_to_y(const uint8_t *yuyv, int width, int height, int b
 }
 
 void bench_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
+int bench_reference_fan_out(const int *sockets, int count, const uint8_t *line, size_t length) {
+    int whole = 0;
+    for (int i = 0; i < count; i++) {
+        if (send(sockets[i], line, length, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)length) whole++;
+    }
+    return whole;
+}

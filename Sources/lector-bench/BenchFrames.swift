@@ -79,20 +79,26 @@ final class BenchFrameSet: @unchecked Sendable {
         case .xrgb32, .argb32, .xbgr32, .abgr32:
             return pixels.flatMap { [$0, $0, $0, 255] }
         case .mjpeg, .jpeg:
-            var generator = SeededGenerator(seed: seed)
-            var rgb = [UInt8](repeating: 0, count: width * height * 3)
-            for index in 0..<(width * height) {
-                for channel in 0..<3 {
-                    let value = Double(pixels[index]) + 2 * generator.gaussian()
-                    rgb[3 * index + channel] = UInt8(max(0, min(255, value.rounded())))
-                }
-            }
             do {
-                return try JPEGEncoder.encode(pixels: rgb, width: width, height: height, components: 3, quality: 85)
+                return try JPEGEncoder.encode(pixels: colour(image, seed: seed), width: width, height: height, components: 3, quality: 85)
             } catch {
                 fatalError("cannot encode the benchmark frame: \(error)")  // libjpeg fails only on bad parameters
             }
         }
+    }
+
+    /// `image` as packed RGB with a little independent noise per channel, as a colour
+    /// camera gives.
+    static func colour(_ image: GrayImage, seed: UInt64) -> [UInt8] {
+        var generator = SeededGenerator(seed: seed)
+        var rgb = [UInt8](repeating: 0, count: image.width * image.height * 3)
+        for (index, pixel) in image.pixels.enumerated() {
+            for channel in 0..<3 {
+                let value = Double(pixel) + 2 * generator.gaussian()
+                rgb[3 * index + channel] = UInt8(max(0, min(255, value.rounded())))
+            }
+        }
+        return rgb
     }
 
     /// A 3x3 [1 2 1] blur: camera optics are never perfectly sharp.

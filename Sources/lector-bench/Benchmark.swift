@@ -10,8 +10,6 @@ final class Benchmark {
     /// Measured Tesseract recognition times (ms) of the 1280x720 noisy frame at full
     /// size, from the recognition section: the stand-in recognizer's distribution.
     var recognitionSamples720 = Samples()
-    /// A TEXT line and FRAME line from a real 1280x720 recognition, for fan-out.
-    var sampleLines: [UInt8] = []
 
     init(options: BenchOptions) {
         self.options = options
@@ -70,6 +68,23 @@ final class Benchmark {
             return 1
         }
         return 0
+    }
+
+    /// A real publication of `image`: recognized at full size, as a camera "/dev/video0"
+    /// would publish it; nil if Tesseract cannot start.
+    static func publication(of image: GrayImage) -> Publication? {
+        var options = RecognizerOptions()
+        options.downscale = .none
+        guard let recognizer = try? TextRecognizer(options: options), let text = try? recognizer.recognize(image) else { return nil }
+        let transform = OrientationTransform(orientation: .up, sourceWidth: image.width, sourceHeight: image.height)
+        let report = TextReport(device: "/dev/video0", sequence: 1, captureTime: .now(), unixTime: 1.8e9,
+                                transform: transform, text: text, recognizeMilliseconds: 60)
+        var counters = FrameCounters.Snapshot()
+        counters.captured = 1
+        let frame = FrameReport(device: "/dev/video0", sequence: 1, unixTime: 1.8e9, format: .yuyv,
+                                width: image.width, height: image.height, orientation: .up, counters: counters,
+                                latencyMilliseconds: 70, recognizeMilliseconds: 60, overheadMilliseconds: 1)
+        return Publication(text: report, textLine: JSONWriter.bytes(report.message()), frame: frame, upright: image)
     }
 
     /// A frame set by name, if it is part of this run.

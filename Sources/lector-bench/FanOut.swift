@@ -1,214 +1,219 @@
+import CBenchReference
 import Foundation
 import Glibc
 import Lector
 import Synchronization
 
-/// What the fan-out section needs from a publisher: hand one encoded line to every
-/// subscriber, without ever waiting for one. The socket server (branch `server`) can
-/// stand behind this; until it is merged, ``BenchFanOut`` does.
-protocol LineFanOut: AnyObject {
-    /// Publishes `line` (newline included) to every subscriber; never blocks.
-    func publish(_ line: [UInt8])
-}
-
-/// The benchmark's own minimal fan-out over real Unix sockets, labelled as such in the
-/// table: each subscriber has a non-blocking socket and a bounded queue (a high
-/// watermark, as swift-nio's and gpsd's); a subscriber that does not read has lines
-/// dropped once its queue is full, and never slows the others.
-final class BenchFanOut: LineFanOut {
-    struct Subscriber {
-        let descriptor: Int32
-        var pending: [UInt8] = []
-        var dropped = 0
-    }
-
-    /// Bytes a subscriber may have queued beyond its socket buffer.
-    static let highWatermark = 64 * 1024
-
-    private(set) var subscribers: [Subscriber]
-
-    init(descriptors: [Int32]) {
-        subscribers = descriptors.map { Subscriber(descriptor: $0) }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-    }
-
-    func publish(_ line: [UInt8]) {
-        for index in subscribers.indices {
-            if subscribers[index].pending.isEmpty {
-                let written = Self.send(subscribers[index].descriptor, line[...])
-                if written < line.count { subscribers[index].pending.append(contentsOf: line[written...]) }
-            } else {
-                flush(index)
-                if subscribers[index].pending.count + line.count > Self.highWatermark {
-                    subscribers[index].dropped += 1
-                } else {
-                    subscribers[index].pending.append(contentsOf: line)
-                    flush(index)
-                }
-            }
-        }
-    }
-
-    var droppedLines: [Int] { subscribers.map(\.dropped) }
-
-    private func flush(_ index: Int) {
-        let written = Self.send(subscribers[index].descriptor, subscribers[index].pending[...])
-        if written > 0 { subscribers[index].pending.removeFirst(written) }
-    }
-
-    /// Bytes written (0 when the socket is full).
-    private static func send(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Int {
-        var offset = 0
-        while offset < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                return offset  // EAGAIN: full; EPIPE and others: the subscriber is gone
-            }
-            offset += result
-        }
-        return offset
-    }
-}
-
-/// Section 5: publish to 1, 16, 64, 256 subscribers over real Unix sockets.
+/// Section 5: lectord's socket server (`SocketServer`, as the daemon runs it) publishing a
+/// real 1280x720 result to 1, 16, 64 and 256 subscribers connected to its Unix socket,
+/// each with the default `{"class":"WATCH"}` (TEXT at word level, and FRAME); beside it,
+/// the floor: a minimal C fan-out (`bench_reference_fan_out`, one send per subscriber)
+/// of the same two lines over `socketpair()` sockets.
 struct FanOutBenchmark {
     let bench: Benchmark
 
-    /// The time each message's publish began, read by the reader thread.
-    final class PublishTimes: @unchecked Sendable {
-        private let lock = NSLock()
-        private var starts: [Int64] = []
-        func append(_ value: Int64) { lock.lock(); starts.append(value); lock.unlock() }
-        subscript(index: Int) -> Int64? {
-            lock.lock()
-            defer { lock.unlock() }
-            return index < starts.count ? starts[index] : nil
-        }
+    static let targetMilliseconds = 1.0
+    /// Messages per second, as a camera at 50 fps with instant recognition would publish.
+    static let rate = 50
+    /// The subscribers' buffer in the server (`client_buffer`), small so that the stalled
+    /// subscriber overflows within the run.
+    static let clientBuffer = 64 * 1024
+
+    /// When each message was published, read by the reader thread.
+    final class PublishTimes: Sendable {
+        private let starts = Mutex<[Int64]>([])
+        func append(_ value: Int64) { starts.withLock { $0.append(value) } }
+        subscript(index: Int) -> Int64? { starts.withLock { index < $0.count ? $0[index] : nil } }
+    }
+
+    private struct Result {
+        /// From the publish call to the lines written to every subscriber's socket: the
+        /// server's STATUS `publish_ms`, or the C call's duration.
+        var publish: (p50: Double, p99: Double) = (0, 0)
+        /// Publish call to arrival at the reader, at the first and the last subscriber.
+        var first = Samples(), last = Samples()
+        /// What the last subscriber waited beyond the first, per message, at the reader.
+        var spread = Samples()
+        /// CPU time per message of the publishing side (server thread, or the C call).
+        var cpuPerMessage = 0.0
+        var lost = 0
+        /// The stalled subscriber's lines dropped, from its last OVERFLOW notice.
+        var stalledDropped = 0
     }
 
     func run() {
-        var line = bench.sampleLines
-        if line.isEmpty {
-            line = Array(repeating: UInt8(ascii: "x"), count: 2500) + [10]
-            bench.report.note("fan-out: no recognized 720p TEXT line available (stages section not run); used a 2.5 KB dummy line")
+        guard let frames = bench.frameSet("1280x720") ?? bench.frames.last,
+              let publication = Benchmark.publication(of: frames.noisy) else {
+            bench.report.note("fan-out: Tesseract could not start; section skipped")
+            return
         }
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max
         setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        bench.report.note("fan-out: the benchmark's own minimal non-blocking fan-out over socketpair() Unix sockets (BenchFanOut), the socket server not being merged yet; \(line.count)-byte TEXT+FRAME lines at 50 per second")
-        var baseline256: Samples?
-        for (count, stalled) in [(1, false), (16, false), (64, false), (256, false), (256, true)] {
-            guard let result = measure(subscribers: count, stalled: stalled, line: line) else { continue }
-            let stalledText = stalled ? " with 1 stalled" : ""
-            var target = "", status = Report.Status.info
-            if count == 256 && !stalled {
-                target = "≤ 1 ms p99"
-                status = Report.check(result.publish.p99 <= 1)
-                baseline256 = result.delivery
+        let lines = publication.textLine + [10] + JSONWriter.bytes(publication.frame.message) + [10]
+        bench.report.note("fan-out: lectord's SocketServer on a Unix socket; each subscriber sends the default WATCH and gets the \(frames.name) TEXT and FRAME lines (\(lines.count) bytes) of every message; \(Self.rate) messages per second; client_buffer \(Self.clientBuffer / 1024) KB; one reader thread polls every subscriber. Beside it, a minimal C fan-out of the same bytes over socketpair() sockets")
+        for count in [1, 16, 64, 256] {
+            let floor: Result, server: Result
+            do {
+                floor = try measureC(subscribers: count, lines: lines)
+                server = try measureServer(subscribers: count, stalled: false, publication: publication)
+            } catch {
+                bench.report.note("fan-out with \(count) subscribers: \(error)")
+                continue
             }
-            if stalled {
-                // Others unaffected: none of their lines lost, their median delivery as without the stalled one.
-                target = "others unaffected"
-                let unaffected = result.lost == 0
-                    && (baseline256.map { result.delivery.median <= max($0.median * 1.5, $0.median + 0.5) } ?? true)
-                status = Report.check(unaffected)
-            }
-            bench.report.add(
-                section: "fan-out", item: "\(count) subscriber\(count == 1 ? "" : "s")\(stalledText) (bench fan-out)",
-                value: "publish call p50 \(format(result.publish.median, 3)) ms, p99 \(format(result.publish.p99, 3)) ms; delivery to all p50 \(format(result.delivery.median, 2)) ms, p99 \(format(result.delivery.p99, 2)) ms; publisher CPU \(format(result.cpuPerMessage * 1000, 1)) µs/msg, process CPU \(format(result.cpuPercent, 1))%; lines lost by readers \(result.lost)\(stalled ? ", dropped for the stalled one \(result.stalledDropped)" : "")",
-                target: target, status: status,
-                numbers: [("publish_p50_ms", result.publish.median), ("publish_p99_ms", result.publish.p99),
-                          ("delivery_p50_ms", result.delivery.median), ("delivery_p99_ms", result.delivery.p99),
-                          ("publisher_cpu_ms_per_message", result.cpuPerMessage), ("process_cpu_percent", result.cpuPercent),
-                          ("lost", Double(result.lost)), ("stalled_dropped", Double(result.stalledDropped))])
+            add(server, subscribers: count, stalled: false, floor: floor)
+        }
+        do {
+            add(try measureServer(subscribers: 256, stalled: true, publication: publication), subscribers: 256, stalled: true, floor: nil)
+        } catch {
+            bench.report.note("fan-out with a stalled subscriber: \(error)")
         }
     }
 
-    private struct Result {
-        var publish: Samples
-        var delivery: Samples
-        var cpuPerMessage: Double
-        var cpuPercent: Double
-        var lost: Int
-        var stalledDropped: Int
+    private func add(_ result: Result, subscribers count: Int, stalled: Bool, floor: Result?) {
+        var target = "", status = Report.Status.info
+        if count == 256 {
+            target = "≤ \(format(Self.targetMilliseconds, 0)) ms p99\(stalled ? ", none lost by the others" : "")"
+            status = Report.check(result.publish.p99 <= Self.targetMilliseconds && result.lost == 0)
+        }
+        var value = "p50 \(format(result.publish.p50, 3)) ms, p99 \(format(result.publish.p99, 3)) ms"
+        var numbers: [(String, Double)] = [("publish_p50_ms", result.publish.p50), ("publish_p99_ms", result.publish.p99)]
+        if let floor {
+            value += " (minimal C fan-out p50 \(format(floor.publish.p50, 3)) ms, p99 \(format(floor.publish.p99, 3)) ms)"
+            numbers += [("c_publish_p50_ms", floor.publish.p50), ("c_publish_p99_ms", floor.publish.p99),
+                        ("c_cpu_ms_per_message", floor.cpuPerMessage)]
+        }
+        value += "; at the reader: last beyond first p50 \(format(result.spread.median, 3)) ms, p99 \(format(result.spread.p99, 3)) ms, publish→last p99 \(format(result.last.p99, 3)) ms; server CPU \(format(result.cpuPerMessage * 1000, 0)) µs/message\(floor.map { " (C \(format($0.cpuPerMessage * 1000, 0)))" } ?? ""); lines lost by readers \(result.lost)\(stalled ? "; dropped for the stalled one \(result.stalledDropped)" : "")"
+        numbers += [("reader_added_p50_ms", result.spread.median), ("reader_added_p99_ms", result.spread.p99),
+                    ("reader_last_p50_ms", result.last.median), ("reader_last_p99_ms", result.last.p99),
+                    ("server_cpu_ms_per_message", result.cpuPerMessage),
+                    ("lost", Double(result.lost)), ("stalled_dropped", Double(result.stalledDropped)),
+                    ("messages", Double(result.last.count))]
+        bench.report.add(section: "fan-out",
+                         item: "\(count) subscriber\(count == 1 ? "" : "s")\(stalled ? " (1 stalled)" : ""): lectord publish → written to all",
+                         value: value, target: target, status: status, numbers: numbers)
     }
 
-    private func measure(subscribers count: Int, stalled: Bool, line: [UInt8]) -> Result? {
+    private func measureServer(subscribers count: Int, stalled: Bool, publication: Publication) throws -> Result {
+        let directory = NSTemporaryDirectory() + "lector-bench-fanout-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/lector.sock"
+        var configuration = SocketServer.Configuration()
+        configuration.maximumClients = count + 1  // and one to ask STATUS
+        configuration.clientBufferBytes = Self.clientBuffer
+        let server = try SocketServer(listener: try ListeningSocket.bind(path: path, group: nil),
+                                      hub: CameraHub(cameras: [], alwaysOn: false, logger: bench.logger),
+                                      configuration: configuration, logger: bench.logger)
+        server.start()
+        defer { server.shutdown() }
+
+        var subscribers: [Subscriber] = []
+        defer { subscribers.forEach { $0.close() } }
+        for _ in 0..<count { subscribers.append(try Subscriber(path: path, request: #"{"class":"WATCH"}"#)) }
+        // VERSION on connect, then DEVICES and WATCH: after these, every line is streamed.
+        for subscriber in subscribers { _ = try subscriber.readLines(3) }
+        // The stalled subscriber connected first, so the server writes to it first.
+        let readers = stalled ? Array(subscribers.dropFirst()) : subscribers
+        var result = try measure(readers.map(\.descriptor), messageBytes: publication.textLine.count + 1 + JSONWriter.bytes(publication.frame.message).count + 1) {
+            server.publish(publication)
+        }
+        let status = try Subscriber(path: path, request: #"{"class":"STATUS"}"#)
+        defer { status.close() }
+        let reply = try status.readLines(2).last.flatMap { try? JSONParser.parse($0) }
+        guard let p50 = reply?["publish_ms"]?["p50"]?.doubleValue, let p99 = reply?["publish_ms"]?["p99"]?.doubleValue else {
+            throw Subscriber.Failure(description: "STATUS has no publish_ms")
+        }
+        result.publish = (p50, p99)
+        if stalled { result.stalledDropped = subscribers[0].droppedTotal() }
+        return result
+    }
+
+    private func measureC(subscribers count: Int, lines: [UInt8]) throws -> Result {
         var publisherEnds: [Int32] = [], readerEnds: [Int32] = []
-        defer { (publisherEnds + readerEnds).forEach { _ = close($0) } }
+        defer { (publisherEnds + readerEnds).forEach { _ = Glibc.close($0) } }
         for _ in 0..<count {
             var pair: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
-                bench.report.note("fan-out with \(count) subscribers: socketpair failed (errno \(errno))")
-                return nil
+                throw Subscriber.Failure(description: "socketpair: errno \(errno)")
             }
             publisherEnds.append(pair[0])
             readerEnds.append(pair[1])
         }
+        var durations = Samples()
+        var result = try measure(readerEnds, messageBytes: lines.count) {
+            let start = Clock.nanoseconds()
+            _ = bench_reference_fan_out(publisherEnds, Int32(count), lines, lines.count)
+            durations.append(Double(Clock.nanoseconds() - start) / 1e6)
+        }
+        result.publish = (durations.median, durations.p99)
+        return result
+    }
+
+    /// Publishes ``BenchOptions/fanOutMessages`` messages at ``rate`` while one thread
+    /// reads `readers`.
+    private func measure(_ readers: [Int32], messageBytes: Int, publish: () -> Void) throws -> Result {
         let messages = bench.options.fanOutMessages
-        // The stalled subscriber is the first: it is written to first, so it would delay everyone if it could.
-        let read = stalled ? Array(readerEnds.dropFirst()) : readerEnds
         let times = PublishTimes()
-        let delivery = Mutex<[Double]>([])
-        let lost = Mutex(0)
+        let outcome = Mutex<(first: [Double], last: [Double], lost: Int, cpu: Double)>(([], [], 0, 0))
         let readerDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            Self.readAll(read, messages: messages, lineLength: line.count, times: times, delivery: delivery, lost: lost)
+            let result = Self.readAll(readers, messages: messages, messageBytes: messageBytes, times: times)
+            outcome.withLock { $0 = result }
             readerDone.signal()
         }
-        let fanOut = BenchFanOut(descriptors: publisherEnds)
-        var publish = Samples()
-        var cpu = 0.0
         let processCPU = Clock.processCPUSeconds(), wallStart = Clock.nanoseconds()
         for index in 0..<messages {
-            let start = Clock.nanoseconds(), cpuStart = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
-            times.append(start)
-            fanOut.publish(line)
-            publish.append(Double(Clock.nanoseconds() - start) / 1e6)
-            cpu += Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart) / 1e6
-            // 50 messages per second, on an absolute schedule.
-            let next = wallStart + Int64(index + 1) * 20_000_000
+            times.append(Clock.nanoseconds())
+            publish()
+            // On an absolute schedule.
+            let next = wallStart + Int64(index + 1) * 1_000_000_000 / Int64(Self.rate)
             let wait = next - Clock.nanoseconds()
             if wait > 0 { Thread.sleep(forTimeInterval: Double(wait) / 1e9) }
         }
         let finished = readerDone.wait(timeout: .now() + 10) == .success
-        let wall = Double(Clock.nanoseconds() - wallStart) / 1e9
-        let cpuPercent = (Clock.processCPUSeconds() - processCPU) / wall * 100
-        return Result(publish: publish, delivery: Samples(delivery.withLock { $0 }), cpuPerMessage: cpu / Double(messages),
-                      cpuPercent: cpuPercent, lost: lost.withLock { $0 } + (finished ? 0 : 1),
-                      stalledDropped: stalled ? fanOut.droppedLines[0] : 0)
+        let cpu = Clock.processCPUSeconds() - processCPU
+        let measured = outcome.withLock { $0 }
+        var result = Result()
+        result.first = Samples(measured.first)
+        result.last = Samples(measured.last)
+        result.spread = Samples(zip(measured.last, measured.first).map { $0 - $1 })
+        result.lost = finished ? measured.lost : messages * readers.count
+        // The publishing side: everything but the reader (the pacing thread only sleeps).
+        result.cpuPerMessage = (cpu - measured.cpu) * 1000 / Double(messages)
+        return result
     }
 
-    /// Reads every subscriber with poll(); records, per message, the time from its
-    /// publish to its arrival at the last subscriber.
-    private static func readAll(_ descriptors: [Int32], messages: Int, lineLength: Int, times: PublishTimes,
-                                delivery: borrowing Mutex<[Double]>, lost: borrowing Mutex<Int>) {
-        var received = [Int](repeating: 0, count: descriptors.count)  // bytes per subscriber
-        var arrivals = [Int64](repeating: 0, count: messages)  // latest arrival per message
+    /// Reads every subscriber with poll(); per message, the time from its publish to
+    /// its arrival (its last byte) at the first and at the last subscriber. Every message
+    /// is the same `messageBytes` bytes.
+    private static func readAll(_ descriptors: [Int32], messages: Int, messageBytes: Int, times: PublishTimes)
+        -> (first: [Double], last: [Double], lost: Int, cpu: Double) {
+        let cpuStart = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
+        var received = [Int](repeating: 0, count: descriptors.count)
+        var firstArrival = [Int64](repeating: .max, count: messages)
+        var lastArrival = [Int64](repeating: 0, count: messages)
         var remaining = [Int](repeating: descriptors.count, count: messages)
         var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        let total = messages * lineLength
-        let deadline = Clock.nanoseconds() + Int64(messages) * 20_000_000 + 5_000_000_000
+        let total = messages * messageBytes
+        let deadline = Clock.nanoseconds() + Int64(messages) * 1_000_000_000 / Int64(rate) + 5_000_000_000
         var open = descriptors.count
         while open > 0 && Clock.nanoseconds() < deadline {
-            let ready = poll(&fds, nfds_t(fds.count), 100)
-            if ready <= 0 { continue }
-            let now = Clock.nanoseconds()
+            guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
             for index in fds.indices where fds[index].revents != 0 && received[index] < total {
                 let count = buffer.withUnsafeMutableBytes { recv(fds[index].fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                guard count > 0 else { continue }
-                let before = received[index] / lineLength
+                let now = Clock.nanoseconds()
+                guard count > 0 else {
+                    if count == 0 { fds[index].events = 0; open -= 1 }  // closed by the server
+                    continue
+                }
+                let before = received[index] / messageBytes
                 received[index] += count
-                let after = min(messages, received[index] / lineLength)
-                for message in before..<after {
-                    arrivals[message] = max(arrivals[message], now)
+                for message in before..<min(messages, received[index] / messageBytes) {
+                    firstArrival[message] = min(firstArrival[message], now)
+                    lastArrival[message] = max(lastArrival[message], now)
                     remaining[message] -= 1
                 }
                 if received[index] >= total {
@@ -217,11 +222,82 @@ struct FanOutBenchmark {
                 }
             }
         }
-        var values: [Double] = []
+        var first: [Double] = [], last: [Double] = []
         for message in 0..<messages where remaining[message] == 0 {
-            if let start = times[message] { values.append(Double(arrivals[message] - start) / 1e6) }
+            guard let start = times[message] else { continue }
+            first.append(Double(firstArrival[message] - start) / 1e6)
+            last.append(Double(lastArrival[message] - start) / 1e6)
         }
-        delivery.withLock { $0 = values }
-        lost.withLock { $0 = received.reduce(0) { $0 + (total - $1) } / lineLength }
+        let lost = received.reduce(0) { $0 + max(0, total - $1) } / messageBytes
+        return (first, last, lost, Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart) / 1e9)
     }
+}
+
+/// One client's connection to the server: a blocking Unix stream socket that has sent
+/// one request.
+private struct Subscriber {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let descriptor: Int32
+
+    init(path: String, request: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (offset, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[offset] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let error = errno
+            Glibc.close(descriptor)
+            throw Failure(description: "connect \(path): errno \(error)")
+        }
+        let bytes = Array((request + "\n").utf8)
+        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            Glibc.close(descriptor)
+            throw Failure(description: "cannot send \(request)")
+        }
+    }
+
+    /// Reads `count` lines (each within 5 s).
+    func readLines(_ count: Int) throws -> [String] {
+        var lines: [String] = []
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while lines.count < count {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 5000) > 0, recv(descriptor, &byte, 1, 0) == 1 else {
+                throw Failure(description: "the server did not answer")
+            }
+            if byte == 10 {
+                lines.append(String(decoding: line, as: UTF8.self))
+                line.removeAll(keepingCapacity: true)
+            } else {
+                line.append(byte)
+            }
+        }
+        return lines
+    }
+
+    /// Reads what the server sends until it pauses; returns the `dropped_total` of the last OVERFLOW notice.
+    func droppedTotal() -> Int {
+        var text = ""
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&entry, 1, 200) > 0 {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { break }
+            text += String(decoding: buffer[0..<count], as: UTF8.self)
+        }
+        guard let range = text.range(of: "\"dropped_total\":", options: .backwards) else { return 0 }
+        return Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+
+    func close() { Glibc.close(descriptor) }
 }

@@ -46,23 +46,13 @@ struct StageCosts {
         stages.append(Stage(name: "downscale ½ (GrayImage.halved)") { noisy.halved(into: &halvedOutput) })
 
         // JSON encoding of a real result of this frame.
-        if let recognizer = try? TextRecognizer(options: { var o = RecognizerOptions(); o.downscale = .none; return o }()),
-           let text = try? recognizer.recognize(noisy) {
-            let transform = OrientationTransform(orientation: .up, sourceWidth: noisy.width, sourceHeight: noisy.height)
-            let report = TextReport(device: "/dev/video0", sequence: 1, captureTime: .now(), unixTime: 1.8e9,
-                                    transform: transform, text: text, recognizeMilliseconds: 60)
-            var counters = FrameCounters.Snapshot()
-            counters.captured = 1
-            let frameReport = FrameReport(device: "/dev/video0", sequence: 1, unixTime: 1.8e9, format: .yuyv,
-                                          width: noisy.width, height: noisy.height, orientation: .up, counters: counters,
-                                          latencyMilliseconds: 70, recognizeMilliseconds: 60, overheadMilliseconds: 1)
+        if let publication = Benchmark.publication(of: noisy) {
+            let report = publication.text, frameReport = publication.frame
             var bytes: [UInt8] = []
-            stages.append(Stage(name: "TEXT message build (\(text.words.count) words)") { _ = report.message() })
+            stages.append(Stage(name: "TEXT message build (\(report.text.words.count) words)") { _ = report.message() })
             stages.append(Stage(name: "TEXT build + JSON encode") { bytes = JSONWriter.bytes(report.message()) })
             stages.append(Stage(name: "FRAME build + JSON encode") { bytes = JSONWriter.bytes(frameReport.message) })
-            let line = JSONWriter.bytes(report.message())
-            bench.report.note("\(frames.name): the TEXT line is \(line.count) bytes for \(text.words.count) words")
-            if frames.name == "1280x720" { bench.sampleLines = line + [10] + JSONWriter.bytes(frameReport.message) + [10] }
+            bench.report.note("\(frames.name): the TEXT line is \(publication.textLine.count) bytes for \(report.text.words.count) words")
             _ = bytes
         }
 

@@ -116,11 +116,12 @@ struct OutboundQueueTests {
     /// Drains the queue through a pretend socket that takes up to `limit` bytes.
     private func drain(_ queue: inout OutboundQueue, limit: Int = .max) -> [String] {
         var taken: [UInt8] = []
-        _ = try? queue.flush { buffer throws(SystemError) in
-            let count = min(buffer.count, limit - taken.count)
-            guard count > 0 else { return .wouldBlock }
-            taken += buffer.prefix(count)
-            return .done(count)
+        _ = try? queue.flush { buffers throws(SystemError) in
+            let before = taken.count
+            for buffer in buffers {
+                taken += UnsafeRawBufferPointer(start: buffer.iov_base, count: buffer.iov_len).prefix(limit - taken.count)
+            }
+            return taken.count > before ? .done(taken.count - before) : .wouldBlock
         }
         return String(decoding: taken, as: UTF8.self).split(separator: "\n").map(String.init)
     }
@@ -136,6 +137,18 @@ struct OutboundQueueTests {
         #expect(queue.droppedTotal == 1)
         let lines = drain(&queue)
         #expect(lines == ["r1", "s2-xxxxxxx", "s3-xxxxxxx", #"{"class":"OVERFLOW","dropped":1,"dropped_total":1}"#, "s4-xxxxxxx"])
+        #expect(queue.isEmpty && queue.pendingBytes == 0)
+    }
+
+    @Test("writes several lines in one call and resumes inside the line where the socket filled", arguments: [1, 4, 5, 8, 9, 11])
+    func gatheredPartialWrites(limit: Int) {
+        var queue = OutboundQueue(capacity: 1024)
+        for line in ["aaa", "bbbb", "c"] { queue.enqueueStream(Array(line.utf8)) }  // 4 + 5 + 2 bytes
+        let first = drain(&queue, limit: limit).joined(separator: "|")
+        #expect(queue.pendingBytes == 11 - min(limit, 11))
+        let rest = drain(&queue).joined(separator: "|")
+        #expect((first + "\n" + rest).split(whereSeparator: { $0 == "|" || $0 == "\n" }).joined() == "aaabbbbc",
+                "every byte once, in order (\(first) then \(rest))")
         #expect(queue.isEmpty && queue.pendingBytes == 0)
     }
 

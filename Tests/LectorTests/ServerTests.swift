@@ -89,7 +89,9 @@ struct ServerTests {
         let connection = try harness.connect()
         Thread.sleep(forTimeInterval: 1.0)
         try connection.send(.request("STATUS"))
-        let idle = try connection.read(class: "STATUS")["devices"]?.arrayValue?.first
+        let idleStatus = try connection.read(class: "STATUS")
+        #expect(idleStatus["publish_ms"] == nil, "no publication yet")
+        let idle = idleStatus["devices"]?.arrayValue?.first
         #expect(idle?["captured"]?.intValue == 0, "no frame captured without a watcher")
         #expect(idle?["recognized"]?.intValue == 0, "no frame recognized without a watcher")
         #expect(idle?["running"]?.boolValue == false)
@@ -97,6 +99,10 @@ struct ServerTests {
         try connection.send(json: #"{"class":"WATCH","frame":false}"#)
         let text = try connection.read(class: "TEXT")
         #expect(text["device"]?.stringValue == "demo")
+        try connection.send(.request("STATUS"))
+        let publish = try connection.read(class: "STATUS")["publish_ms"]
+        let p50 = publish?["p50"]?.doubleValue ?? -1, p99 = publish?["p99"]?.doubleValue ?? -1
+        #expect(p50 >= 0 && p99 >= p50, "STATUS tells the server's publish time once a TEXT went out (\(String(describing: publish)))")
         try connection.send(json: #"{"class":"WATCH","enable":false}"#)
         _ = try connection.read(class: "WATCH")
         #expect(eventually { !harness.cameras[0].isRunning }, "the camera stopped when its last watcher left")
@@ -131,12 +137,12 @@ struct ServerTests {
         try reader.send(json: #"{"class":"WATCH","frame":false}"#)
         _ = try reader.read(class: "WATCH")
         do {
-            // A slow client: sends many small requests (their replies fill the kernel's
-            // socket buffer) and reads nothing for a while.
+            // A slow client: sends many small requests (their replies, over a megabyte,
+            // fill the kernel's socket buffer) and reads nothing for a while.
             let slow = try harness.connect()
             try slow.send(json: #"{"class":"WATCH"}"#)
             _ = try slow.read(class: "TEXT")
-            try slow.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 2000).utf8))
+            try slow.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 6000).utf8))
             let before = harness.cameras[0].counters.snapshot.recognized
             var received = 0
             let deadline = Date().addingTimeInterval(1.2)
@@ -148,7 +154,7 @@ struct ServerTests {
 
             // The slow client now reads: it finds an OVERFLOW before the stream goes on.
             var overflow: JSONValue?
-            while overflow == nil {
+            for _ in 0..<20_000 where overflow == nil {
                 let message = try slow.readMessage(timeout: 5).message
                 if message["class"]?.stringValue == "OVERFLOW" { overflow = message }
             }
@@ -159,7 +165,7 @@ struct ServerTests {
         // A client that never reads is disconnected after the timeout.
         let stalled = try harness.connect()
         try stalled.send(json: #"{"class":"WATCH"}"#)
-        try stalled.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 2000).utf8))
+        try stalled.sendRaw(Array(String(repeating: #"{"class":"DEVICES"}"# + "\n", count: 6000).utf8))
         Thread.sleep(forTimeInterval: 4.0)
         #expect(throws: ConnectionError.self) { while true { _ = try stalled.readLine(timeout: 2) } }
         try reader.send(.request("STATUS"))

@@ -39,6 +39,10 @@ int bench_reference_recognize(bench_reference *reference, const uint8_t *gray, i
 /// The Y samples of a YUYV frame, the way a C program would pick them.
 void bench_reference_yuyv_to_y(const uint8_t *yuyv, int width, int height, int bytes_per_line, uint8_t *gray);
 
+/// What a minimal C fan-out does per message: one non-blocking send of `line` to each
+/// of `count` connected sockets. Returns how many took the whole line.
+int bench_reference_fan_out(const int *sockets, int count, const uint8_t *line, size_t length);
+
 /// Current CLOCK_MONOTONIC in nanoseconds.
 int64_t bench_reference_now_ns(void);
 

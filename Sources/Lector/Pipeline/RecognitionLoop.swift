@@ -8,6 +8,14 @@ public struct Publication: Sendable {
     public var frame: FrameReport
     /// The upright gray image that produced `text` (for snapshots).
     public var upright: GrayImage
+
+    /// - Parameter textLine: `JSONWriter.bytes(text.message())`, encoded once by the caller.
+    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage) {
+        self.text = text
+        self.textLine = textLine
+        self.frame = frame
+        self.upright = upright
+    }
 }
 
 /// The recognizer side of a camera: takes the newest frame from the mailbox, extracts

@@ -41,16 +41,8 @@ public struct TimingWindow: Sendable {
     }
 
     /// p50 and p99 of recognition time, or nil without samples.
-    public var recognizeMilliseconds: (p50: Double, p99: Double)? { Self.percentiles(samples.map(\.recognizeMilliseconds)) }
+    public var recognizeMilliseconds: (p50: Double, p99: Double)? { RecentDurations.percentiles(samples.map(\.recognizeMilliseconds)) }
 
     /// p50 and p99 of capture-to-publish latency, or nil without samples.
-    public var latencyMilliseconds: (p50: Double, p99: Double)? { Self.percentiles(samples.map(\.latencyMilliseconds)) }
-
-    /// Nearest-rank percentiles.
-    static func percentiles(_ values: [Double]) -> (p50: Double, p99: Double)? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        func rank(_ p: Double) -> Double { sorted[max(0, min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1))] }
-        return (rank(0.5), rank(0.99))
-    }
+    public var latencyMilliseconds: (p50: Double, p99: Double)? { RecentDurations.percentiles(samples.map(\.latencyMilliseconds)) }
 }

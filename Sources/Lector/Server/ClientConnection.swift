@@ -17,6 +17,8 @@ final class ClientConnection {
     /// Stop reading; close once the outbound buffer is written (an oversize request,
     /// the end of a non-watching client's input, the client cap, shutdown).
     var closing = false
+    /// Closed and removed from the server's clients.
+    var closed = false
 
     init(id: Int, descriptor: Int32, capacity: Int) {
         self.id = id

@@ -110,6 +110,9 @@ extension ServerLoop {
         object.add("clients", clients.count)
         object.add("watchers", clients.count(where: { $0.watch.enable }))
         object.add("always_on", hub.alwaysOn)
+        if let publish = publishTimes.percentiles {
+            object.add("publish_ms", .object([("p50", .number(publish.p50)), ("p99", .number(publish.p99))]))
+        }
         object.add("devices", .array(hub.entries.map { entry in
             let camera = entry.camera
             let counts = camera.counters.snapshot

@@ -2,7 +2,8 @@ import Synchronization
 
 /// What other threads hand to the server thread.
 enum ServerEvent: Sendable {
-    case publication(Publication)
+    /// A publication and when it was handed over.
+    case publication(Publication, posted: MonotonicInstant)
     case deviceChanged(DeviceInfo)
     case configure(SocketServer.Configuration)
     case shutdown

@@ -47,7 +47,7 @@ public final class SocketServer: Sendable {
     var listeningDescriptor: Int32 { loop.listeningDescriptor }
 
     /// Hands a recognized frame to the clients that watch its device (any thread; never blocks).
-    public func publish(_ publication: Publication) { inbox.post(.publication(publication)) }
+    public func publish(_ publication: Publication) { inbox.post(.publication(publication, posted: .now())) }
 
     /// Tells watchers a device's state changed (any thread; never blocks).
     public func deviceChanged(_ info: DeviceInfo) { inbox.post(.deviceChanged(info)) }
@@ -78,6 +78,9 @@ final class ServerLoop: @unchecked Sendable {
     private var nextID = 1
     private var shutdownDeadline: MonotonicInstant?
     private var listenerOpen = true
+    /// From ``SocketServer/publish(_:)`` to every watcher's line written (or queued, for
+    /// a watcher whose socket is full), for STATUS.
+    var publishTimes = RecentDurations()
     /// The last state pushed to watchers, per device.
     private var lastDeviceStates: [String: DeviceInfo] = [:]
 
@@ -136,7 +139,9 @@ final class ServerLoop: @unchecked Sendable {
 
     private func handle(_ event: ServerEvent) {
         switch event {
-        case let .publication(publication): dispatch(publication)
+        case let .publication(publication, posted):
+            dispatch(publication)
+            publishTimes.add(milliseconds: MonotonicInstant.now().milliseconds(since: posted))
         case let .deviceChanged(info):
             // Pushed on a change of state (or of its error), not on every report.
             let previous = lastDeviceStates[info.path]
@@ -170,11 +175,16 @@ final class ServerLoop: @unchecked Sendable {
         }
     }
 
-    /// Sends a publication to each client that watches its device, with that client's filters.
+    /// Sends a publication to each client that watches its device, with that client's
+    /// filters. Each distinct line is encoded once and shared by the clients it goes to.
     private func dispatch(_ publication: Publication) {
         let device = publication.text.device
-        var frameLine: [UInt8]?
-        var textLines: [String: [UInt8]] = [:]
+        struct TextVariant: Hashable {
+            var level: DetailLevel
+            var minimumConfidence: Double
+        }
+        var frameLine: OutboundLine?, defaultTextLine: OutboundLine?
+        var textLines: [TextVariant: OutboundLine] = [:]
         for client in clients where client.watch.streams(device) && !client.closing {
             let watch = client.watch
             if watch.text {
@@ -186,19 +196,17 @@ final class ServerLoop: @unchecked Sendable {
                     client.lastText[device] = text
                 }
                 if send {
-                    let line: [UInt8]
+                    let line: OutboundLine
                     if watch.level == .word && watch.minimumConfidence == 0 {
-                        line = publication.textLine
+                        line = defaultTextLine ?? OutboundLine(publication.textLine)
+                        defaultTextLine = line
+                    } else if let cached = textLines[TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)] {
+                        line = cached
                     } else {
-                        let key = "\(watch.level.rawValue) \(watch.minimumConfidence)"
-                        if let cached = textLines[key] {
-                            line = cached
-                        } else {
-                            line = JSONWriter.bytes(publication.text.message(level: watch.level, minimumConfidence: watch.minimumConfidence))
-                            textLines[key] = line
-                        }
+                        line = OutboundLine(JSONWriter.bytes(publication.text.message(level: watch.level, minimumConfidence: watch.minimumConfidence)))
+                        textLines[TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)] = line
                     }
-                    if line.count < ProtocolVersion.maximumServerLine {
+                    if line.count <= ProtocolVersion.maximumServerLine {
                         client.outbound.enqueueStream(line)
                     } else {
                         logger.once("long-text", .warning, "TEXT longer than the line limit, not sent", [("device", device)])
@@ -206,8 +214,9 @@ final class ServerLoop: @unchecked Sendable {
                 }
             }
             if watch.frame {
-                if frameLine == nil { frameLine = JSONWriter.bytes(publication.frame.message) }
-                client.outbound.enqueueStream(frameLine ?? [])
+                let line = frameLine ?? OutboundLine(JSONWriter.bytes(publication.frame.message))
+                frameLine = line
+                client.outbound.enqueueStream(line)
             }
             flush(client)
         }
@@ -320,7 +329,7 @@ final class ServerLoop: @unchecked Sendable {
             return
         }
         do {
-            let written = try client.outbound.flush { buffer throws(SystemError) in try Syscalls.write(client.descriptor, from: buffer) }
+            let written = try client.outbound.flush { buffers throws(SystemError) in try Syscalls.write(client.descriptor, gathering: buffers) }
             if client.outbound.isEmpty {
                 client.stalledSince = nil
             } else if written > 0 || client.stalledSince == nil {
@@ -355,11 +364,12 @@ final class ServerLoop: @unchecked Sendable {
         }
     }
 
-    private func isClosed(_ client: ClientConnection) -> Bool { !clients.contains { $0 === client } }
+    private func isClosed(_ client: ClientConnection) -> Bool { client.closed }
 
     private func close(_ client: ClientConnection, reason: String?) {
-        guard let index = clients.firstIndex(where: { $0 === client }) else { return }
+        guard !client.closed, let index = clients.firstIndex(where: { $0 === client }) else { return }
         clients.remove(at: index)
+        client.closed = true
         Syscalls.close(client.descriptor)
         if let reason {
             logger.info("client closed", [("client", "\(client.id)"), ("reason", reason)])

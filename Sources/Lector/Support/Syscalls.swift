@@ -197,6 +197,17 @@ enum Syscalls {
         try nonBlocking("write", descriptor) { send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Writes from `buffers` in order, possibly partly, in one call. The corresponding C
+    /// function is `sendmsg` (with MSG_NOSIGNAL, as ``write(_:from:)``).
+    static func write(_ descriptor: Int32, gathering buffers: UnsafeBufferPointer<iovec>) throws(SystemError) -> IOResult<Int> {
+        try nonBlocking("sendmsg", descriptor) {
+            var message = msghdr()
+            message.msg_iov = UnsafeMutablePointer(mutating: buffers.baseAddress)
+            message.msg_iovlen = buffers.count
+            return sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+        }
+    }
+
     /// Waits for events; EINTR returns 0 ready descriptors.
     /// The corresponding C function is `poll`.
     static func poll(_ descriptors: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemError) -> Int {
