@@ -109,21 +109,26 @@ struct FanOutBenchmark {
         server.start()
         defer { server.shutdown() }
 
-        var subscribers: [Subscriber] = []
-        defer { subscribers.forEach { $0.close() } }
-        for _ in 0..<count { subscribers.append(try Subscriber(path: path, request: #"{"class":"WATCH"}"#)) }
+        var subscribers: [LectorConnection] = []
+        for _ in 0..<count {
+            let subscriber = try LectorConnection(path: path)
+            try subscriber.send(JSONObjectBuilder(class: "WATCH").value)
+            subscribers.append(subscriber)
+        }
         // VERSION on connect, then DEVICES and WATCH: after these, every line is streamed.
-        for subscriber in subscribers { _ = try subscriber.readLines(3) }
+        for subscriber in subscribers { _ = try subscriber.read(class: "WATCH", timeout: 5) }
         // The stalled subscriber connected first, so the server writes to it first.
         let readers = stalled ? Array(subscribers.dropFirst()) : subscribers
-        var result = try measure(readers.map(\.descriptor), messageBytes: publication.textLine.count + 1 + JSONWriter.bytes(publication.frame.message).count + 1) {
-            server.publish(publication)
+        let messageBytes = publication.textLine.count + 1 + JSONWriter.bytes(publication.frame.message).count + 1
+        // The connections own their descriptors: keep them open while the reader polls.
+        var result = try withExtendedLifetime(subscribers) {
+            try measure(readers.map(\.descriptor), messageBytes: messageBytes) { server.publish(publication) }
         }
-        let status = try Subscriber(path: path, request: #"{"class":"STATUS"}"#)
-        defer { status.close() }
-        let reply = try status.readLines(2).last.flatMap { try? JSONParser.parse($0) }
-        guard let p50 = reply?["publish_ms"]?["p50"]?.doubleValue, let p99 = reply?["publish_ms"]?["p99"]?.doubleValue else {
-            throw Subscriber.Failure(description: "STATUS has no publish_ms")
+        let status = try LectorConnection(path: path)
+        try status.send(JSONObjectBuilder(class: "STATUS").value)
+        let reply = try status.read(class: "STATUS", timeout: 5)
+        guard let p50 = reply["publish_ms"]?["p50"]?.doubleValue, let p99 = reply["publish_ms"]?["p99"]?.doubleValue else {
+            throw BenchFailure("STATUS has no publish_ms")
         }
         result.publish = (p50, p99)
         if stalled { result.stalledDropped = subscribers[0].droppedTotal() }
@@ -136,7 +141,7 @@ struct FanOutBenchmark {
         for _ in 0..<count {
             var pair: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
-                throw Subscriber.Failure(description: "socketpair: errno \(errno)")
+                throw BenchFailure("socketpair: errno \(errno)")
             }
             publisherEnds.append(pair[0])
             readerEnds.append(pair[1])
@@ -233,71 +238,20 @@ struct FanOutBenchmark {
     }
 }
 
-/// One client's connection to the server: a blocking Unix stream socket that has sent
-/// one request.
-private struct Subscriber {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    let descriptor: Int32
-
-    init(path: String, request: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (offset, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[offset] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let error = errno
-            Glibc.close(descriptor)
-            throw Failure(description: "connect \(path): errno \(error)")
-        }
-        let bytes = Array((request + "\n").utf8)
-        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            Glibc.close(descriptor)
-            throw Failure(description: "cannot send \(request)")
-        }
-    }
-
-    /// Reads `count` lines (each within 5 s).
-    func readLines(_ count: Int) throws -> [String] {
-        var lines: [String] = []
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while lines.count < count {
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 5000) > 0, recv(descriptor, &byte, 1, 0) == 1 else {
-                throw Failure(description: "the server did not answer")
-            }
-            if byte == 10 {
-                lines.append(String(decoding: line, as: UTF8.self))
-                line.removeAll(keepingCapacity: true)
-            } else {
-                line.append(byte)
-            }
-        }
-        return lines
-    }
-
-    /// Reads what the server sends until it pauses; returns the `dropped_total` of the last OVERFLOW notice.
+extension LectorConnection {
+    /// Reads what the server sends until it pauses; returns the `dropped_total` of the
+    /// last OVERFLOW notice.
     func droppedTotal() -> Int {
-        var text = ""
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while poll(&entry, 1, 200) > 0 {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            guard count > 0 else { break }
-            text += String(decoding: buffer[0..<count], as: UTF8.self)
+        var dropped = 0
+        while let message = try? readMessage(timeout: 0.2).message {
+            if message["class"]?.stringValue == "OVERFLOW" { dropped = message["dropped_total"]?.intValue ?? dropped }
         }
-        guard let range = text.range(of: "\"dropped_total\":", options: .backwards) else { return 0 }
-        return Int(text[range.upperBound...].prefix { $0.isNumber }) ?? 0
+        return dropped
     }
+}
 
-    func close() { Glibc.close(descriptor) }
+/// A benchmark step that could not run.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

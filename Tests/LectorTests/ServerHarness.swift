@@ -78,15 +78,6 @@ extension LectorConnection {
         try send(try JSONParser.parse(json))
     }
 
-    /// Reads until a message of class `name` arrives (skipping stream messages).
-    func read(class name: String, timeout: Double = 10) throws -> JSONValue {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let message = try readMessage(timeout: max(0.001, deadline.timeIntervalSinceNow)).message
-            if message["class"]?.stringValue == name { return message }
-        }
-    }
-
     /// The first reply that is not a stream message.
     func reply(timeout: Double = 10) throws -> JSONValue {
         let deadline = Date().addingTimeInterval(timeout)

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Why the client cannot talk to lectord.
@@ -26,7 +27,8 @@ public enum ConnectionError: Error, Equatable, CustomStringConvertible {
 /// A blocking connection to lectord's socket: writes request lines, reads server lines.
 /// Owns its descriptor and closes it in `deinit`.
 public final class LectorConnection {
-    private let descriptor: Int32
+    /// The connected socket, owned by the connection (for a caller's own poll).
+    public let descriptor: Int32
     private var buffer: [UInt8] = []
     private var start = 0
 
@@ -113,6 +115,16 @@ public final class LectorConnection {
             return (line, try JSONParser.parse(line))
         } catch {
             throw .malformed("\(error)")
+        }
+    }
+
+    /// Reads until a message of class `name` arrives, skipping the others (stream
+    /// messages), for at most `timeout` seconds.
+    public func read(class name: String, timeout: Double = 10) throws(ConnectionError) -> JSONValue {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let message = try readMessage(timeout: max(0.001, deadline.timeIntervalSinceNow)).message
+            if message["class"]?.stringValue == name { return message }
         }
     }
 }

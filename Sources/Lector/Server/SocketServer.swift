@@ -37,6 +37,7 @@ public final class SocketServer: Sendable {
     public func start() {
         finished.enter()
         Thread.detachNewThread { [loop, inbox, finished] in
+            Thread.current.name = "lector-server"
             loop.run()
             inbox.close()
             finished.leave()
@@ -62,6 +63,14 @@ public final class SocketServer: Sendable {
         inbox.post(.shutdown)
         finished.wait()
     }
+}
+
+/// The TEXT lines a publication may need: one per detail level and confidence filter.
+private struct TextVariant: Hashable {
+    /// What ``Publication/textLine`` already holds.
+    static let `default` = TextVariant(level: .word, minimumConfidence: 0)
+    var level: DetailLevel
+    var minimumConfidence: Double
 }
 
 /// The state of the server thread. Touched by that thread only.
@@ -179,11 +188,7 @@ final class ServerLoop: @unchecked Sendable {
     /// filters. Each distinct line is encoded once and shared by the clients it goes to.
     private func dispatch(_ publication: Publication) {
         let device = publication.text.device
-        struct TextVariant: Hashable {
-            var level: DetailLevel
-            var minimumConfidence: Double
-        }
-        var frameLine: OutboundLine?, defaultTextLine: OutboundLine?
+        var frameLine: OutboundLine?
         var textLines: [TextVariant: OutboundLine] = [:]
         for client in clients where client.watch.streams(device) && !client.closing {
             let watch = client.watch
@@ -196,16 +201,10 @@ final class ServerLoop: @unchecked Sendable {
                     client.lastText[device] = text
                 }
                 if send {
-                    let line: OutboundLine
-                    if watch.level == .word && watch.minimumConfidence == 0 {
-                        line = defaultTextLine ?? OutboundLine(publication.textLine)
-                        defaultTextLine = line
-                    } else if let cached = textLines[TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)] {
-                        line = cached
-                    } else {
-                        line = OutboundLine(JSONWriter.bytes(publication.text.message(level: watch.level, minimumConfidence: watch.minimumConfidence)))
-                        textLines[TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)] = line
-                    }
+                    let variant = TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)
+                    let line = textLines[variant] ?? OutboundLine(variant == .default ? publication.textLine
+                        : JSONWriter.bytes(publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence)))
+                    textLines[variant] = line
                     if line.count <= ProtocolVersion.maximumServerLine {
                         client.outbound.enqueueStream(line)
                     } else {

@@ -24,18 +24,29 @@ enum Syscalls {
     }
 
     private static let faults = Mutex<[FaultKey: (errno: Int32, remaining: Int)]>([:])
+    /// Whether any fault is injected: every call checks this, not the table.
+    private static let anyFault = Atomic<Bool>(false)
 
     /// Makes the next `count` calls of `call` (e.g. `"write"`) on `descriptor` fail with
     /// `errno`. For tests of faults real sockets cannot produce on demand.
     static func injectFault(_ errno: Int32, call: String, descriptor: Int32, count: Int = 1) {
-        faults.withLock { $0[FaultKey(call: call, descriptor: descriptor)] = (errno, count) }
+        faults.withLock {
+            $0[FaultKey(call: call, descriptor: descriptor)] = (errno, count)
+            anyFault.store(true, ordering: .releasing)
+        }
     }
 
     /// Removes every injected fault.
-    static func clearFaults() { faults.withLock { $0.removeAll() } }
+    static func clearFaults() {
+        faults.withLock {
+            $0.removeAll()
+            anyFault.store(false, ordering: .releasing)
+        }
+    }
 
     private static func injected(_ call: String, _ descriptor: Int32) -> Int32? {
-        faults.withLock { table in
+        guard anyFault.load(ordering: .acquiring) else { return nil }
+        return faults.withLock { table in
             let key = FaultKey(call: call, descriptor: descriptor)
             guard let fault = table[key] else { return nil }
             table[key] = fault.remaining > 1 ? (fault.errno, fault.remaining - 1) : nil
