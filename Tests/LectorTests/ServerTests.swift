@@ -267,6 +267,49 @@ struct ServerTests {
             #expect(earlier["text"] != later["text"], "changes_only never repeats a text")
         }
     }
+
+    /// The socket descriptors this process has open.
+    private static func openSockets() -> Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Set(entries.compactMap { name -> Int32? in
+            guard let descriptor = Int32(name),
+                  let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                  target.hasPrefix("socket:") else { return nil }
+            return descriptor
+        })
+    }
+
+    @Test("a write that fails (EIO) closes that client only; the other watcher goes on")
+    func writeFault() throws {
+        let harness = try ServerHarness(fps: 5, alwaysOn: true)
+        defer { harness.stop() }
+        let other = try harness.connect()
+        try other.send(json: #"{"class":"WATCH","frame":false}"#)
+        _ = try other.read(class: "TEXT")
+        // The server's end of the next connection: the one new socket that is not the
+        // client's own (tests running beside this one may open sockets too: try again).
+        var victim: LectorConnection?, serverEnd: Int32?
+        for _ in 0..<5 where serverEnd == nil {
+            let before = Self.openSockets()
+            let connection = try harness.connect()  // VERSION read: the server has accepted it
+            let added = Self.openSockets().subtracting(before).subtracting([connection.descriptor])
+            if added.count == 1 { (victim, serverEnd) = (connection, added.first) }
+        }
+        guard let victim, let serverEnd else {
+            Issue.record("could not tell the server's end of the connection")
+            return
+        }
+        try victim.send(json: #"{"class":"WATCH","frame":false}"#)
+        _ = try victim.read(class: "WATCH")
+        Syscalls.injectFault(EIO, call: "sendmsg", descriptor: serverEnd)  // once: the next write to it
+        #expect(throws: ConnectionError.closed) { while true { _ = try victim.readMessage(timeout: 10) } }
+        var texts = 0
+        while texts < 2 {
+            if try other.readMessage(timeout: 10).message["class"]?.stringValue == "TEXT" { texts += 1 }
+        }
+        try other.send(.request("STATUS"))
+        #expect(try other.read(class: "STATUS")["clients"]?.intValue == 1, "the failed client is gone, the other served")
+    }
 }
 
 @Suite("Syscall faults")
