@@ -57,7 +57,7 @@ struct FanOutBenchmark {
             let floor: Result, server: Result
             do {
                 floor = try measureC(subscribers: count, lines: lines)
-                server = try measureServer(subscribers: count, stalled: false, publication: publication)
+                server = try measureServer(subscribers: count, stalled: false, publication: publication, messageBytes: lines.count)
             } catch {
                 bench.report.note("fan-out with \(count) subscribers: \(error)")
                 continue
@@ -65,7 +65,7 @@ struct FanOutBenchmark {
             add(server, subscribers: count, stalled: false, floor: floor)
         }
         do {
-            add(try measureServer(subscribers: 256, stalled: true, publication: publication), subscribers: 256, stalled: true, floor: nil)
+            add(try measureServer(subscribers: 256, stalled: true, publication: publication, messageBytes: lines.count), subscribers: 256, stalled: true, floor: nil)
         } catch {
             bench.report.note("fan-out with a stalled subscriber: \(error)")
         }
@@ -95,7 +95,9 @@ struct FanOutBenchmark {
                          value: value, target: target, status: status, numbers: numbers)
     }
 
-    private func measureServer(subscribers count: Int, stalled: Bool, publication: Publication) throws -> Result {
+    /// - Parameter messageBytes: what the server sends each subscriber per publication
+    ///   (its TEXT and FRAME lines).
+    private func measureServer(subscribers count: Int, stalled: Bool, publication: Publication, messageBytes: Int) throws -> Result {
         let directory = NSTemporaryDirectory() + "lector-bench-fanout-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -119,7 +121,6 @@ struct FanOutBenchmark {
         for subscriber in subscribers { _ = try subscriber.read(class: "WATCH", timeout: 5) }
         // The stalled subscriber connected first, so the server writes to it first.
         let readers = stalled ? Array(subscribers.dropFirst()) : subscribers
-        let messageBytes = publication.textLine.count + 1 + JSONWriter.bytes(publication.frame.message).count + 1
         // The connections own their descriptors: keep them open while the reader polls.
         var result = try withExtendedLifetime(subscribers) {
             try measure(readers.map(\.descriptor), messageBytes: messageBytes) { server.publish(publication) }
