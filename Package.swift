@@ -1,5 +1,11 @@
 // swift-tools-version:6.0
 // Lector: live text recognition from V4L2 cameras, published over a Unix socket.
+//
+// Targets along the data flow (no dependency runs backwards):
+//   LectorSystem   the syscall seam and logging
+//   LectorProtocol the wire protocol both ends share (no C)
+//   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
+//   LectorCore     the daemon: capture, mailbox, imaging, recognition, pipeline, server
 import PackageDescription
 
 let package = Package(
@@ -8,7 +14,8 @@ let package = Package(
         .executable(name: "lectord", targets: ["lectord"]),
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
-        .library(name: "Lector", targets: ["Lector"]),
+        .library(name: "LectorClient", targets: ["LectorClient"]),
+        .library(name: "LectorCore", targets: ["LectorCore"]),
     ],
     targets: [
         // Tesseract's and Leptonica's C APIs, found through pkg-config.
@@ -27,13 +34,16 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
+        .target(name: "LectorSystem"),
+        .target(name: "LectorProtocol"),
+        .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
-            name: "Lector",
-            dependencies: ["CTesseract", "CJPEG", "CV4L2"],
+            name: "LectorCore",
+            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2"],
             resources: [.copy("Resources/demo")]
         ),
-        .executableTarget(name: "lectord", dependencies: ["Lector"]),
-        .executableTarget(name: "lector", dependencies: ["Lector"]),
+        .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient"]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",
@@ -41,12 +51,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "lector-bench",
-            dependencies: ["Lector", "CBenchReference"],
+            dependencies: ["LectorCore", "LectorClient", "CBenchReference"],
             resources: [.copy("Frames")]
         ),
         .testTarget(
             name: "LectorTests",
-            dependencies: ["Lector"],
+            dependencies: ["LectorCore", "LectorClient"],
             exclude: ["Fixtures"]
         ),
     ],
