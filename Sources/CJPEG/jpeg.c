@@ -18,9 +18,24 @@ struct lector_error_manager {
 };
 
 struct lector_jpeg_decoder {
-    struct jpeg_decompress_struct cinfo;
+    struct jpeg_decompress_struct cinfo;  // first: the progress monitor casts back to the decoder
     struct lector_error_manager error;
+    struct jpeg_progress_mgr progress;
+    unsigned long max_pixels;  // 0: no limit
+    int max_scans;             // 0: no limit
+    long max_memory;           // 0: no limit
 };
+
+// Called by libjpeg while it absorbs the input: a progressive JPEG may carry thousands
+// of scans over one large coefficient buffer, each a full pass; stop after the budget.
+static void lector_progress(j_common_ptr common) {
+    lector_jpeg_decoder *decoder = (lector_jpeg_decoder *)common;
+    if (decoder->max_scans > 0 && decoder->cinfo.input_scan_number > decoder->max_scans) {
+        snprintf(decoder->error.message, sizeof decoder->error.message,
+                 "more than %d progressive scans", decoder->max_scans);
+        longjmp(decoder->error.escape, 1);
+    }
+}
 
 static void lector_error_exit(j_common_ptr cinfo) {
     struct lector_error_manager *error = (struct lector_error_manager *)cinfo->err;
@@ -65,7 +80,16 @@ lector_jpeg_decoder *lector_jpeg_decoder_create(void) {
         return NULL;
     }
     jpeg_create_decompress(&decoder->cinfo);
+    decoder->progress.progress_monitor = lector_progress;
+    decoder->cinfo.progress = &decoder->progress;
     return decoder;
+}
+
+void lector_jpeg_decoder_set_limits(lector_jpeg_decoder *decoder, unsigned long max_pixels,
+                                    int max_scans, long max_memory) {
+    decoder->max_pixels = max_pixels;
+    decoder->max_scans = max_scans;
+    decoder->max_memory = max_memory;
 }
 
 void lector_jpeg_decoder_destroy(lector_jpeg_decoder *decoder) {
@@ -88,6 +112,17 @@ static lector_jpeg_status start(lector_jpeg_decoder *decoder, const uint8_t *dat
     }
     jpeg_mem_src(&decoder->cinfo, data, (unsigned long)size);
     jpeg_read_header(&decoder->cinfo, TRUE);
+    unsigned long pixels = (unsigned long)decoder->cinfo.image_width * decoder->cinfo.image_height;
+    if (decoder->max_pixels > 0 && pixels > decoder->max_pixels) {
+        snprintf(decoder->error.message, sizeof decoder->error.message,
+                 "declares %ux%u, over the limit of %lu pixels",
+                 decoder->cinfo.image_width, decoder->cinfo.image_height, decoder->max_pixels);
+        jpeg_abort_decompress(&decoder->cinfo);
+        return LECTOR_JPEG_TOO_LARGE;
+    }
+    // Bounds the coefficient buffers of progressive and multi-scan JPEGs: without a
+    // backing store, libjpeg fails cleanly when they would exceed it.
+    decoder->cinfo.mem->max_memory_to_use = decoder->max_memory;
     return LECTOR_JPEG_OK;
 }
 

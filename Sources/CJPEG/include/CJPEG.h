@@ -14,6 +14,8 @@ typedef enum {
     LECTOR_JPEG_CORRUPT = 2,
     /// The encoder failed.
     LECTOR_JPEG_ENCODE_FAILED = 3,
+    /// The header declares more pixels than the decoder's limit; nothing was decoded.
+    LECTOR_JPEG_TOO_LARGE = 4,
 } lector_jpeg_status;
 
 /// A reusable decoder (one libjpeg decompress object). Not thread-safe: one owner.
@@ -21,6 +23,12 @@ typedef struct lector_jpeg_decoder lector_jpeg_decoder;
 
 lector_jpeg_decoder *lector_jpeg_decoder_create(void);
 void lector_jpeg_decoder_destroy(lector_jpeg_decoder *decoder);
+
+/// Bounds what one decode may cost, checked before any pixel is decoded: the pixels the
+/// header declares (`max_pixels`), the scans of a progressive JPEG (`max_scans`) and the
+/// bytes of libjpeg's coefficient buffers (`max_memory`). 0 means no limit.
+void lector_jpeg_decoder_set_limits(lector_jpeg_decoder *decoder, unsigned long max_pixels,
+                                    int max_scans, long max_memory);
 
 /// Decodes `data` straight to 8-bit grayscale (JCS_GRAYSCALE), scaled by
 /// 1/`scale_denominator` (1, 2, 4 or 8) with libjpeg's DCT scaling.

@@ -12,6 +12,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSize(width: Int, height: Int)
     /// The compressed data could not be decoded.
     case corrupt(format: PixelFormat, reason: String)
+    /// The frame would cost more than ``FrameLimits`` allow; nothing was decoded.
+    case tooLarge(format: PixelFormat, reason: String)
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
             "invalid frame size \(width)x\(height)"
         case let .corrupt(format, reason):
             "corrupt \(format) frame: \(reason)"
+        case let .tooLarge(format, reason):
+            "\(format) frame too large: \(reason)"
         }
     }
 }

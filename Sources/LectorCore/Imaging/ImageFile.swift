@@ -4,30 +4,52 @@ import LectorSystem
 
 /// Reads image files (PNG, JPEG, TIFF, PNM, BMP, …) as gray images through Leptonica.
 /// The only Swift file that calls Leptonica.
+///
+/// A file is read only when it is a regular file (never blocking on a FIFO), and decoded
+/// only after its header's size passed the ``FrameLimits``: a small file that declares a
+/// huge image is refused without allocating for it.
 public enum ImageFile {
     /// Why a file could not be read.
     public struct ReadError: Error, Equatable, CustomStringConvertible {
         public let path: String
-        public var description: String { "cannot read image \(path): unknown format, corrupt or unreadable" }
+        public let reason: String
+        public var description: String { "cannot read image \(path): \(reason)" }
     }
 
     /// Reads `path` and converts it to 8-bit gray.
-    public static func readGray(path: String) throws(ReadError) -> GrayImage {
+    public static func readGray(path: String, limits: FrameLimits = .standard) throws(ReadError) -> GrayImage {
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.read(path, maximumBytes: limits.maximumDecoderBytes + 65536)
+        } catch {
+            throw ReadError(path: path, reason: error.reason)
+        }
+        return try decodeGray(bytes, path: path, limits: limits)
+    }
+
+    /// Decodes an image file's bytes to 8-bit gray; `path` names it in errors.
+    public static func decodeGray(_ bytes: [UInt8], path: String, limits: FrameLimits = .standard) throws(ReadError) -> GrayImage {
         silenceLeptonica
-        var pix: UnsafeMutablePointer<PIX>? = pixRead(path)
+        var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0, bitsPerSample: Int32 = 0, samples: Int32 = 0, colormap: Int32 = 0
+        let header = bytes.withUnsafeBufferPointer {
+            pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, &bitsPerSample, &samples, &colormap)
+        }
+        guard header == 0 else { throw ReadError(path: path, reason: "unknown format or corrupt header") }
+        if let refusal = limits.refusal(width: Int(width), height: Int(height)) { throw ReadError(path: path, reason: refusal) }
+        var pix: UnsafeMutablePointer<PIX>? = bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) }
         defer { pixDestroy(&pix) }
-        guard pix != nil else { throw ReadError(path: path) }
+        guard pix != nil else { throw ReadError(path: path, reason: "corrupt or unsupported image data") }
         var gray: UnsafeMutablePointer<PIX>? = pixConvertTo8(pix, 0)
         defer { pixDestroy(&gray) }
-        guard gray != nil else { throw ReadError(path: path) }
-        let width = Int(pixGetWidth(gray)), height = Int(pixGetHeight(gray))
+        guard gray != nil else { throw ReadError(path: path, reason: "cannot convert to gray") }
+        let grayWidth = Int(pixGetWidth(gray)), grayHeight = Int(pixGetHeight(gray))
         var data: UnsafeMutablePointer<UInt8>?
         var count = 0
-        guard pixGetRasterData(gray, &data, &count) == 0, let data, count >= width * height else {
-            throw ReadError(path: path)
+        guard pixGetRasterData(gray, &data, &count) == 0, let data, count >= grayWidth * grayHeight else {
+            throw ReadError(path: path, reason: "cannot read its pixels")
         }
         defer { lept_free(data) }
-        return GrayImage(width: width, height: height, pixels: Array(UnsafeBufferPointer(start: data, count: width * height)))
+        return GrayImage(width: grayWidth, height: grayHeight, pixels: Array(UnsafeBufferPointer(start: data, count: grayWidth * grayHeight)))
     }
 
     /// Leptonica prints every error to stderr; Lector reports errors itself.

@@ -8,11 +8,17 @@ import LectorSystem
 ///
 /// Not thread-safe: one decoder per recognizer.
 public final class JPEGDecoder {
-    private let handle: OpaquePointer
+    fileprivate let handle: OpaquePointer
+    private let limits: FrameLimits
 
-    public init() {
+    /// - Parameter limits: checked against the header before anything is decoded; they
+    ///   also bound the scans of a progressive JPEG and libjpeg's coefficient buffers.
+    public init(limits: FrameLimits = .standard) {
         // lector_jpeg_decoder_create fails only when malloc does.
         guard let handle = lector_jpeg_decoder_create() else { fatalError("out of memory creating a JPEG decoder") }
+        lector_jpeg_decoder_set_limits(handle, UInt(limits.maximumPixels), Int32(clamping: limits.maximumScans),
+                                       limits.maximumDecoderBytes)
+        self.limits = limits
         self.handle = handle
     }
 
@@ -21,7 +27,8 @@ public final class JPEGDecoder {
     /// Decodes `data` into `image` as 8-bit gray, downscaled by `scale` (1, 2, 4 or 8)
     /// inside the decoder (DCT scaling, much cheaper than scaling afterwards).
     /// - Throws: ``FrameError/corrupt(format:reason:)`` for data libjpeg cannot decode,
-    ///   including truncated data.
+    ///   including truncated data; ``FrameError/tooLarge(format:reason:)`` for a JPEG
+    ///   beyond the decoder's ``FrameLimits``.
     public func decodeGray(_ data: UnsafeRawBufferPointer, scale: Int = 1, into image: inout GrayImage,
                            format: PixelFormat = .mjpeg) throws(FrameError) {
         guard let base = data.baseAddress, data.count >= 4 else {
@@ -40,15 +47,32 @@ public final class JPEGDecoder {
                 }
                 return
             case LECTOR_JPEG_BUFFER_TOO_SMALL:
-                guard width > 0, height > 0, Int(width) * Int(height) <= 64_000_000 else {
-                    throw .corrupt(format: format, reason: "implausible size \(width)x\(height)")
+                if let refusal = limits.refusal(width: Int(width), height: Int(height)) {
+                    throw .tooLarge(format: format, reason: refusal)
                 }
                 image.resize(width: Int(width), height: Int(height))
+            case LECTOR_JPEG_TOO_LARGE:
+                throw .tooLarge(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
             default:
                 throw .corrupt(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
             }
         }
         throw .corrupt(format: format, reason: "decoder size changed between attempts")
+    }
+}
+
+extension JPEGDecoder {
+    /// The full size a JPEG's header declares, read without decoding.
+    /// - Throws: ``FrameError/corrupt(format:reason:)`` without a readable header;
+    ///   ``FrameError/tooLarge(format:reason:)`` beyond the decoder's limits.
+    public func size(of data: UnsafeRawBufferPointer, format: PixelFormat = .mjpeg) throws(FrameError) -> (width: Int, height: Int) {
+        guard let base = data.baseAddress else { throw .corrupt(format: format, reason: "empty") }
+        var width: Int32 = 0, height: Int32 = 0
+        switch lector_jpeg_read_size(handle, base.assumingMemoryBound(to: UInt8.self), data.count, &width, &height) {
+        case LECTOR_JPEG_OK: return (Int(width), Int(height))
+        case LECTOR_JPEG_TOO_LARGE: throw .tooLarge(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
+        default: throw .corrupt(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
+        }
     }
 }
 

@@ -62,14 +62,21 @@ public final class ReplaySource: FrameSource {
     /// One replayed frame, loaded when the source is made.
     enum Entry: Sendable {
         case frame(format: PixelFormat, width: Int, height: Int, buffer: HeapFrameBuffer)
-        case unreadable(path: String)
+        /// A file that cannot be a frame: replayed as a rejected frame, named once in the log.
+        case unreadable(path: String, reason: String)
     }
 
-    public init(name: String = "replay", options: ReplayOptions) throws(ReplayError) {
+    /// Builds the replay; each file that cannot be replayed is logged once here, with its
+    /// name and why, and is then delivered as a rejected frame on every pass.
+    public init(name: String = "replay", options: ReplayOptions, limits: FrameLimits = .standard,
+                logger: Logger? = nil) throws(ReplayError) {
         self.name = name
         self.options = options
-        entries = try Self.load(options)
+        entries = try Self.load(options, limits: limits)
         guard !entries.isEmpty else { throw .empty(path: options.path) }
+        for case let .unreadable(path, reason) in entries {
+            logger?.warning("frame file skipped: replayed as rejected", [("device", name), ("file", path), ("reason", reason)])
+        }
     }
 
     public func run(into sink: FrameSink, stop: StopSignal) throws {
@@ -111,15 +118,23 @@ public final class ReplaySource: FrameSource {
     private static let mjpegExtensions: Set<String> = ["mjpeg", "mjpg"]
     private static let imageExtensions: Set<String> = ["png", "tif", "tiff", "pnm", "pgm", "ppm", "pbm", "bmp", "gif", "webp", "jp2"]
 
-    private static func load(_ options: ReplayOptions) throws(ReplayError) -> [Entry] {
+    /// The largest replay file read whole (an MJPEG or raw file of many frames).
+    static let maximumFileBytes = 1 << 30
+
+    private static func load(_ options: ReplayOptions, limits: FrameLimits) throws(ReplayError) -> [Entry] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.path, isDirectory: &isDirectory) else {
             throw .notFound(path: options.path)
         }
         if let format = options.rawFormat {
-            return try loadRaw(path: options.path, format: format, size: options.rawSize)
+            return try loadRaw(path: options.path, format: format, size: options.rawSize, limits: limits)
         }
-        guard isDirectory.boolValue else { return try loadFile(options.path) }
+        guard isDirectory.boolValue else {
+            let entries = loadFile(options.path, limits: limits)
+            // A single file that cannot be read is a mistake to report, not a frame to reject.
+            if entries.count == 1, case let .unreadable(path, reason) = entries[0] { throw .unreadable(path: path, reason: reason) }
+            return entries
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: options.path).sorted()
@@ -130,38 +145,52 @@ public final class ReplaySource: FrameSource {
         for name in names where !name.hasPrefix(".") {
             let ext = (name as NSString).pathExtension.lowercased()
             guard jpegExtensions.contains(ext) || mjpegExtensions.contains(ext) || imageExtensions.contains(ext) else { continue }
-            entries += try loadFile((options.path as NSString).appendingPathComponent(name))
+            entries += loadFile((options.path as NSString).appendingPathComponent(name), limits: limits)
         }
         return entries
     }
 
+    /// A regular file's bytes, read without blocking (a FIFO is refused, never opened
+    /// for reading).
     private static func readBytes(_ path: String) throws(ReplayError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "permission denied or I/O error")
+        do {
+            return try RegularFile.read(path, maximumBytes: maximumFileBytes)
+        } catch {
+            if case .notFound = error { throw .notFound(path: path) }
+            throw .unreadable(path: path, reason: error.reason)
         }
-        return [UInt8](data)
     }
 
-    private static func loadFile(_ path: String) throws(ReplayError) -> [Entry] {
+    /// One file's frames; a file that cannot be read or decoded is one unreadable entry.
+    private static func loadFile(_ path: String, limits: FrameLimits) -> [Entry] {
         let ext = (path as NSString).pathExtension.lowercased()
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.read(path, maximumBytes: maximumFileBytes)
+        } catch {
+            return [.unreadable(path: path, reason: error.reason)]
+        }
         if jpegExtensions.contains(ext) {
-            return [jpegEntry(try readBytes(path))]
+            return [jpegEntry(bytes[...], path: path, limits: limits)]
         }
         if mjpegExtensions.contains(ext) {
-            return splitJPEGs(try readBytes(path)).map(jpegEntry)
+            return splitJPEGs(bytes).map { jpegEntry($0, path: path, limits: limits) }
         }
         do {
-            let image = try ImageFile.readGray(path: path)
+            let image = try ImageFile.decodeGray(bytes, path: path, limits: limits)
             return [.frame(format: .grey, width: image.width, height: image.height,
                            buffer: HeapFrameBuffer(copying: image.pixels))]
         } catch {
-            return [.unreadable(path: path)]
+            return [.unreadable(path: path, reason: error.reason)]
         }
     }
 
-    /// A JPEG is replayed as an MJPEG frame; its size comes from decoding it.
-    private static func jpegEntry(_ bytes: some Collection<UInt8>) -> Entry {
-        .frame(format: .mjpeg, width: 0, height: 0, buffer: HeapFrameBuffer(copying: bytes))
+    /// A JPEG is replayed as an MJPEG frame, as a webcam delivers it; its header is read
+    /// here, so a JPEG beyond the limits or without a header is named once at start.
+    private static func jpegEntry(_ bytes: ArraySlice<UInt8>, path: String, limits: FrameLimits) -> Entry {
+        let header = bytes.withUnsafeBytes { raw in Result { () throws(FrameError) in try JPEGDecoder(limits: limits).size(of: raw) } }
+        if case let .failure(error) = header { return .unreadable(path: path, reason: "\(error)") }
+        return .frame(format: .mjpeg, width: 0, height: 0, buffer: HeapFrameBuffer(copying: bytes))
     }
 
     /// Splits concatenated JPEGs at each start-of-image marker (FF D8 FF).
@@ -176,10 +205,14 @@ public final class ReplaySource: FrameSource {
         }
     }
 
-    private static func loadRaw(path: String, format: PixelFormat, size: (width: Int, height: Int)?) throws(ReplayError) -> [Entry] {
+    private static func loadRaw(path: String, format: PixelFormat, size: (width: Int, height: Int)?,
+                                limits: FrameLimits) throws(ReplayError) -> [Entry] {
         let bytes = try readBytes(path)
-        if format.isCompressed { return splitJPEGs(bytes).map(jpegEntry) }
+        if format.isCompressed { return splitJPEGs(bytes).map { jpegEntry($0, path: path, limits: limits) } }
         guard let size, size.width > 0, size.height > 0 else { throw .rawNeedsSize(path: path) }
+        if let refusal = limits.refusal(width: size.width, height: size.height) {
+            throw .unreadable(path: path, reason: "--size \(refusal.replacingOccurrences(of: "declares ", with: ""))")
+        }
         let bytesPerLine = format.minimumBytesPerLine(width: size.width)
         let frameSize = format.frameSize(width: size.width, height: size.height, bytesPerLine: bytesPerLine) ?? 0
         guard frameSize > 0, bytes.count >= frameSize, bytes.count % frameSize == 0 else {

@@ -1,0 +1,94 @@
+"""Hostile frames against a real lectord (see tests/hostile/run)."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
+FIXTURE = os.path.join(ROOT, "Tests/LectorTests/Fixtures/hello-640x480.png")
+PEAK_LIMIT_KB = 300 * 1024
+
+passed = failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name} {detail}")
+
+
+def run_measured(arguments, timeout=60):
+    """Runs lectord under /usr/bin/time -v: (exit status, stderr, peak RSS in KB)."""
+    result = subprocess.run(["/usr/bin/time", "-v", LECTORD, *arguments], capture_output=True, text=True, timeout=timeout)
+    peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
+    return result.returncode, result.stderr, int(peak.group(1)) if peak else None
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="lector-hostile-")
+    bombs = os.path.join(work, "bombs")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/hostile/make-bombs.py"), bombs], check=True)
+
+    # A single bomb as the replay source: refused before decoding, naming the file.
+    for name, reason in [("png-bomb.png", "over the limit"), ("png-bomb-rgba.png", "over the limit"),
+                         ("jpeg-8000.jpg", "8000x8000, over the limit")]:
+        path = os.path.join(bombs, name)
+        status, stderr, peak = run_measured(["--replay", path, "--stdout", "--max-frames", "1"])
+        check(f"{name}: refused with a message naming the file", status == 1 and path in stderr and reason in stderr,
+              f"status {status}: {stderr[-400:]}")
+        check(f"{name}: peak RSS {peak} KB <= {PEAK_LIMIT_KB} KB", peak is not None and peak <= PEAK_LIMIT_KB)
+
+    # The scan bomb is a well-formed header: it is replayed, and the frame is rejected.
+    path = os.path.join(bombs, "jpeg-scans.jpg")
+    status, stderr, peak = run_measured(["--replay", path, "--stdout", "--max-frames", "1"])
+    check("jpeg-scans.jpg: the frame is rejected for its scans", status == 0 and "more than 100 progressive scans" in stderr
+          and "rejected=1" in stderr, f"status {status}: {stderr[-400:]}")
+    check(f"jpeg-scans.jpg: peak RSS {peak} KB <= {PEAK_LIMIT_KB} KB", peak is not None and peak <= PEAK_LIMIT_KB)
+
+    # A folder mixing a good frame, every bomb and a FIFO: each bad file is named once,
+    # the good frame is read, and the daemon is not blocked by the FIFO.
+    folder = os.path.join(work, "mixed")
+    os.makedirs(folder)
+    os.symlink(FIXTURE, os.path.join(folder, "a-good.png"))
+    for name in os.listdir(bombs):
+        os.symlink(os.path.join(bombs, name), os.path.join(folder, "b-" + name))
+    os.mkfifo(os.path.join(folder, "c-fifo.png"))
+    os.mkfifo(os.path.join(folder, "d-fifo.jpg"))
+    status, stderr, peak = run_measured(["--replay", folder, "--stdout", "--max-frames", "6"], timeout=120)
+    for name in ["b-png-bomb.png", "b-png-bomb-rgba.png", "b-jpeg-8000.jpg", "c-fifo.png", "d-fifo.jpg"]:
+        check(f"folder: {name} skipped with one message naming it",
+              stderr.count(f"file={os.path.join(folder, name)}") == 1, stderr[-600:])
+    check("folder: the FIFOs are named as FIFOs", stderr.count("it is a FIFO, not a regular file") == 2)
+    check("folder: the good frame is read", "camera stopped" in stderr and re.search(r"recognized=[1-9]", stderr) is not None,
+          stderr[-400:])
+    check(f"folder: peak RSS {peak} KB <= {PEAK_LIMIT_KB} KB", peak is not None and peak <= PEAK_LIMIT_KB)
+
+    # SIGTERM while replaying a folder with a FIFO in it, looping: exits 0 within 1 s.
+    process = subprocess.Popen([LECTORD, "--replay", folder, "--stdout", "--loop", "--fps", "5"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    try:
+        status = process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        status = None
+    elapsed = time.monotonic() - started
+    check(f"SIGTERM while replaying a folder with FIFOs: exit {status} after {elapsed:.2f} s (0 within 1 s)",
+          status == 0 and elapsed <= 1.0)
+
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
