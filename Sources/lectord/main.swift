@@ -35,4 +35,8 @@ do {
     exit(2)
 }
 let logger = Logger(label: "lectord", level: options.logLevel)
-exit(Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run())
+let status = Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run()
+// A recognition abandoned at its deadline may still be inside Tesseract on its own
+// thread: end without the static destructors that would free Tesseract's globals under it.
+if TextRecognizer.anyAbandonedRecognition { ProcessExit.immediately(status) }
+exit(status)

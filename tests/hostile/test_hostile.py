@@ -1,6 +1,7 @@
 """Hostile frames against a real lectord (see tests/hostile/run)."""
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -85,6 +86,44 @@ def main():
     elapsed = time.monotonic() - started
     check(f"SIGTERM while replaying a folder with FIFOs: exit {status} after {elapsed:.2f} s (0 within 1 s)",
           status == 0 and elapsed <= 1.0)
+
+    # A frame whose layout analysis Tesseract cannot be stopped in (4K noise, under any
+    # size limit): abandoned at its deadline, and SIGTERM during such a frame ends lectord.
+    noise = os.path.join(work, "noise-3840x2160.grey")
+    with open(noise, "wb") as out:
+        out.write(os.urandom(3840 * 2160))
+    process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
+                                "--deadline-ms", "200", "--stdout", "--loop"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log, ready, abandoned = "", None, None
+    started = time.monotonic()
+    while time.monotonic() - started < 15 and abandoned is None:
+        log += (os.read(process.stderr.fileno(), 65536) if select.select([process.stderr], [], [], 0.01)[0] else b"").decode()
+        if ready is None and "camera ready" in log:
+            ready = time.monotonic()
+        if ready is not None and "longer than the 200 ms deadline" in log:
+            abandoned = time.monotonic()
+        time.sleep(0.01)
+    delay = abandoned - ready if abandoned and ready else None
+    check(f"4K noise, --deadline-ms 200: the frame is abandoned {delay and round(delay, 2)} s after the camera is ready"
+          " (within 1 s)", delay is not None and delay <= 1.0, log[-400:])
+    time.sleep(1.5)  # the next frames are refused while the abandoned one still runs
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    try:
+        status = process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        status = None
+    elapsed = time.monotonic() - started
+    check(f"SIGTERM during a stuck recognition: exit {status} after {elapsed:.2f} s (0 within 1 s)",
+          status == 0 and elapsed <= 1.0)
+
+    # 8000x8000 noise: over the pixel limit, refused up front with a message.
+    status, stderr, _ = run_measured(["--replay", noise, "--replay-format", "GREY", "--size", "8000x8000",
+                                      "--deadline-ms", "200", "--stdout"])
+    check("8000x8000 frames are refused up front, saying the limit", status == 1 and "over the limit of" in stderr,
+          stderr[-300:])
 
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

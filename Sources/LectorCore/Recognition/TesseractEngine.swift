@@ -14,6 +14,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case cancelled
     /// Tesseract reported a failure.
     case failed
+    /// A recognition abandoned at its deadline is still running; the frame was not started.
+    case busy
 
     public var description: String {
         switch self {
@@ -23,6 +25,7 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
         case let .deadlineExceeded(milliseconds): "recognition took longer than the \(milliseconds) ms deadline"
         case .cancelled: "recognition was cancelled"
         case .failed: "Tesseract failed to recognize the image"
+        case .busy: "an abandoned recognition is still running"
         }
     }
 }

@@ -57,7 +57,7 @@ public struct RecognizerOptions: Equatable, Sendable {
 /// One per camera; not thread-safe except ``cancel()``.
 public final class TextRecognizer {
     public let options: RecognizerOptions
-    private let engine: TesseractEngine
+    private let engine: IsolatedRecognizer
     private var halvedImage = GrayImage(width: 0, height: 0)
     private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
@@ -69,12 +69,16 @@ public final class TextRecognizer {
 
     public init(options: RecognizerOptions) throws(RecognitionError) {
         self.options = options
-        engine = try TesseractEngine(language: options.language, dataPath: options.dataPath,
-                                     pageSegmentation: options.pageSegmentation)
+        engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                                        pageSegmentation: options.pageSegmentation)
     }
 
     /// Stops a recognition in progress (or the next one); safe from any thread.
     public func cancel() { engine.cancel() }
+
+    /// Whether a recognition was abandoned somewhere in the process and is still inside
+    /// Tesseract: exit then without running Tesseract's static destructors.
+    public static var anyAbandonedRecognition: Bool { IsolatedRecognizer.anyAbandonedRunning }
 
     /// Lets recognition run again after ``cancel()``.
     public func resume() { engine.resume() }
