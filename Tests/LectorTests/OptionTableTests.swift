@@ -148,3 +148,47 @@ struct OptionTableTests {
         }
     }
 }
+
+/// What SIGHUP changes in running parts: a camera's recognizer, the log level.
+@Suite("Live reload")
+struct LiveReloadTests {
+    /// The publications of one loop, for the test thread.
+    final class Published: @unchecked Sendable {
+        private let lock = NSLock()
+        private var texts: [String] = []
+        func add(_ publication: Publication) { lock.withLock { texts.append(publication.text.text.text) } }
+        var last: String? { lock.withLock { texts.last } }
+    }
+
+    @Test("a replaced recognizer reads the next frame with the new settings; a broken one changes nothing")
+    func replaceRecognizer() throws {
+        let published = Published()
+        let loop = try RecognitionLoop(device: "test", options: RecognizerOptions(), mailbox: LatestFrameMailbox(),
+                                       counters: FrameCounters(), orientation: OrientationControl(),
+                                       logger: Logger(label: "test", level: .error)) { published.add($0) }
+        let luma = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        func recognize() -> String? {
+            loop.process(FrameSynthesizer.frame(luma.pixels, format: .grey, width: luma.width, height: luma.height))
+            return published.last
+        }
+        #expect(recognize()?.contains("HELLO") == true)
+        var tiny = RecognizerOptions()
+        tiny.regionOfInterest = PixelBox(x: 0, y: 0, width: 8, height: 8)
+        try loop.replaceRecognizer(options: tiny)
+        #expect(loop.recognizerOptions == tiny)
+        #expect(recognize()?.contains("HELLO") == false, "only the 8x8 corner is read")
+        var broken = RecognizerOptions()
+        broken.language = "zzz_no_such_language"
+        #expect(throws: RecognitionError.self) { try loop.replaceRecognizer(options: broken) }
+        #expect(loop.recognizerOptions == tiny, "a recognizer that cannot start leaves the old one")
+    }
+
+    @Test("a level set on a logger applies to the loggers made from it")
+    func sharedLevel() {
+        let logger = Logger(label: "test", level: .info)
+        let device = logger.with("device", "a")
+        logger.level = .debug
+        #expect(device.level == .debug && logger.level == .debug)
+        #expect(Logger(label: "other").level == .info, "another logger keeps its own")
+    }
+}

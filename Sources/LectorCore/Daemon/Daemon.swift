@@ -117,7 +117,7 @@ public final class Daemon: Sendable {
 extension Daemon {
     /// SIGHUP: reads the configuration file again and applies, without reopening the
     /// socket or a camera, every option ``DaemonOptionTable`` marks live (orientation,
-    /// recognizer settings, stall timeout, client limits, log level); logs what it
+    /// recognizer settings, stall timeout, always-on, client limits, log level); logs what it
     /// applied and what needs a restart. An invalid file is reported and changes nothing.
     func reload(hub: CameraHub, server: SocketServer?) {
         guard let configPath else {
@@ -152,6 +152,7 @@ extension Daemon {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
             }
         }
+        hub.setAlwaysOn(plan.effective.alwaysOn || plan.effective.stdout)
         server?.reconfigure(plan.effective.server)
         logger.level = plan.effective.logLevel
         effective.withLock { $0 = plan.effective }

@@ -88,7 +88,7 @@ public enum DaemonOptionTable {
                      example: "/tmp/lector-example.sock", .daemon(.optional(\.socketPath, .text))),
         DaemonOption("--socket-group", .server, "G", "Group that may connect (the socket is mode 0660).", example: "video",
                      .daemon(.optional(\.socketGroup, .text))),
-        DaemonOption("--always-on", .server, nil, "Recognize even when no client watches (--stdout implies it).",
+        DaemonOption("--always-on", .server, nil, "Recognize even when no client watches (--stdout implies it).", reload: .live,
                      .daemon(.value(\.alwaysOn, .bool))),
         DaemonOption("--max-clients", .server, "N", "Clients served at once (default 32).", reload: .live, example: "8",
                      .daemon(.value(\.server.maximumClients, .integer(1...4096)))),
