@@ -34,7 +34,9 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
-        .target(name: "LectorSystem"),
+        // What Glibc's Swift module hides: accept4, eventfd, gettid (no other library).
+        .target(name: "CLectorSystem"),
+        .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
         .target(name: "LectorProtocol"),
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(

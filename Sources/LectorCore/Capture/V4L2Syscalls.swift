@@ -104,6 +104,3 @@ public struct LibV4L2Syscalls: V4L2Syscalls {
     }
 }
 
-/// The calling thread's kernel id (for per-thread scheduling priority).
-/// The corresponding C function is `gettid`.
-func currentThreadID() -> pid_t { lector_thread_id() }
