@@ -45,7 +45,7 @@ let package = Package(
             resources: [.copy("Resources/demo")]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
-        .executableTarget(name: "lector", dependencies: ["LectorClient"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorSystem"]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",

@@ -46,6 +46,10 @@ extension Syscalls {
     /// previous one (files `body` creates lack the mask's permission bits). The mask is
     /// process-wide: call it before other threads create files. The corresponding C
     /// function is `umask`.
+    /// - Parameters:
+    ///   - mask: The permission bits new files must not have (0o117: owner and group
+    ///     may read and write).
+    ///   - body: What creates the files.
     public static func withCreationMask<R, E: Error>(_ mask: mode_t, _ body: () throws(E) -> R) throws(E) -> R {
         let previous = Glibc.umask(mask)
         defer { Glibc.umask(previous) }

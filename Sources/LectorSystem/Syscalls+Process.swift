@@ -51,6 +51,12 @@ extension Syscalls {
         throw error
     }
 
+    /// Ends the process with `status`, after `atexit` handlers and flushing C streams.
+    /// The corresponding C function is `exit`.
+    public static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+
     /// Sets the calling thread's scheduling priority (nice value: -20 most favoured,
     /// 19 least); lowering it below 0 needs CAP_SYS_NICE.
     /// The corresponding C function is `setpriority` (on the thread's kernel id).

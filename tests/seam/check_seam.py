@@ -57,6 +57,18 @@ IMPORT = re.compile(r"^\s*(?:@\w+\s+)*import\s+(?:(?:func|var|let|struct|enum|cl
 QUALIFIED = re.compile(r"\b(?:Glibc|SwiftGlibc|Musl)\.")
 ERRNO = re.compile(r"(?<![\w.])errno\b(?!\s*:)")
 DECLARED = re.compile(r"\b(?:func|case|var|let)\s+([A-Za-z_]\w*)")
+SIGNATURE = re.compile(r"\bfunc\s+\w+\s*(?:<[^>]*>)?\s*\(([^)]*)\)")
+
+
+def declared(code):
+    """Names the file declares itself: functions, cases, variables, parameters."""
+    names = set(DECLARED.findall(code))
+    for parameters in SIGNATURE.findall(code):
+        for parameter in parameters.split(","):
+            words = parameter.split(":")[0].split()
+            if words:
+                names.add(words[-1])
+    return names
 
 
 def strip(text):
@@ -91,7 +103,7 @@ def strip(text):
 def violations(path, text):
     """(line, what) for each direct C library use in one Swift file."""
     code = strip(text)
-    own = set(DECLARED.findall(code))
+    own = declared(code)
     found = []
     for number, line in enumerate(code.split("\n"), 1):
         if IMPORT.search(line):
@@ -181,6 +193,7 @@ def test_lookalikes_are_not_violations():
 import LectorSystem
 /// Calls getenv("X") and write(2) in a comment; usleep( too.
 final class Peer {
+    func flush(_ write: (Int) -> Int) -> Int { write(1) }
     func read(_ client: Int) {}
     func close(_ client: Int, reason: String?) {}
     func run(error: SystemError) {
@@ -246,7 +259,8 @@ def test_every_syscalls_entry_names_its_c_function():
             while j >= 0 and lines[j].strip().startswith(("///", "@")):
                 doc.append(lines[j])
                 j -= 1
-            if "The corresponding C function" not in " ".join(doc):
+            text = " ".join(" ".join(line.strip().lstrip("/").split()) for line in reversed(doc))
+            if "The corresponding C function" not in text:
                 missing.append("%s: %s" % (name, match.group(1)))
     assert not missing, "no \"The corresponding C function is\" in the doc comment of:\n  " + "\n  ".join(missing)
 
