@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -17,7 +16,7 @@ public enum ConnectionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .cannotConnect(path, error): "cannot connect to \(path): \(String(cString: strerror(error.errno)))"
+        case let .cannotConnect(path, error): "cannot connect to \(path): \(error.reason)"
         case .closed: "lectord closed the connection"
         case let .timedOut(seconds): "no answer from lectord within \(seconds) s"
         case let .malformed(reason): "unexpected data from lectord: \(reason)"
@@ -92,10 +91,9 @@ public final class LectorConnection {
                 throw .malformed("a line longer than \(ProtocolVersion.maximumServerLine) bytes")
             }
             if let timeout {
-                var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-                let ready: Int
-                do { ready = try Syscalls.poll(&descriptors, timeoutMilliseconds: Int32(max(0, timeout * 1000))) } catch { throw .system(error) }
-                if ready == 0 { throw .timedOut(seconds: timeout) }
+                let ready: Bool
+                do { ready = try Syscalls.waitReadable(descriptor, timeoutMilliseconds: Int32(max(0, timeout * 1000))) } catch { throw .system(error) }
+                if !ready { throw .timedOut(seconds: timeout) }
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let outcome: Result<IOResult<Int>, SystemError> = chunk.withUnsafeMutableBytes { raw in

@@ -12,21 +12,19 @@ enum ServerEvent: Sendable {
 }
 
 /// The hand-off from recognizer, source and signal threads to the server thread: a
-/// lock-protected queue plus a wake pipe that wakes the server's `poll`. Posting never
+/// lock-protected queue plus a wake event (an eventfd) that wakes the server's `poll`. Posting never
 /// blocks on the server: when publications pile up (the server thread is slow) the
 /// oldest waiting one is dropped.
 final class ServerInbox: Sendable {
     /// Publications kept waiting at most; older ones are dropped.
     static let publicationLimit = 64
 
-    /// The wake pipe's read end, polled by the server; both ends are owned by the inbox
-    /// and closed by ``close()``.
+    /// The wake event, polled by the server; owned by the inbox and closed by ``close()``.
     let wakeDescriptor: Int32
-    private let signalDescriptor: Int32
     private let queue = Mutex<[ServerEvent]>([])
 
     init() throws(SystemError) {
-        (wakeDescriptor, signalDescriptor) = try Syscalls.wakePipe()
+        wakeDescriptor = try Syscalls.wakeEvent()
     }
 
     /// Queues `event` and wakes the server thread.
@@ -39,7 +37,7 @@ final class ServerInbox: Sendable {
             }
             events.append(event)
         }
-        Syscalls.signalWake(signalDescriptor)
+        Syscalls.signalWake(wakeDescriptor)
     }
 
     /// Takes every waiting event (on the server thread).
@@ -53,6 +51,5 @@ final class ServerInbox: Sendable {
 
     func close() {
         Syscalls.close(wakeDescriptor)
-        Syscalls.close(signalDescriptor)
     }
 }

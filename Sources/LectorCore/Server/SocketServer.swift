@@ -1,11 +1,10 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 import Synchronization
 
 /// The socket server: one thread runs a `poll` loop over the listening socket, every
-/// client and a wake pipe. Recognizer threads hand publications over with
+/// client and a wake event. Recognizer threads hand publications over with
 /// ``publish(_:)``, which never blocks; each client has its own bounded outbound
 /// buffer (``OutboundQueue``), so a slow client loses stream messages and, if it takes
 /// nothing for ``Configuration/clientTimeout``, is disconnected, while every other
