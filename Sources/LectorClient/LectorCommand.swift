@@ -75,6 +75,14 @@ public enum LectorCommand {
     private static func request<Reply: ProtocolMessage>(_ request: Request, expecting expected: Reply.Type,
                                                         _ command: ClientCommand, _ connection: LectorConnection,
                                                         _ output: ClientOutput, quiet: Bool = false) throws -> Reply {
+        try requestLine(request, expecting: expected, command, connection, output, quiet: quiet).reply
+    }
+
+    /// ``request(_:expecting:_:_:_:quiet:)`` that also returns the reply's line as received.
+    private static func requestLine<Reply: ProtocolMessage>(_ request: Request, expecting expected: Reply.Type,
+                                                            _ command: ClientCommand, _ connection: LectorConnection,
+                                                            _ output: ClientOutput,
+                                                            quiet: Bool = false) throws -> (line: [UInt8], reply: Reply) {
         try connection.send(request)
         let deadline = Date().addingTimeInterval(command.timeout)
         while true {
@@ -85,7 +93,7 @@ public enum LectorCommand {
             }
             if let typed = reply.message.message as? Reply {
                 if command.json && !quiet { output.standard(String(decoding: reply.line, as: UTF8.self)) }
-                return typed
+                return (reply.line, typed)
             }
         }
     }
@@ -128,9 +136,9 @@ public enum LectorCommand {
     private static func snapshot(_ command: ClientCommand, _ connection: LectorConnection, _ output: ClientOutput) throws {
         let snapshot = Request.snapshot(device: command.devices.first, boxes: command.boxes, maximumWidth: command.maximumWidth)
         let quietOutput = ClientOutput(standard: { _ in }, error: output.error)
-        var reply: SnapshotMessage
+        var reply: (line: [UInt8], reply: SnapshotMessage)
         do {
-            reply = try request(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
+            reply = try requestLine(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
         } catch is ErrorReply {
             // Nothing recognized yet (the camera runs only while watched): watch until a
             // first TEXT of the device, then ask again.
@@ -144,16 +152,17 @@ public enum LectorCommand {
             while true {
                 if case .text = try connection.receive(timeout: max(0.001, deadline.timeIntervalSinceNow)).message { break }
             }
-            reply = try request(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
+            reply = try requestLine(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
         }
+        let (line, message) = reply
         guard let path = command.output else { throw ErrorReply(message: "SNAPSHOT reply without data") }
-        guard FileManager.default.createFile(atPath: path, contents: Data(reply.data)) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(message.data)) else {
             throw ErrorReply(message: "cannot write \(path)")
         }
         if command.json {
-            output.standard(String(decoding: reply.bytes, as: UTF8.self))
+            output.standard(String(decoding: line, as: UTF8.self))
         } else {
-            output.standard("\(path): \(reply.width)x\(reply.height) JPEG, \(reply.data.count) bytes, frame \(reply.sequence) of \(reply.device)")
+            output.standard("\(path): \(message.width)x\(message.height) JPEG, \(message.data.count) bytes, frame \(message.sequence) of \(message.device)")
         }
     }
 }
