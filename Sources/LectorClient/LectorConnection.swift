@@ -55,6 +55,11 @@ public final class LectorConnection {
         try sendRaw(line)
     }
 
+    /// Sends one typed request.
+    public func send(_ request: Request) throws(ConnectionError) {
+        try sendRaw(request.bytes + [UInt8(ascii: "\n")])
+    }
+
     /// Sends bytes as they are (tests send malformed requests with it).
     public func sendRaw(_ line: [UInt8]) throws(ConnectionError) {
         var offset = 0
@@ -115,6 +120,32 @@ public final class LectorConnection {
             return (line, try JSONParser.parse(line))
         } catch {
             throw .malformed("\(error)")
+        }
+    }
+
+    /// The next line, decoded into its typed message (unknown classes as
+    /// ``ServerMessage/other(_:)``); the line is kept for `--json` output.
+    public func receive(timeout: Double? = nil) throws(ConnectionError) -> (line: [UInt8], message: ServerMessage) {
+        let line = try readLine(timeout: timeout)
+        do {
+            return (line, try ServerMessage(line: line))
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+
+    /// Reads until a message of type `type` arrives, skipping the others (stream
+    /// messages), for at most `timeout` seconds.
+    public func read<Message: ProtocolMessage>(_ type: Message.Type, timeout: Double = 10) throws(ConnectionError) -> Message {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let line = try readLine(timeout: max(0.001, deadline.timeIntervalSinceNow))
+            do {
+                let json = try ServerMessage.parseObject(line)
+                if json["class"]?.stringValue == Message.messageClass { return try Message(json: json) }
+            } catch {
+                throw .malformed("\(error)")
+            }
         }
     }
 

@@ -208,7 +208,7 @@ final class StdoutPublisher: Sendable {
             if let maxFrames, state.published >= maxFrames { return .finished }
             do throws(SystemError) {
                 try LineWriter.writeLine(publication.textLine, to: 1)
-                try LineWriter.writeLine(JSONWriter.bytes(publication.frame.message), to: 1)
+                try LineWriter.writeLine(publication.frame.message.bytes, to: 1)
             } catch {
                 state.failed = error.errno != EPIPE  // a reader that left is a normal end
                 return .finished

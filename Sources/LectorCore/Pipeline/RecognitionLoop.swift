@@ -13,7 +13,7 @@ public struct Publication: Sendable {
     /// The upright gray image that produced `text` (for snapshots).
     public var upright: GrayImage
 
-    /// - Parameter textLine: `JSONWriter.bytes(text.message())`, encoded once by the caller.
+    /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
     public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage) {
         self.text = text
         self.textLine = textLine
@@ -144,7 +144,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         let report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
                                 unixTime: frame.timestamp.unixTime, transform: transform, text: text,
                                 recognizeMilliseconds: recognized.milliseconds(since: prepared))
-        let line = JSONWriter.bytes(report.message())
+        let line = report.message().bytes
         let done = MonotonicInstant.now()
         let frameReport = FrameReport(
             device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.format,

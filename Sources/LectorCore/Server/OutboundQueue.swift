@@ -72,7 +72,7 @@ struct OutboundQueue {
             }
         }
         if droppedSinceNotice > 0 {
-            append(OutboundLine(ServerMessages.overflow(dropped: droppedSinceNotice, total: droppedTotal)), kind: .reply)
+            append(OutboundLine(OverflowMessage(dropped: droppedSinceNotice, droppedTotal: droppedTotal).bytes), kind: .reply)
             droppedSinceNotice = 0
         }
         append(line, kind: .stream)

@@ -14,7 +14,7 @@ enum ServerEvent: Sendable {
 /// The hand-off from recognizer, source and signal threads to the server thread: a
 /// lock-protected queue plus a wake event (an eventfd) that wakes the server's `poll`. Posting never
 /// blocks on the server: when publications pile up (the server thread is slow) the
-/// oldest waiting one is dropped.
+/// oldest waiting one is dropped, and counted (STATUS `inbox_dropped`).
 final class ServerInbox: Sendable {
     /// Publications kept waiting at most; older ones are dropped.
     static let publicationLimit = 64
@@ -22,6 +22,10 @@ final class ServerInbox: Sendable {
     /// The wake event, polled by the server; owned by the inbox and closed by ``close()``.
     let wakeDescriptor: Int32
     private let queue = Mutex<[ServerEvent]>([])
+    private let droppedCount = Atomic<Int>(0)
+
+    /// Publications dropped so far because the server thread fell behind.
+    var dropped: Int { droppedCount.load(ordering: .relaxed) }
 
     init() throws(SystemError) {
         wakeDescriptor = try Syscalls.wakeEvent()
@@ -34,6 +38,7 @@ final class ServerInbox: Sendable {
                events.count(where: { if case .publication = $0 { true } else { false } }) >= Self.publicationLimit,
                let oldest = events.firstIndex(where: { if case .publication = $0 { true } else { false } }) {
                 events.remove(at: oldest)
+                droppedCount.add(1, ordering: .relaxed)
             }
             events.append(event)
         }
