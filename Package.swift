@@ -56,14 +56,14 @@ let package = Package(
             dependencies: ["LectorCore", "LectorClient", "CBenchReference"],
             resources: [.copy("Frames")]
         ),
-        // The protocol fuzz target (scripts/fuzz-requests builds it with libFuzzer;
+        // The protocol fuzz target (tests/fuzz/run builds it with libFuzzer;
         // a plain build replays input files). libFuzzer supplies main, hence
         // -parse-as-library.
         .executableTarget(
             name: "lector-fuzz",
             dependencies: ["LectorProtocol"],
             path: "tests/fuzz",
-            exclude: ["corpus"],
+            exclude: ["corpus", "run"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .testTarget(

@@ -1,6 +1,6 @@
 // The protocol fuzz target: feeds one input to the request parser and to the
 // server-message decoders of LectorProtocol, linked through SwiftPM (the `lector-fuzz`
-// product). scripts/fuzz-requests builds it with -sanitize=fuzzer,address and
+// product). tests/fuzz/run builds it with -sanitize=fuzzer,address and
 // -DFUZZING: SwiftPM calls an executable's entry point `lector_fuzz_main`, which then
 // hands over to libFuzzer's driver. A plain build (swift build) gets a `main` that
 // replays input files instead: `lector-fuzz FILE...`.

@@ -11,8 +11,8 @@ public struct CameraStatus: Sendable {
     public var counters: FrameCounters.Snapshot
     /// Captured and recognized frames per second over the recent timing window.
     public var rates: (captured: Double, recognized: Double)
-    public var recognizeMilliseconds: (p50: Double, p99: Double)?
-    public var latencyMilliseconds: (p50: Double, p99: Double)?
+    public var recognizeMilliseconds: Percentiles?
+    public var latencyMilliseconds: Percentiles?
 
     /// STATUS's entry for this camera.
     public var deviceStatus: DeviceStatus {
@@ -20,8 +20,7 @@ public struct CameraStatus: Sendable {
                      captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
                      rejected: counters.rejected, captureFPS: (rates.captured * 100).rounded() / 100,
                      recognizeFPS: (rates.recognized * 100).rounded() / 100,
-                     recognizeMilliseconds: recognizeMilliseconds.map { Percentiles(p50: $0.p50, p99: $0.p99) },
-                     latencyMilliseconds: latencyMilliseconds.map { Percentiles(p50: $0.p50, p99: $0.p99) })
+                     recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds)
     }
 
     /// The supervisor's sample (its rates are measured by the supervisor from the counters).

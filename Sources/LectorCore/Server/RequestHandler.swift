@@ -108,7 +108,7 @@ extension ServerLoop {
                              uptime: (now.milliseconds(since: hub.started) / 1000 * 1000).rounded() / 1000,
                              clients: clients.count, watchers: clients.count(where: { $0.watch.enable }),
                              alwaysOn: hub.alwaysOn,
-                             publishMilliseconds: publishTimes.percentiles.map { Percentiles(p50: $0.p50, p99: $0.p99) },
+                             publishMilliseconds: publishTimes.percentiles,
                              inboxDropped: inbox.dropped,
                              devices: hub.status(now: now).map(\.deviceStatus))
     }

@@ -90,7 +90,7 @@ final class ServerLoop: @unchecked Sendable {
     private var listenerOpen = true
     /// From ``SocketServer/publish(_:)`` to every watcher's line written (or queued, for
     /// a watcher whose socket is full), for STATUS.
-    var publishTimes = RecentDurations()
+    var publishTimes = RecentSamples<Double>()
     /// The last state pushed to watchers, per device.
     private var lastDeviceStates: [String: DeviceInfo] = [:]
 
@@ -151,7 +151,7 @@ final class ServerLoop: @unchecked Sendable {
         switch event {
         case let .publication(publication, posted):
             dispatch(publication)
-            publishTimes.add(milliseconds: MonotonicInstant.now().milliseconds(since: posted))
+            publishTimes.append(MonotonicInstant.now().milliseconds(since: posted))
         case let .deviceChanged(info):
             // Pushed on a change of state (or of its error), not on every report.
             let previous = lastDeviceStates[info.path]
