@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "lectord", targets: ["lectord"]),
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
+        .executable(name: "lector-mqtt", targets: ["lector-mqtt"]),
         .library(name: "Lector", targets: ["Lector"]),
     ],
     targets: [
@@ -33,6 +34,15 @@ let package = Package(
             resources: [.copy("Resources/demo")]
         ),
         .executableTarget(name: "lectord", dependencies: ["Lector"]),
+        // libmosquitto's client API, found through pkg-config.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // The MQTT bridge's logic: a client of lectord's socket and of a broker.
+        .target(name: "LectorMQTT", dependencies: ["Lector", "CMosquitto"]),
+        .executableTarget(name: "lector-mqtt", dependencies: ["LectorMQTT"]),
         .executableTarget(name: "lector", dependencies: ["Lector"]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
@@ -49,6 +59,7 @@ let package = Package(
             dependencies: ["Lector"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "Lector"]),
     ],
     swiftLanguageModes: [.v6]
 )
