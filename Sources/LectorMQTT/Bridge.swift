@@ -25,6 +25,10 @@ public final class Bridge: @unchecked Sendable {
         var publishedText: String?
         var state = "unknown"
         var status: [UInt8]?
+        /// When `status` was last handed to the queue; a newer one waits until
+        /// `--status-interval` has passed (``heldStatus``).
+        var statusPublished = Date.distantPast
+        var heldStatus = false
         var orientation: [UInt8]?
     }
 
@@ -45,7 +49,6 @@ public final class Bridge: @unchecked Sendable {
     private var outstanding = 0
     private var reportedDrops = 0
     private var nextStatus = Date.distantPast
-    private let started = Date()
     private let timeFormat: ISO8601DateFormatter = {
         let format = ISO8601DateFormatter()
         format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -97,11 +100,8 @@ public final class Bridge: @unchecked Sendable {
                 BridgeSystem.wake(wake.write)
             }
             self.client = client
-            if let error = try client.start(host: configuration.broker.host, port: configuration.broker.port,
-                                            keepalive: configuration.keepalive) {
-                logger.once("broker", .warning, "cannot reach the broker yet; retrying with backoff (1 s doubling to 30 s)",
-                            [("broker", "\(configuration.broker)"), ("error", "\(error)")])
-            }
+            client.start(host: configuration.broker.host, port: configuration.broker.port,
+                         keepalive: configuration.keepalive, reconnectDelay: settings.reconnectDelay)
         } catch {
             logger.error("cannot start the MQTT client", [("error", "\(error)")])
             return 1
@@ -117,14 +117,13 @@ public final class Bridge: @unchecked Sendable {
                 if !link.isPending("STATUS") { link.send(JSONObjectBuilder(class: "STATUS").value) }
                 nextStatus = now.addingTimeInterval(configuration.statusInterval)
             }
-            if !everConnected, now.timeIntervalSince(started) > 3 {
-                logger.once("broker", .warning, "cannot reach the broker yet; retrying with backoff (1 s doubling to 30 s)",
-                            [("broker", "\(configuration.broker)")])
-            }
+            releaseHeldStatuses(now: now)
             flush()
             var deadline = nextStatus
+            for camera in cameras.values where camera.heldStatus {
+                deadline = min(deadline, camera.statusPublished.addingTimeInterval(configuration.statusInterval))
+            }
             if !link.isConnected { deadline = min(deadline, link.nextAttempt) }
-            if !everConnected { deadline = min(deadline, started.addingTimeInterval(3.1)) }
             let timeout = max(0.001, deadline.timeIntervalSinceNow)
             var descriptors = [wake.read]
             if let descriptor = link.descriptor { descriptors.append(descriptor) }
@@ -162,7 +161,6 @@ public final class Bridge: @unchecked Sendable {
             }
         }
         if !delivered { logger.warning("offline not confirmed by the broker; its last will says it instead") }
-        client.stop(force: !connected)
         client.close()
         self.client = nil
     }
@@ -189,7 +187,9 @@ public final class Bridge: @unchecked Sendable {
             case let .message(topic, payload):
                 command(topic: topic, payload: payload)
             case let .error(text):
-                logger.once("mosquitto", .warning, "libmosquitto: \(text)")
+                // Each failed attempt says so; the log says it once until it changes.
+                logger.once("broker", .warning, "broker: \(text); retrying with backoff (1 s doubling to 30 s)",
+                            [("broker", "\(configuration.broker)")])
             }
         }
     }
@@ -198,7 +198,6 @@ public final class Bridge: @unchecked Sendable {
         connected = true
         outstanding = 0
         logger.clearOnce("broker")
-        logger.clearOnce("mosquitto")
         logger.info(everConnected ? "reconnected to the broker; republishing retained state" : "connected to the broker",
                     [("broker", "\(configuration.broker)")])
         everConnected = true
@@ -403,9 +402,20 @@ public final class Bridge: @unchecked Sendable {
         if !members.contains(where: { $0.0 == "state" }) { object.append(("state", .string(camera.state))) }
         object += members
         object.append(("time", .string(timeFormat.string(from: Date()))))
-        let payload = JSONWriter.bytes(.object(object))
-        cameras[camera.device]?.status = payload
-        enqueue("\(topic(camera))/status", payload, kind: .state)
+        cameras[camera.device]?.status = JSONWriter.bytes(.object(object))
+        cameras[camera.device]?.heldStatus = true
+        releaseHeldStatuses(now: Date())
+    }
+
+    /// Queues each held status whose camera published none within `--status-interval`.
+    private func releaseHeldStatuses(now: Date) {
+        for (device, camera) in cameras where camera.heldStatus {
+            guard let status = camera.status,
+                  now.timeIntervalSince(camera.statusPublished) >= configuration.statusInterval else { continue }
+            cameras[device]?.heldStatus = false
+            cameras[device]?.statusPublished = now
+            enqueue("\(topic(camera))/status", status, kind: .state)
+        }
     }
 
     private func enqueue(_ topic: String, _ text: String, qos: Int32? = nil, kind: OutboundMessage.Kind) {

@@ -7,7 +7,11 @@ public struct MosquittoError: Error, Equatable, CustomStringConvertible {
     public let call: String
     public let code: Int32
 
-    public var description: String { "\(call): \(String(cString: mosquitto_strerror(code)))" }
+    public var description: String { "\(call): \(reason)" }
+    /// libmosquitto's words for the code (errno's for MOSQ_ERR_ERRNO).
+    public var reason: String {
+        code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
+    }
 }
 
 /// What libmosquitto's network thread reports, handed to ``MosquittoClient``'s handler.
@@ -60,6 +64,7 @@ public final class MosquittoClient: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let closed = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
 
     /// Initializes libmosquitto once per process.
     private static let library: Void = { mosquitto_lib_init(); return () }()
@@ -106,6 +111,7 @@ public final class MosquittoClient: @unchecked Sendable {
         }
 
         do throws(MosquittoError) {
+            // libmosquitto's own reconnects (after a lost connection): delay × attempts², capped.
             try check("mosquitto_reconnect_delay_set",
                       mosquitto_reconnect_delay_set(handle, settings.reconnectDelay.first, settings.reconnectDelay.maximum, true))
             if let username = settings.username {
@@ -131,15 +137,35 @@ public final class MosquittoClient: @unchecked Sendable {
         guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MosquittoError(call: call, code: code) }
     }
 
-    /// Starts libmosquitto's thread and the first connection attempt; later attempts
-    /// (and reconnects after a lost connection) follow by themselves, with backoff.
-    /// - Returns: the first attempt's error, when it failed at once (the thread retries).
-    @discardableResult
-    public func start(host: String, port: Int, keepalive: Int) throws(MosquittoError) -> MosquittoError? {
-        let first = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
-        try check("mosquitto_loop_start", mosquitto_loop_start(handle))
+    /// Starts the network thread: it connects (retrying with the backoff of
+    /// ``MosquittoSettings/reconnectDelay`` while the broker is unreachable or refuses),
+    /// then runs libmosquitto's loop, which reconnects by itself after a lost connection.
+    /// Each failed attempt is reported as ``MosquittoEvent/error(_:)``.
+    public func start(host: String, port: Int, keepalive: Int, reconnectDelay: (first: UInt32, maximum: UInt32)) {
+        mosquitto_threaded_set(handle, true)
         started.store(true, ordering: .releasing)
-        return first == MOSQ_ERR_SUCCESS.rawValue ? nil : MosquittoError(call: "connect", code: first)
+        let thread = Thread { [self] in
+            var delay = Double(reconnectDelay.first)
+            while !stopping.load(ordering: .acquiring) {
+                let code = mosquitto_connect(handle, host, Int32(port), Int32(keepalive))
+                if code == MOSQ_ERR_SUCCESS.rawValue {
+                    delay = Double(reconnectDelay.first)
+                    // Returns after mosquitto_disconnect, or on an error it does not retry.
+                    let end = mosquitto_loop_forever(handle, 1000, 1)
+                    if stopping.load(ordering: .acquiring) { break }
+                    if end != MOSQ_ERR_SUCCESS.rawValue { handler(.error("connection ended: " + MosquittoError(call: "loop", code: end).reason)) }
+                } else {
+                    handler(.error("cannot connect: " + MosquittoError(call: "connect", code: code).reason))
+                }
+                // Back off in short steps, so a stop is not held up.
+                let until = Date().addingTimeInterval(delay)
+                while !stopping.load(ordering: .acquiring), Date() < until { usleep(50_000) }
+                delay = min(delay * 2, Double(reconnectDelay.maximum))
+            }
+            finished.store(true, ordering: .releasing)
+        }
+        thread.name = "mqtt"
+        thread.start()
     }
 
     /// Queues a message; returns its message id (reported back in ``MosquittoEvent/published(messageID:)``).
@@ -157,19 +183,24 @@ public final class MosquittoClient: @unchecked Sendable {
         try check("mosquitto_subscribe", mosquitto_subscribe(handle, nil, filter, qos))
     }
 
-    /// Sends DISCONNECT (the broker then does not publish the will) and stops the
-    /// thread; `force` stops it without waiting (when no connection is up).
-    public func stop(force: Bool) {
-        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    /// Sends DISCONNECT (the broker then does not publish the will) and waits up to
+    /// `timeout` seconds for the network thread to end.
+    /// - Returns: whether it ended (a connect attempt to an unresponsive host can hold it).
+    @discardableResult
+    public func stop(timeout: Double) -> Bool {
+        guard started.load(ordering: .acquiring) else { return true }
+        stopping.store(true, ordering: .releasing)
         mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, force)
+        let deadline = Date().addingTimeInterval(timeout)
+        while !finished.load(ordering: .acquiring), Date() < deadline { usleep(2_000) }
+        return finished.load(ordering: .acquiring)
     }
 
-    /// Stops the thread if needed and frees the client.
+    /// Stops the thread and frees the client; a thread that would not end keeps the
+    /// client (the process is about to exit).
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        stop(force: true)
-        mosquitto_destroy(handle)
+        if stop(timeout: 0.2) { mosquitto_destroy(handle) }
     }
 
     /// libmosquitto's version, e.g. "2.0.11".
