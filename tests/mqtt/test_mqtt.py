@@ -192,7 +192,7 @@ class LectorClient:
 def sub(broker, topics, wait=5, count=None, user=None, password=None):
     """mosquitto_sub: the messages received within `wait` seconds (or the first `count`),
     as dicts with time (receipt, unix seconds), retained, topic, payload (bytes)."""
-    args = ["mosquitto_sub"] + broker.client_args(user, password) + ["-W", str(wait), "-F", "%U %r %t %x"]
+    args = ["mosquitto_sub"] + broker.client_args(user, password) + ["-W", str(max(1, round(wait))), "-F", "%U %r %t %x"]
     if count:
         args += ["-C", str(count)]
     for topic in topics:
@@ -313,10 +313,10 @@ def topics_payloads_faults_and_sigterm():
     check(state.get("lector/box1/availability") == b"online", state.get("lector/box1/availability"))
 
     # Status: retained JSON, at most once per --status-interval (1 s).
-    statuses = [m for m in sub(broker, [base + "/status"], wait=3.5)]
-    check(len(statuses) >= 2, "%d status messages in 3.5 s" % len(statuses))
+    statuses = [m for m in sub(broker, [base + "/status"], wait=4)]
+    check(len(statuses) >= 2, "%d status messages in 4 s" % len(statuses))
     live = [m for m in statuses if not m["retained"]]
-    check(len(live) <= 4, "%d live status messages in 3.5 s with --status-interval 1" % len(live))
+    check(len(live) <= 5, "%d live status messages in 4 s with --status-interval 1" % len(live))
     gaps = [b["time"] - a["time"] for a, b in zip(live, live[1:])]
     check(all(g > 0.8 for g in gaps), "status gaps %s" % gaps)
     last = json.loads(statuses[-1]["payload"])
@@ -384,7 +384,7 @@ def topics_payloads_faults_and_sigterm():
     stamp = time.time()
 
     def streaming_again():
-        for m in sub(broker, [base + "/status"], wait=1.5):
+        for m in sub(broker, [base + "/status"], wait=2):
             status = json.loads(m["payload"])
             if not m["retained"] and status["state"] == "streaming" and m["time"] > stamp:
                 return status
@@ -563,20 +563,20 @@ def fleet_of_eight():
     victim.stop(signal.SIGKILL)
     victim_lectord.stop(signal.SIGKILL)
     killed = time.time()
-    wait_for(lambda: retained(broker, ["lector/node3/availability"], wait=0.5).get("lector/node3/availability") == b"offline",
+    wait_for(lambda: retained(broker, ["lector/node3/availability"], wait=1).get("lector/node3/availability") == b"offline",
              15, "node3 offline through the will")
     will_after = time.time() - killed
     availability = retained(broker, ["lector/+/availability"], wait=1)
     check(availability == dict({"lector/node%d/availability" % n: b"online" for n in range(1, 9) if n != 3},
                                **{"lector/node3/availability": b"offline"}), availability)
     # The others carry on: each publishes fresh status.
-    fresh = sub(broker, ["lector/+/+/status"], wait=2.5)
+    fresh = sub(broker, ["lector/+/+/status"], wait=3)
     nodes = {m["topic"].split("/")[1] for m in fresh if not m["retained"]}
     check(nodes == {"node%d" % n for n in range(1, 9) if n != 3}, sorted(nodes))
     for lectord, bridge in pairs:
         if bridge is not victim:
             check(bridge.alive(), bridge.name + " died")
-    print("    node3 killed (SIGKILL): its availability offline through the will after %.2f s; "
+    print("    node3 killed (SIGKILL): its availability offline through the will (seen at the first look, %.2f s after the kill); "
           "the 7 others online and publishing status" % will_after)
     for lectord, bridge in pairs:
         bridge.stop()
