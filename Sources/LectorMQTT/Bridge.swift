@@ -49,11 +49,6 @@ public final class Bridge: @unchecked Sendable {
     private var outstanding = 0
     private var reportedDrops = 0
     private var nextStatus = Date.distantPast
-    private let timeFormat: ISO8601DateFormatter = {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return format
-    }()
 
     public init(configuration: BridgeConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -401,7 +396,7 @@ public final class Bridge: @unchecked Sendable {
         var object: [(String, JSONValue)] = [("device", .string(camera.device))]
         if !members.contains(where: { $0.0 == "state" }) { object.append(("state", .string(camera.state))) }
         object += members
-        object.append(("time", .string(timeFormat.string(from: Date()))))
+        object.append(("time", .string(MonotonicInstant.now().rfc3339)))
         cameras[camera.device]?.status = JSONWriter.bytes(.object(object))
         cameras[camera.device]?.heldStatus = true
         releaseHeldStatuses(now: Date())

@@ -294,7 +294,7 @@ def topics_payloads_faults_and_sigterm():
     # Broker down at start: retries, says so once, lectord unaffected.
     time.sleep(2.5)
     check(bridge.alive(), "bridge exited without a broker: " + bridge.logtext())
-    complaints = bridge.logtext().count("cannot connect")
+    complaints = bridge.logtext().count("broker: cannot connect")
     check(complaints == 1, "said %d times that the broker is unreachable:\n%s" % (complaints, bridge.logtext()))
     status = LectorClient(lectord.socket).request({"class": "STATUS"})
     check(status["class"] == "STATUS", status)
@@ -588,6 +588,35 @@ def fleet_of_eight():
         bridge.stop()
         lectord.stop()
     broker.stop()
+
+
+@test
+def sigterm_without_broker_or_lectord():
+    """Nothing to talk to: the bridge retries both, and SIGTERM still ends it at once."""
+    port = free_port()
+    bridge = Bridge("lonely-bridge", os.path.join(WORK, "nobody.sock"), "mqtt://127.0.0.1:%d" % port, "lonely").start()
+    time.sleep(2)
+    check(bridge.alive(), "exited: " + bridge.logtext())
+    log = bridge.logtext()
+    check(log.count("broker: cannot connect") == 1 and log.count("cannot reach lectord") == 1, log)
+    started = time.time()
+    bridge.send(signal.SIGTERM)
+    bridge.proc.wait(5)
+    elapsed = time.time() - started
+    check(bridge.proc.returncode == 0 and elapsed < 1.0, "exit %s after %.3f s" % (bridge.proc.returncode, elapsed))
+    print("    retried broker and lectord for 2 s (one log line each); SIGTERM: exit 0 after %.3f s" % elapsed)
+
+
+@test
+def latency_and_memory_smoke():
+    """tests/mqtt/bench for a few seconds: every part runs; the numbers are printed, not judged."""
+    result = subprocess.run([os.path.join(ROOT, "tests/mqtt/bench"), "--seconds", "6"], capture_output=True, text=True,
+                            timeout=90, env=dict(ENV, LECTOR_MQTT=BRIDGE, LECTORD=LECTORD))
+    for line in result.stdout.splitlines()[:-1]:
+        print("    " + line)
+    check(result.returncode == 0, result.stdout + result.stderr)
+    numbers = json.loads(result.stdout.splitlines()[-1])
+    check(numbers["samples"] > 0 and numbers["rss_mb"] > 0, numbers)
 
 
 @test
