@@ -1,5 +1,12 @@
 // swift-tools-version:6.0
 // Lector: live text recognition from V4L2 cameras, published over a Unix socket.
+//
+// Targets along the data flow (no dependency runs backwards):
+//   LectorSystem   the syscall seam and logging
+//   LectorProtocol the wire protocol both ends share (no C)
+//   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
+//   LectorCore     the daemon: capture, mailbox, imaging, recognition, pipeline, server
+//   LectorMQTT     the MQTT bridge lector-mqtt (LectorClient and libmosquitto)
 import PackageDescription
 
 let package = Package(
@@ -9,7 +16,8 @@ let package = Package(
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-mqtt", targets: ["lector-mqtt"]),
-        .library(name: "Lector", targets: ["Lector"]),
+        .library(name: "LectorClient", targets: ["LectorClient"]),
+        .library(name: "LectorCore", targets: ["LectorCore"]),
     ],
     targets: [
         // Tesseract's and Leptonica's C APIs, found through pkg-config.
@@ -28,22 +36,26 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
+        .target(name: "LectorSystem"),
+        .target(name: "LectorProtocol"),
+        .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
-            name: "Lector",
-            dependencies: ["CTesseract", "CJPEG", "CV4L2"],
+            name: "LectorCore",
+            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2"],
             resources: [.copy("Resources/demo")]
         ),
-        .executableTarget(name: "lectord", dependencies: ["Lector"]),
+        .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient"]),
         // libmosquitto's client API, found through pkg-config.
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        // The MQTT bridge's logic: a client of lectord's socket and of a broker.
-        .target(name: "LectorMQTT", dependencies: ["Lector", "CMosquitto"]),
+        // The MQTT bridge's logic: a client of lectord's socket (LectorClient only: no OCR
+        // engine, V4L2 or libjpeg) and of a broker.
+        .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMosquitto"]),
         .executableTarget(name: "lector-mqtt", dependencies: ["LectorMQTT"]),
-        .executableTarget(name: "lector", dependencies: ["Lector"]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",
@@ -51,15 +63,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "lector-bench",
-            dependencies: ["Lector", "CBenchReference"],
+            dependencies: ["LectorCore", "LectorClient", "CBenchReference"],
             resources: [.copy("Frames")]
         ),
         .testTarget(
             name: "LectorTests",
-            dependencies: ["Lector"],
+            dependencies: ["LectorCore", "LectorClient"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "Lector"]),
+        .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Renders the frames Lector ships with known text.
 
-- Sources/Lector/Resources/demo/: the frames `lectord --demo` replays.
+- Sources/LectorCore/Resources/demo/: the frames `lectord --demo` replays.
 - Tests/LectorTests/Fixtures/: frames the tests read, with their text in a sidecar .txt.
 
 Text is drawn at camera-like sizes (cap height 20-40 px) on 640x480 and 1280x720
@@ -69,7 +69,7 @@ FIXTURES = {
 
 
 def main():
-    demo = os.path.join(ROOT, "Sources/Lector/Resources/demo")
+    demo = os.path.join(ROOT, "Sources/LectorCore/Resources/demo")
     for index, lines in enumerate(DEMO):
         image = render(lines, (640, 480), font_path=BOLD if index % 2 == 0 else FONT,
                        noise=4.0 if index % 2 else 0.0, blur=0.6 if index % 2 else 0.0, seed=index)

@@ -1,5 +1,7 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorProtocol
+import LectorSystem
 import Synchronization
 
 /// lector-mqtt: watches every camera of one lectord and publishes, per camera, under

@@ -1,5 +1,6 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorSystem
 
 /// Why the bridge cannot start with the settings it was given (exit status 2).
 public struct BridgeSetupError: Error, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-import Lector
+import LectorSystem
 
 /// `lector-mqtt`'s command line.
 public struct BridgeOptions: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Lector
+import LectorSystem
 
 /// Everything the bridge can be told, by flag or by /etc/lector/mqtt.conf; nil means
 /// "not said here". Flags override the file (``overriding(_:)``); ``BridgeConfiguration``

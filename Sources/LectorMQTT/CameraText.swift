@@ -1,4 +1,4 @@
-import Lector
+import LectorProtocol
 
 /// A camera's current text as the bridge publishes it: the consensus of its settled
 /// tracks (TRACK events) while any exist, else the text of its last TEXT message.

@@ -1,4 +1,4 @@
-import Lector
+import LectorProtocol
 
 /// Home Assistant MQTT discovery for one camera: one HA device with a text sensor, a
 /// recognized-frames-per-second sensor, a "streaming" binary sensor and an image entity

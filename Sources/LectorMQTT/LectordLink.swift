@@ -1,5 +1,7 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorProtocol
+import LectorSystem
 
 /// The bridge's connection to lectord: connects (again, with backoff, after lectord
 /// restarts), subscribes with WATCH, sends requests and remembers which replies are due

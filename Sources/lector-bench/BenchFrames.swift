@@ -1,5 +1,8 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// The frames every section measures with: the committed clean frames (rendered by
 /// scripts/make-bench-frames.py, known text), a noisy variant of each made here with a

@@ -1,4 +1,7 @@
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// The command line of `lector-bench`.
 struct BenchOptions {

@@ -1,5 +1,8 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// Runs the selected sections, prints the table, writes the JSON.
 final class Benchmark {

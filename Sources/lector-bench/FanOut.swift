@@ -1,7 +1,10 @@
 import CBenchReference
 import Foundation
 import Glibc
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 import Synchronization
 
 /// Section 5: lectord's socket server (`SocketServer`, as the daemon runs it) publishing a

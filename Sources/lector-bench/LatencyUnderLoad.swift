@@ -1,5 +1,8 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 import Synchronization
 
 /// Section 4: capture→publish latency with a source at a fixed frame rate faster than

@@ -1,6 +1,9 @@
 import Foundation
 import Glibc
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// Section 6: lectord's resident memory, measured from outside on the real daemon
 /// (`lectord --replay DIR --loop --stdout --max-frames N`, eng model, 640x480 frames,

@@ -1,6 +1,9 @@
 import CBenchReference
 import Foundation
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// Section 7: the program a user would write instead, pytesseract (which runs the
 /// tesseract CLI per frame), on the same 1280x720 frame, interleaved frame by frame

@@ -1,5 +1,8 @@
 import CBenchReference
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 import Synchronization
 
 /// Sections 1-3 for recognition: Tesseract's share of a frame, Lector's overhead ratio

@@ -1,5 +1,8 @@
 import Foundation
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// The benchmark's results: rows of the printed table, and the same as JSON.
 final class Report {

@@ -1,5 +1,8 @@
 import Glibc
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 /// Section 1: what each cheap stage costs per frame, at every size. The stages run
 /// round-robin (one iteration of each, then again) so machine noise hits all alike.

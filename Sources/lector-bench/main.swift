@@ -2,7 +2,10 @@
 // own targets (issue 6). Prints a table; `--json FILE` writes every number.
 import Foundation
 import CBenchReference
-import Lector
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 // Tesseract's OpenMP threads make it 3.5-5x slower on small machines; the OpenMP runtime
 // reads OMP_THREAD_LIMIT only when it loads, so set it and execute again, as lectord does.

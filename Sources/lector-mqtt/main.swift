@@ -1,5 +1,6 @@
 import Foundation
-import Lector
+import LectorProtocol
+import LectorSystem
 import LectorMQTT
 
 Bridge.prepareProcess()
@@ -20,7 +21,7 @@ if commandLine.showHelp {
     exit(0)
 }
 if commandLine.showVersion {
-    print("lector-mqtt \(Daemon.release)")
+    print("lector-mqtt \(LectorRelease.version)")
     exit(0)
 }
 // The configuration file: --config, else the default one when it exists; flags override it.

@@ -1,4 +1,4 @@
 import Foundation
-import Lector
+import LectorClient
 
-exit(LectorClient.main(Array(CommandLine.arguments.dropFirst())))
+exit(LectorCommand.main(Array(CommandLine.arguments.dropFirst())))

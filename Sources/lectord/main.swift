@@ -1,5 +1,7 @@
 import Foundation
-import Lector
+import LectorCore
+import LectorProtocol
+import LectorSystem
 
 ThreadLimit.ensureSingleThreadedOpenMP()
 SignalObserver.blockSignals()
@@ -16,7 +18,7 @@ if commandLine.showHelp {
     exit(0)
 }
 if commandLine.showVersion {
-    print("lectord \(Daemon.release)")
+    print("lectord \(LectorRelease.version)")
     exit(0)
 }
 // The configuration file: --config, else the default one when it exists.

@@ -1,4 +1,4 @@
-import Lector
+import LectorProtocol
 import Testing
 @testable import LectorMQTT
 

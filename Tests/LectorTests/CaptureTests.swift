@@ -3,7 +3,10 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// Capture against ``FakeV4L2Device``: the faults real drivers cannot produce on demand.
 /// (The real driver is exercised by tests/vm/capture-tests.sh.)

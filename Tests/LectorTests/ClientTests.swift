@@ -1,13 +1,16 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// Runs `lector` in process, capturing what it prints.
 private func lector(_ arguments: [String]) -> (status: Int32, out: [String], err: [String]) {
     let out = Mutex<[String]>([])
     let err = Mutex<[String]>([])
-    let status = LectorClient.main(arguments, output: ClientOutput(
+    let status = LectorCommand.main(arguments, output: ClientOutput(
         standard: { line in out.withLock { $0 += line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } },
         error: { line in err.withLock { $0.append(line) } }))
     return (status, out.withLock { $0 }, err.withLock { $0 })
@@ -63,7 +66,7 @@ struct ClientTests {
         let devices = lector(["devices"] + socket)
         #expect(devices.status == 0 && devices.out.first?.hasPrefix("demo  ") == true)
         let status = lector(["status"] + socket)
-        #expect(status.status == 0 && status.out.first?.hasPrefix("lectord \(Daemon.release)") == true)
+        #expect(status.status == 0 && status.out.first?.hasPrefix("lectord \(LectorRelease.version)") == true)
         let poll = lector(["poll"] + socket)
         #expect(poll.status == 0 && !poll.out.isEmpty)
 

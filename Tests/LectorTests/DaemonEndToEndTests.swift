@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// `lectord` as a user runs it: the built executable, replaying files, printing NDJSON.
 @Suite("lectord end to end", .serialized)

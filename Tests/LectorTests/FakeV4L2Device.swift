@@ -1,7 +1,10 @@
 import CV4L2
 import Foundation
 import Glibc
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// A V4L2 capture device simulated at the syscall seam (``V4L2Syscalls``): it answers
 /// the requests Lector makes, fills buffers on demand, and injects the faults a real

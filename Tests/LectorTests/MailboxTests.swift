@@ -1,7 +1,10 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// A buffer that records being given back, to check the mailbox's ownership rules.
 final class TrackedBuffer: FrameBuffer, @unchecked Sendable {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// Real Tesseract on generated frames with known text.
 @Suite("Recognizer", .serialized)

@@ -1,5 +1,8 @@
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 @Suite("Requests")
 struct RequestTests {

@@ -1,6 +1,9 @@
 import Foundation
 import Glibc
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// A real server on a temporary socket, fed by real cameras replaying the demo frames
 /// through real Tesseract.

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// One server shared by the request tests (loading Tesseract once).
 private let shared = Result { try ServerHarness(fps: 5) }
@@ -356,6 +359,6 @@ struct ListeningSocketTests {
         (["XDG_RUNTIME_DIR": "/run/user/1000"], false, "/run/user/1000/lector.sock"),
     ])
     func defaultPath(environment: [String: String], root: Bool, expected: String) {
-        #expect(ListeningSocket.defaultPath(environment: environment, isRoot: root) == expected)
+        #expect(SocketPath.standard(environment: environment, isRoot: root) == expected)
     }
 }

@@ -2,7 +2,10 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// A bound `AF_UNIX`/`SOCK_DGRAM` socket standing in for systemd's notify socket.
 final class FakeNotifySocket: @unchecked Sendable {

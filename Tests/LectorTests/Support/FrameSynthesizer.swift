@@ -1,4 +1,7 @@
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// Packs a known luma image into any raw ``PixelFormat`` (with random chroma and
 /// optional row padding), so extraction can be checked against the luma it started from.

@@ -1,5 +1,8 @@
 import Foundation
-@testable import Lector
+@testable import LectorClient
+@testable import LectorCore
+@testable import LectorProtocol
+@testable import LectorSystem
 
 /// Paths and helpers shared by the tests.
 enum TestSupport {

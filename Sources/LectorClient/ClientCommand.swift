@@ -1,0 +1,195 @@
+import Foundation
+import LectorProtocol
+import LectorSystem
+
+/// One `lector` invocation, parsed.
+public struct ClientCommand: Equatable, Sendable {
+    /// The subcommands.
+    public enum Action: String, CaseIterable, Sendable {
+        case watch, devices, status, poll, snapshot, orientation
+    }
+
+    public var action: Action
+    /// nil: ``ClientCommand/defaultSocketPath()``.
+    public var socketPath: String?
+    public var json = false
+    public var showHelp = false
+    /// `lector --help`: the overview rather than one command's help.
+    public var generalHelp = false
+    // watch
+    public var devices: [String] = []
+    public var level = DetailLevel.line
+    public var minimumConfidence: Double?
+    public var changesOnly = false
+    /// Exit 0 after this many TEXT messages (watch).
+    public var count: Int?
+    // snapshot
+    public var output: String?
+    public var boxes = false
+    public var maximumWidth: Int?
+    // orientation
+    public var orientation = OrientationSettings()
+    /// Seconds to wait for an answer (snapshot waits this long for a first TEXT).
+    public var timeout = 10.0
+
+    public init(action: Action) { self.action = action }
+
+    /// The exit statuses.
+    public enum ExitStatus {
+        public static let ok: Int32 = 0
+        /// lectord answered with an ERROR.
+        public static let errorReply: Int32 = 1
+        public static let usage: Int32 = 2
+        /// EX_UNAVAILABLE: nobody listens on the socket.
+        public static let cannotConnect: Int32 = 69
+    }
+
+    /// `LECTOR_SOCKET`, else /run/lector/lector.sock when it exists (the system
+    /// service), else where a user's lectord listens by default.
+    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["LECTOR_SOCKET"], !path.isEmpty { return path }
+        if FileManager.default.fileExists(atPath: "/run/lector/lector.sock") { return "/run/lector/lector.sock" }
+        return SocketPath.standard(environment: environment)
+    }
+
+    public static let usage = """
+    Usage: lector COMMAND [options]
+
+    Talks to lectord, which reads text from cameras.
+
+    Commands:
+      watch         Print recognized text as it comes (one line per text line).
+      devices       List the cameras and their state.
+      status        Show uptime, clients and per-camera counters and timings.
+      poll          Print the latest text of each camera.
+      snapshot      Save the frame that produced the latest text as JPEG.
+      orientation   Change how a camera's image is turned upright.
+
+    Options for every command:
+      --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock).
+      --json            Print lectord's JSON lines unchanged.
+      --help            Show help for the command.
+
+    Exit status: 0 ok, 1 lectord answered with an error, 2 usage error, 69 cannot connect.
+    Run 'lector COMMAND --help' for a command's options.
+    """
+
+    /// Help of one command.
+    public static func usage(of action: Action) -> String {
+        let common = """
+          --socket PATH            lectord's socket.
+          --json                   Print lectord's JSON lines unchanged.
+          --timeout SECONDS        Wait this long for an answer (default 10).
+          --help                   Show this help.
+        """
+        switch action {
+        case .watch:
+            return """
+            Usage: lector watch [--device D]... [--level block|line|word|symbol] [--min-confidence C] [--changes-only] [--count N] [--json]
+
+            Prints each recognized text line as "DEVICE CONFIDENCE TEXT" while lectord reads it.
+
+              --device D               Only this camera (repeatable; default all).
+              --level L                Detail of the JSON stream (default line; with --json: word).
+              --min-confidence C       Leave out words below this confidence, 0-1.
+              --changes-only           Only when the text differs from the last one.
+              --count N                Exit after N recognized frames.
+            \(common)
+            """
+        case .devices:
+            return "Usage: lector devices [--json]\n\nLists the cameras: path, state, format, size, fps, orientation.\n\n\(common)"
+        case .status:
+            return "Usage: lector status [--json]\n\nShows uptime, clients and per-camera counters, rates and timings.\n\n\(common)"
+        case .poll:
+            return "Usage: lector poll [--json]\n\nPrints the latest recognized text of each camera.\n\n\(common)"
+        case .snapshot:
+            return """
+            Usage: lector snapshot [--device D] -o FILE [--boxes] [--max-width N]
+
+            Saves the upright frame that produced the latest text as JPEG (waiting for a first text if needed).
+
+              --device D               The camera (needed when there are several).
+              -o, --output FILE        Where to write the JPEG.
+              --boxes                  Draw the recognized word boxes.
+              --max-width N            Shrink the image to at most N pixels wide.
+            \(common)
+            """
+        case .orientation:
+            return """
+            Usage: lector orientation [--device D] [--device-orientation O] [--camera-position P] [--rotation DEG] [--mirror true|false]
+
+            Changes live how a camera's image is turned upright and prints the resulting EXIF orientation.
+
+              --device D               The camera (needed when there are several).
+              --device-orientation O   portrait|portrait-upside-down|landscape-left|landscape-right|face-up|face-down|unknown.
+              --camera-position P      front|back|external.
+              --rotation DEG           0|90|180|270 clockwise degrees that make the image upright.
+              --mirror true|false      Mirror left-right after the rotation.
+            \(common)
+            """
+        }
+    }
+
+    /// Parses `lector`'s arguments (without the program name).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> ClientCommand {
+        guard let first = arguments.first else { throw UsageError("no command given") }
+        if first == "--help" || first == "-h" || first == "help" {
+            var command = ClientCommand(action: arguments.count > 1 ? Action(rawValue: arguments[1]) ?? .status : .status)
+            command.showHelp = true
+            command.generalHelp = arguments.count == 1 || Action(rawValue: arguments[1]) == nil
+            return command
+        }
+        guard let action = Action(rawValue: first) else {
+            throw UsageError("unknown command '\(first)'; commands: \(Action.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var command = ClientCommand(action: action)
+        var scanner = ArgumentScanner(Array(arguments.dropFirst()))
+        var levelGiven = false
+        while let argument = scanner.next() {
+            switch (argument, action) {
+            case ("--help", _), ("-h", _): command.showHelp = try scanner.flag(argument)
+            case ("--socket", _): command.socketPath = try scanner.value(for: argument)
+            case ("--json", _): command.json = try scanner.flag(argument)
+            case ("--timeout", _): command.timeout = try scanner.number(for: argument, in: 0.1...86400)
+            case ("--device", .watch): command.devices.append(try scanner.value(for: argument))
+            case ("--device", .snapshot), ("--device", .orientation):
+                command.devices = [try scanner.value(for: argument)]
+            case ("--level", .watch), ("--level", .poll):
+                command.level = try scanner.choice(for: argument, DetailLevel.init(rawValue:), choices: DetailLevel.allCases.map(\.rawValue))
+                levelGiven = true
+            case ("--min-confidence", .watch), ("--min-confidence", .poll):
+                command.minimumConfidence = try scanner.number(for: argument, in: 0...1)
+            case ("--changes-only", .watch): command.changesOnly = try scanner.flag(argument)
+            case ("--count", .watch): command.count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
+            case ("-o", .snapshot), ("--output", .snapshot): command.output = try scanner.value(for: argument)
+            case ("--boxes", .snapshot): command.boxes = try scanner.flag(argument)
+            case ("--max-width", .snapshot): command.maximumWidth = try scanner.integer(for: argument, in: 16...16384)
+            case ("--device-orientation", .orientation):
+                command.orientation.deviceOrientation = try scanner.choice(
+                    for: argument, DeviceOrientation.init(rawValue:), choices: DeviceOrientation.allCases.map(\.rawValue))
+            case ("--camera-position", .orientation):
+                command.orientation.cameraPosition = try scanner.choice(
+                    for: argument, CameraPosition.init(rawValue:), choices: CameraPosition.allCases.map(\.rawValue))
+            case ("--rotation", .orientation):
+                command.orientation.rotation = try scanner.choice(for: argument, ValueSyntax.rotation, choices: ["0", "90", "180", "270"])
+            case ("--mirror", .orientation):
+                command.orientation.mirror = try scanner.choice(for: argument, { ["true": true, "false": false][$0] }, choices: ["true", "false"])
+            default:
+                throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument) for 'lector \(action.rawValue)'"
+                                                         : "unexpected argument '\(argument)'")
+            }
+        }
+        if command.showHelp { return command }
+        if action == .watch && command.json && !levelGiven { command.level = .word }
+        if action == .snapshot && command.output == nil { throw UsageError("lector snapshot needs -o FILE") }
+        if action == .orientation {
+            if command.orientation == OrientationSettings() {
+                throw UsageError("lector orientation needs --device-orientation, --camera-position, --rotation or --mirror")
+            }
+            if (command.orientation.rotation != nil || command.orientation.mirror != nil) && command.orientation.deviceOrientation != nil {
+                throw UsageError("give either --rotation/--mirror or --device-orientation, not both")
+            }
+        }
+        return command
+    }
+}

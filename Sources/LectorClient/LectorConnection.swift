@@ -1,0 +1,132 @@
+import Foundation
+import Glibc
+import LectorProtocol
+import LectorSystem
+
+/// Why the client cannot talk to lectord.
+public enum ConnectionError: Error, Equatable, CustomStringConvertible {
+    /// Nobody listens on the path (exit status 69).
+    case cannotConnect(path: String, SystemError)
+    /// The server closed the connection.
+    case closed
+    /// No line within the timeout.
+    case timedOut(seconds: Double)
+    /// A line longer than the protocol allows, or not JSON.
+    case malformed(String)
+    case system(SystemError)
+
+    public var description: String {
+        switch self {
+        case let .cannotConnect(path, error): "cannot connect to \(path): \(String(cString: strerror(error.errno)))"
+        case .closed: "lectord closed the connection"
+        case let .timedOut(seconds): "no answer from lectord within \(seconds) s"
+        case let .malformed(reason): "unexpected data from lectord: \(reason)"
+        case let .system(error): "\(error)"
+        }
+    }
+}
+
+/// A blocking connection to lectord's socket: writes request lines, reads server lines.
+/// Owns its descriptor and closes it in `deinit`.
+public final class LectorConnection {
+    /// The connected socket, owned by the connection (for a caller's own poll).
+    public let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    /// Connects to `path`.
+    public init(path: String) throws(ConnectionError) {
+        let descriptor: Int32
+        do { descriptor = try Syscalls.unixSocket(nonBlocking: false) } catch { throw .system(error) }
+        do {
+            try Syscalls.connect(descriptor, path: path)
+        } catch {
+            Syscalls.close(descriptor)
+            throw .cannotConnect(path: path, error)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { Syscalls.close(descriptor) }
+
+    /// Sends one request line.
+    public func send(_ request: JSONValue) throws(ConnectionError) {
+        var line = JSONWriter.bytes(request)
+        line.append(UInt8(ascii: "\n"))
+        try sendRaw(line)
+    }
+
+    /// Sends bytes as they are (tests send malformed requests with it).
+    public func sendRaw(_ line: [UInt8]) throws(ConnectionError) {
+        var offset = 0
+        while offset < line.count {
+            let outcome: Result<IOResult<Int>, SystemError> = line.withUnsafeBytes { raw in
+                do throws(SystemError) {
+                    return .success(try Syscalls.write(descriptor, from: UnsafeRawBufferPointer(rebasing: raw[offset...])))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch outcome {
+            case let .success(.done(count)): offset += count
+            case .success(.wouldBlock): continue
+            case let .failure(error): throw error.errno == EPIPE ? .closed : .system(error)
+            }
+        }
+    }
+
+    /// The next line, without its newline.
+    /// - Parameter timeout: seconds to wait at most; nil waits for ever.
+    public func readLine(timeout: Double? = nil) throws(ConnectionError) -> [UInt8] {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                if start > 65536 {
+                    buffer.removeFirst(start)
+                    start = 0
+                }
+                return line
+            }
+            if buffer.count - start > ProtocolVersion.maximumServerLine {
+                throw .malformed("a line longer than \(ProtocolVersion.maximumServerLine) bytes")
+            }
+            if let timeout {
+                var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+                let ready: Int
+                do { ready = try Syscalls.poll(&descriptors, timeoutMilliseconds: Int32(max(0, timeout * 1000))) } catch { throw .system(error) }
+                if ready == 0 { throw .timedOut(seconds: timeout) }
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let outcome: Result<IOResult<Int>, SystemError> = chunk.withUnsafeMutableBytes { raw in
+                do throws(SystemError) { return .success(try Syscalls.read(descriptor, into: raw)) } catch { return .failure(error) }
+            }
+            switch outcome {
+            case .success(.done(0)): throw .closed
+            case let .success(.done(count)): buffer.append(contentsOf: chunk[0..<count])
+            case .success(.wouldBlock): continue
+            case let .failure(error): throw error.errno == ECONNRESET ? .closed : .system(error)
+            }
+        }
+    }
+
+    /// The next line, parsed as a JSON object.
+    public func readMessage(timeout: Double? = nil) throws(ConnectionError) -> (line: [UInt8], message: JSONValue) {
+        let line = try readLine(timeout: timeout)
+        do {
+            return (line, try JSONParser.parse(line))
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+
+    /// Reads until a message of class `name` arrives, skipping the others (stream
+    /// messages), for at most `timeout` seconds.
+    public func read(class name: String, timeout: Double = 10) throws(ConnectionError) -> JSONValue {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let message = try readMessage(timeout: max(0.001, deadline.timeIntervalSinceNow)).message
+            if message["class"]?.stringValue == name { return message }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import LectorProtocol
+import LectorSystem
+import Synchronization
+
+/// `lectord` itself: starts one ``Camera`` per source, publishes what they recognize,
+/// and stops in order on SIGINT/SIGTERM, on `--max-frames`, or when every replay ends.
+public final class Daemon: Sendable {
+    private let options: DaemonOptions
+    private let logger: Logger
+    private let stop = StopSignal()
+    private let stdoutPublisher: StdoutPublisher?
+    /// The command line before the configuration file was merged in, and the file:
+    /// what SIGHUP reloads.
+    private let commandLine: DaemonOptions
+    private let configPath: String?
+
+    /// - Parameters:
+    ///   - options: the options in force (command line merged with the configuration file).
+    ///   - commandLine: the command line alone, merged again with the file on SIGHUP.
+    ///   - configPath: the configuration file, if any.
+    public init(options: DaemonOptions, logger: Logger, commandLine: DaemonOptions? = nil, configPath: String? = nil) {
+        self.options = options
+        self.logger = logger
+        self.commandLine = commandLine ?? options
+        self.configPath = configPath
+        stdoutPublisher = options.stdout ? StdoutPublisher(maxFrames: options.maxFrames) : nil
+    }
+
+    /// Runs until stopped; returns the process exit status.
+    public func run() -> Int32 {
+        // The socket first: a second instance is refused before it loads anything.
+        var listener: ListeningSocket?
+        if !options.stdout || options.socketPath != nil {
+            do {
+                listener = try ListeningSocket.fromSystemd()
+                    ?? ListeningSocket.bind(path: options.socketPath ?? SocketPath.standard(), group: options.socketGroup)
+            } catch {
+                logger.error("cannot serve the socket", [("reason", "\(error)")])
+                return 1
+            }
+        }
+        let targets = PublicationTargets()
+        var cameras: [Camera] = []
+        for spec in options.cameras {
+            do {
+                let source = try SourceFactory.makeSource(for: spec, logger: logger)
+                let publisher = stdoutPublisher
+                let stop = self.stop
+                let camera = try Camera(source: source, recognizer: spec.recognizer,
+                                        orientation: SourceFactory.orientation(for: spec, source: source),
+                                        logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
+                    targets.hub?.record(publication)
+                    targets.server?.publish(publication)
+                    if publisher?.publish(publication) == .finished { stop.raise() }
+                }
+                cameras.append(camera)
+                logger.info("camera ready", [("device", spec.name),
+                                             ("orientation", camera.orientation.imageOrientation.description)])
+            } catch {
+                logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
+                listener?.close()
+                return 1
+            }
+        }
+        // --stdout keeps every camera running and exits when every source has ended.
+        let alwaysOn = options.alwaysOn || options.stdout
+        let ended = Mutex(0)
+        let cameraCount = cameras.count
+        let hub = CameraHub(cameras: cameras, alwaysOn: alwaysOn, logger: logger) { [stop, options] _ in
+            if options.stdout, ended.withLock({ $0 += 1; return $0 }) == cameraCount { stop.raise() }
+        }
+        targets.hub = hub
+
+        var server: SocketServer?
+        if let listener {
+            do {
+                server = try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
+            } catch {
+                listener.close()
+                logger.error("cannot serve the socket", [("reason", "\(error)")])
+                return 1
+            }
+        }
+        targets.server = server
+        server?.start()
+        if alwaysOn { hub.startAll() }
+        // Under systemd: READY=1 once cameras opened or are lost, STATUS=, honest WATCHDOG=1; nil otherwise.
+        let systemd = SystemdService.start(hub: hub, logger: logger)
+
+        _ = SignalObserver { [self, stop, logger, server] signal in
+            if signal == SIGHUP {
+                reload(hub: hub, server: server)
+                return
+            }
+            logger.notice("stopping", [("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")])
+            stop.raise()
+        }
+        while !stop.wait(seconds: 3600) {}
+        systemd?.stopping()
+        hub.stopAll()
+        server?.shutdown()
+        for camera in cameras {
+            let counts = camera.counters.snapshot
+            logger.info("camera stopped", [("device", camera.name), ("captured", "\(counts.captured)"),
+                                           ("recognized", "\(counts.recognized)"), ("dropped", "\(counts.dropped)"),
+                                           ("rejected", "\(counts.rejected)")])
+        }
+        if stdoutPublisher?.failed == true { return 1 }
+        return 0
+    }
+}
+
+extension Daemon {
+    /// SIGHUP: reads the configuration file again. Orientation settings and the server's
+    /// client limits take effect at once; other changes are reported as needing a restart.
+    /// An invalid file is reported and changes nothing.
+    func reload(hub: CameraHub, server: SocketServer?) {
+        guard let configPath else {
+            logger.notice("SIGHUP: no configuration file to reload")
+            return
+        }
+        let reloaded: DaemonOptions
+        do {
+            reloaded = try commandLine.merged(with: try ConfigFile.load(path: configPath))
+        } catch {
+            logger.error("configuration not reloaded", [("file", configPath), ("reason", "\(error)")])
+            return
+        }
+        var restartNeeded: [String] = []
+        if reloaded.cameras.map(\.name) != options.cameras.map(\.name) { restartNeeded.append("cameras") }
+        for camera in reloaded.cameras {
+            guard let old = options.cameras.first(where: { $0.name == camera.name }), let live = hub.camera(camera.name) else { continue }
+            live.orientation.replace(with: camera.orientation)
+            if old.capture != camera.capture || old.recognizer != camera.recognizer { restartNeeded.append(camera.name) }
+        }
+        if reloaded.socketPath != options.socketPath || reloaded.socketGroup != options.socketGroup { restartNeeded.append("socket") }
+        if reloaded.alwaysOn != options.alwaysOn { restartNeeded.append("always_on") }
+        if reloaded.logLevel != options.logLevel { restartNeeded.append("log_level") }
+        server?.reconfigure(reloaded.server)
+        logger.notice("configuration reloaded", [("file", configPath)])
+        if !restartNeeded.isEmpty {
+            logger.warning("some changes take effect only after a restart", [("changed", restartNeeded.joined(separator: ","))])
+        }
+    }
+}
+
+/// Where the cameras' publish and state callbacks deliver; set once the hub and the
+/// server exist (the cameras are made first).
+private final class PublicationTargets: Sendable {
+    private let state = Mutex<(hub: CameraHub?, server: SocketServer?)>((nil, nil))
+
+    var hub: CameraHub? {
+        get { state.withLock { $0.hub } }
+        set { state.withLock { $0.hub = newValue } }
+    }
+
+    var server: SocketServer? {
+        get { state.withLock { $0.server } }
+        set { state.withLock { $0.server = newValue } }
+    }
+}
+
+/// `--stdout`: writes each recognized frame's TEXT and FRAME lines, and counts frames
+/// for `--max-frames`.
+final class StdoutPublisher: Sendable {
+    enum Outcome { case published, finished }
+
+    private struct State {
+        var published = 0
+        var failed = false
+    }
+
+    private let maxFrames: Int?
+    private let state = Mutex(State())
+
+    init(maxFrames: Int?) { self.maxFrames = maxFrames }
+
+    var failed: Bool { state.withLock { $0.failed } }
+
+    /// Writes the lines unless `--max-frames` were already written; serialised so lines
+    /// of several cameras never interleave.
+    func publish(_ publication: Publication) -> Outcome {
+        state.withLock { state in
+            if state.failed { return .finished }
+            if let maxFrames, state.published >= maxFrames { return .finished }
+            do throws(SystemError) {
+                try LineWriter.writeLine(publication.textLine, to: 1)
+                try LineWriter.writeLine(JSONWriter.bytes(publication.frame.message), to: 1)
+            } catch {
+                state.failed = error.errno != EPIPE  // a reader that left is a normal end
+                return .finished
+            }
+            state.published += 1
+            if let maxFrames, state.published >= maxFrames { return .finished }
+            return .published
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import CJPEG
+import LectorProtocol
+import LectorSystem
+
+/// Decodes JPEG frames straight to grayscale. The only Swift owner of libjpeg's
+/// decompressor; every libjpeg call goes through the CJPEG target, whose error manager
+/// turns libjpeg's fatal errors into return codes instead of `exit()`.
+///
+/// Not thread-safe: one decoder per recognizer.
+public final class JPEGDecoder {
+    private let handle: OpaquePointer
+
+    public init() {
+        // lector_jpeg_decoder_create fails only when malloc does.
+        guard let handle = lector_jpeg_decoder_create() else { fatalError("out of memory creating a JPEG decoder") }
+        self.handle = handle
+    }
+
+    deinit { lector_jpeg_decoder_destroy(handle) }
+
+    /// Decodes `data` into `image` as 8-bit gray, downscaled by `scale` (1, 2, 4 or 8)
+    /// inside the decoder (DCT scaling, much cheaper than scaling afterwards).
+    /// - Throws: ``FrameError/corrupt(format:reason:)`` for data libjpeg cannot decode,
+    ///   including truncated data.
+    public func decodeGray(_ data: UnsafeRawBufferPointer, scale: Int = 1, into image: inout GrayImage,
+                           format: PixelFormat = .mjpeg) throws(FrameError) {
+        guard let base = data.baseAddress, data.count >= 4 else {
+            throw .corrupt(format: format, reason: "too short for a JPEG (\(data.count) bytes)")
+        }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        var width: Int32 = 0, height: Int32 = 0
+        for _ in 0..<2 {
+            let status = image.pixels.withUnsafeMutableBufferPointer { out in
+                lector_jpeg_decode_gray(handle, bytes, data.count, Int32(scale), out.baseAddress, out.count, &width, &height)
+            }
+            switch status {
+            case LECTOR_JPEG_OK:
+                if Int(width) != image.width || Int(height) != image.height {
+                    image.resize(width: Int(width), height: Int(height))  // only when the buffer was larger
+                }
+                return
+            case LECTOR_JPEG_BUFFER_TOO_SMALL:
+                guard width > 0, height > 0, Int(width) * Int(height) <= 64_000_000 else {
+                    throw .corrupt(format: format, reason: "implausible size \(width)x\(height)")
+                }
+                image.resize(width: Int(width), height: Int(height))
+            default:
+                throw .corrupt(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
+            }
+        }
+        throw .corrupt(format: format, reason: "decoder size changed between attempts")
+    }
+}
+
+/// Encodes images as JPEG with libjpeg (snapshots, generated frames).
+public enum JPEGEncoder {
+    /// Why encoding failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Encodes gray (`components` 1) or RGB (`components` 3) pixels.
+    public static func encode(pixels: [UInt8], width: Int, height: Int, components: Int, quality: Int = 85) throws(Failure) -> [UInt8] {
+        precondition(components == 1 || components == 3, "JPEG encoding takes gray or RGB")
+        precondition(pixels.count >= width * height * components, "pixel buffer smaller than the image")
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = pixels.withUnsafeBufferPointer { source in
+            lector_jpeg_encode(source.baseAddress, Int32(width), Int32(height), width * components,
+                               Int32(components), Int32(quality), &out, &size, &message, message.count)
+        }
+        guard status == LECTOR_JPEG_OK, let out else {
+            throw Failure(description: "JPEG encoding failed: " + String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { lector_jpeg_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+}

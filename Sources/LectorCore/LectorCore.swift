@@ -1,0 +1,8 @@
+// LectorCore: the daemon's core, along the data flow.
+//
+// Capture (V4L2 devices, replay and demo sources) → Mailbox (the latest-frame slot) →
+// Imaging (luma, orientation) → Recognition (Tesseract) → Pipeline (cameras, counters,
+// reports) → Server (the Unix socket) and Systemd (notify, watchdog), wired together by
+// Daemon (options, configuration, signals). May import LectorProtocol, LectorSystem and
+// the C targets CTesseract, CJPEG and CV4L2; nothing imports it but the executables
+// lectord and lector-bench, and the tests.

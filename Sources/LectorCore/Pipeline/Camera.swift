@@ -1,0 +1,107 @@
+import Foundation
+import LectorProtocol
+import LectorSystem
+import Synchronization
+
+/// One camera (or replay): a frame source on one thread, a recognizer on another, the
+/// latest-frame mailbox between them. Cameras share nothing, so one that stalls or fails
+/// never delays another.
+///
+/// A camera can be started and stopped again and again (it runs only while watched):
+/// each run has its own stop signal and completion group.
+public final class Camera: @unchecked Sendable {
+    // Set in init and never changed; `currentRun` is guarded by its mutex.
+    public let name: String
+    public let source: any FrameSource
+    public let counters = FrameCounters()
+    public let orientation: OrientationControl
+    private let mailbox = LatestFrameMailbox()
+    private let loop: RecognitionLoop
+    private let currentRun = Mutex<Run?>(nil)
+    private let logger: Logger
+    private let info: Mutex<DeviceInfo>
+    private let stateChanged: @Sendable (DeviceInfo) -> Void
+
+    /// - Parameters:
+    ///   - publish: called on the recognizer thread for every recognized frame; must not block.
+    ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
+    public init(source: any FrameSource, recognizer options: RecognizerOptions, orientation: OrientationSettings,
+                logger: Logger, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
+        name = source.name
+        info = Mutex(DeviceInfo(path: source.name, state: .idle))
+        self.stateChanged = stateChanged
+        self.source = source
+        self.orientation = OrientationControl(orientation)
+        self.logger = logger.with("device", source.name)
+        loop = try RecognitionLoop(device: source.name, options: options, mailbox: mailbox, counters: counters,
+                                   orientation: self.orientation, logger: logger, publish: publish)
+    }
+
+    /// One start-to-end of the two threads.
+    private struct Run {
+        let stop = StopSignal()
+        let finished = DispatchGroup()
+    }
+
+    /// Whether the threads of a run are active (started and not yet stopped).
+    public var isRunning: Bool { currentRun.withLock { $0 != nil } }
+
+    /// Starts the source and recognizer threads; does nothing when they run already.
+    /// - Parameter onEnd: called once both threads have ended (the source ran out, or stop()).
+    public func start(onEnd: @escaping @Sendable () -> Void = {}) {
+        let run = Run()
+        let started = currentRun.withLock { current in
+            if current != nil { return false }
+            current = run
+            return true
+        }
+        guard started else { return }
+        let stopSignal = run.stop
+        let finished = run.finished
+        mailbox.reopen()
+        loop.resume()
+        let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] newInfo in
+            info.withLock { $0 = newInfo }
+            stateChanged(newInfo)
+        }
+        finished.enter()
+        finished.enter()
+        Thread.detachNewThread { [self] in
+            do {
+                try source.run(into: sink, stop: stopSignal)
+            } catch {
+                logger.error("source failed", [("reason", "\(error)")])
+            }
+            // The source ended: let the recognizer finish what is waiting, then close.
+            _ = mailbox.waitUntilEmpty()
+            if mailbox.close() { counters.countDropped() }
+            finished.leave()
+        }
+        Thread.detachNewThread { [self] in
+            loop.run()
+            finished.leave()
+        }
+        finished.notify(queue: .global()) { [self] in
+            currentRun.withLock { if $0?.stop === stopSignal { $0 = nil } }
+            onEnd()
+        }
+    }
+
+    /// Stops both threads: the source stops, a recognition in progress is cancelled,
+    /// a waiting frame is given back. Returns once both have ended.
+    public func stop() {
+        guard let run = currentRun.withLock({ $0 }) else { return }
+        run.stop.raise()
+        if mailbox.close() { counters.countDropped() }
+        loop.cancel()
+        run.finished.wait()
+        currentRun.withLock { if $0?.stop === run.stop { $0 = nil } }
+    }
+
+    /// The latest state the source reported.
+    public var deviceInfo: DeviceInfo { info.withLock { $0 } }
+
+    /// Blocks until both threads have ended.
+    public func waitUntilFinished() { currentRun.withLock { $0 }?.finished.wait() }
+}

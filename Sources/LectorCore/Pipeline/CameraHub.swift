@@ -1,0 +1,123 @@
+import Foundation
+import LectorProtocol
+import LectorSystem
+import Synchronization
+
+/// All cameras of a daemon, and what the server needs to know about them: the latest
+/// publication of each (POLL, SNAPSHOT), recent timings (STATUS), and who watches them.
+///
+/// "Only when watched": a camera runs only while some client watches it, unless the hub
+/// is always-on. Starting and stopping happen on a serial queue of their own, so the
+/// server thread that asks never waits for a camera.
+public final class CameraHub: Sendable {
+    /// One camera as the hub keeps it.
+    public struct Entry: Sendable {
+        public let camera: Camera
+        /// The camera's name (path) in messages.
+        public var name: String { camera.name }
+    }
+
+    /// Per-camera mutable state, guarded by ``state``.
+    private struct DeviceState {
+        var latest: Publication?
+        var watched = false
+        var timings = TimingWindow()
+    }
+
+    public let entries: [Entry]
+    public let alwaysOn: Bool
+    public let started = MonotonicInstant.now()
+    private let state: Mutex<[String: DeviceState]>
+    private let control = DispatchQueue(label: "lector.camera-control")
+    private let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    /// Called when a run of a camera ends by itself (a replay ran out), not by a stop.
+    private let sourceEnded: @Sendable (String) -> Void
+
+    public init(cameras: [Camera], alwaysOn: Bool, logger: Logger, sourceEnded: @escaping @Sendable (String) -> Void = { _ in }) {
+        entries = cameras.map(Entry.init)
+        self.alwaysOn = alwaysOn
+        self.logger = logger
+        self.sourceEnded = sourceEnded
+        state = Mutex(Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, DeviceState()) }))
+    }
+
+    /// The camera called `name`.
+    public func camera(_ name: String) -> Camera? { entries.first { $0.name == name }?.camera }
+
+    /// Names, in the order given.
+    public var names: [String] { entries.map(\.name) }
+
+    /// Always-on: starts every camera now.
+    public func startAll() {
+        for entry in entries { start(entry.camera) }
+    }
+
+    /// Stops every camera, in parallel; returns once all have stopped.
+    public func stopAll() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        control.sync {}  // let a start or stop in progress finish first
+        DispatchQueue.concurrentPerform(iterations: entries.count) { entries[$0].camera.stop() }
+    }
+
+    /// Tells the hub which cameras are watched now. Cameras that became watched start,
+    /// those no longer watched stop (both asynchronously). Ignored when always-on.
+    public func setWatched(_ names: Set<String>) {
+        let changed: [(String, Bool)] = state.withLock { table in
+            var changed: [(String, Bool)] = []
+            for (name, _) in table {
+                let watched = names.contains(name)
+                if table[name]?.watched != watched {
+                    table[name]?.watched = watched
+                    changed.append((name, watched))
+                }
+            }
+            return changed
+        }
+        guard !alwaysOn, !changed.isEmpty else { return }
+        control.async { [self] in
+            for (name, _) in changed {
+                guard let camera = camera(name), !stopping.load(ordering: .sequentiallyConsistent) else { continue }
+                // Decide on the newest wish, not on the one that queued this.
+                let watched = state.withLock { $0[name]?.watched ?? false }
+                if watched && !camera.isRunning {
+                    logger.info("camera watched, starting", [("device", name)])
+                    start(camera)
+                } else if !watched && camera.isRunning {
+                    logger.info("camera unwatched, stopping", [("device", name)])
+                    camera.stop()
+                }
+            }
+        }
+    }
+
+    /// Whether a client watches `name`.
+    public func isWatched(_ name: String) -> Bool { state.withLock { $0[name]?.watched ?? false } }
+
+    private func start(_ camera: Camera) {
+        let name = camera.name
+        camera.start { [self] in
+            // A run that ended while still wanted ended by itself.
+            let wanted = alwaysOn || state.withLock { $0[name]?.watched ?? false }
+            if wanted && !stopping.load(ordering: .sequentiallyConsistent) {
+                logger.info("source ended", [("device", name)])
+                sourceEnded(name)
+            }
+        }
+    }
+
+    /// Records a camera's publication (on its recognizer thread): kept as the latest
+    /// for POLL and SNAPSHOT, and its timings for STATUS.
+    public func record(_ publication: Publication) {
+        state.withLock { table in
+            table[publication.text.device]?.latest = publication
+            table[publication.text.device]?.timings.add(publication.frame, at: .now())
+        }
+    }
+
+    /// The latest publication of `name`.
+    public func latest(_ name: String) -> Publication? { state.withLock { $0[name]?.latest } }
+
+    /// Recent timings of `name`.
+    public func timings(_ name: String) -> TimingWindow { state.withLock { $0[name]?.timings ?? TimingWindow() } }
+}

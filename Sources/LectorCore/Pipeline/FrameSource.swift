@@ -1,0 +1,45 @@
+import LectorProtocol
+import LectorSystem
+
+/// Something that produces frames: a V4L2 camera, a replayed file, the demo.
+public protocol FrameSource: AnyObject, Sendable {
+    /// The device name used in messages (a path, `demo`, `replay`).
+    var name: String { get }
+    /// Produces frames into `sink` until `stop` is raised or the source ends.
+    /// - Throws: when the source cannot start at all (a file that does not exist).
+    func run(into sink: FrameSink, stop: StopSignal) throws
+}
+
+/// Where a source delivers: the camera's mailbox and counters.
+public struct FrameSink: Sendable {
+    public let mailbox: LatestFrameMailbox
+    public let counters: FrameCounters
+    private let stateChanged: @Sendable (DeviceInfo) -> Void
+
+    /// - Parameter stateChanged: told whenever the source opens, streams, is lost or ends.
+    public init(mailbox: LatestFrameMailbox, counters: FrameCounters,
+                stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in }) {
+        self.mailbox = mailbox
+        self.counters = counters
+        self.stateChanged = stateChanged
+    }
+
+    /// Reports what the source now is (opening, streaming with format and size, lost).
+    public func report(_ info: DeviceInfo) { stateChanged(info) }
+
+    /// Hands over a frame: it replaces any frame the recognizer has not taken yet.
+    public func deliver(_ frame: Frame) {
+        counters.countCaptured()
+        if mailbox.post(frame) { counters.countDropped() }
+    }
+
+    /// Counts a frame that arrived but failed validation before anyone saw it.
+    public func reject() {
+        counters.countCaptured()
+        counters.countRejected()
+    }
+
+    /// Waits until the recognizer has taken the last frame (lossless pacing).
+    /// - Returns: false once the camera is shutting down.
+    public func waitForRoom() -> Bool { mailbox.waitUntilEmpty() }
+}

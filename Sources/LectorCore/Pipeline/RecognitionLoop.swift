@@ -1,0 +1,117 @@
+import LectorProtocol
+import LectorSystem
+
+/// One recognized frame, ready to publish: the report, its default TEXT line already
+/// encoded (most subscribers get exactly that), and the FRAME report.
+public struct Publication: Sendable {
+    public var text: TextReport
+    /// The TEXT message at word level with no confidence filter, as one JSON line
+    /// (without newline).
+    public var textLine: [UInt8]
+    public var frame: FrameReport
+    /// The upright gray image that produced `text` (for snapshots).
+    public var upright: GrayImage
+
+    /// - Parameter textLine: `JSONWriter.bytes(text.message())`, encoded once by the caller.
+    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage) {
+        self.text = text
+        self.textLine = textLine
+        self.frame = frame
+        self.upright = upright
+    }
+}
+
+/// The recognizer side of a camera: takes the newest frame from the mailbox, extracts
+/// luma, turns it upright, recognizes it, and hands the result to `publish`. Runs on
+/// its own thread and never waits for a client.
+public final class RecognitionLoop: @unchecked Sendable {
+    // Everything below is touched only by the thread in run(), except `recognizer`'s
+    // cancel(), which is thread-safe.
+    public let device: String
+    private let mailbox: LatestFrameMailbox
+    private let counters: FrameCounters
+    private let orientation: OrientationControl
+    private let recognizer: TextRecognizer
+    private let extractor = LumaExtractor()
+    private let logger: Logger
+    private let publish: @Sendable (Publication) -> Void
+    private var luma = GrayImage(width: 0, height: 0)
+
+    public init(device: String, options: RecognizerOptions, mailbox: LatestFrameMailbox, counters: FrameCounters,
+                orientation: OrientationControl, logger: Logger,
+                publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
+        self.device = device
+        self.mailbox = mailbox
+        self.counters = counters
+        self.orientation = orientation
+        self.logger = logger.with("device", device)
+        self.publish = publish
+        recognizer = try TextRecognizer(options: options)
+    }
+
+    /// Where the last recognition spent its time inside Tesseract (benchmarks). Read it
+    /// from the thread that calls ``process(_:)``.
+    public var lastRecognitionTimings: RecognitionTimings { recognizer.lastTimings }
+
+    /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
+    public func cancel() { recognizer.cancel() }
+
+    /// Lets recognition run again after ``cancel()``; call before a new run starts.
+    public func resume() { recognizer.resume() }
+
+    /// Recognizes frames until the mailbox closes.
+    public func run() {
+        while let frame = mailbox.take() {
+            process(frame)
+        }
+    }
+
+    /// Recognizes one frame and gives its buffer back. Public for benchmarks and tests.
+    public func process(_ frame: Frame) {
+        let start = MonotonicInstant.now()
+        do {
+            try extractor.extract(frame, into: &luma)
+        } catch {
+            frame.giveBack()
+            counters.countRejected()
+            logger.once("frame", .warning, "frame rejected", [("reason", error.description)])
+            return
+        }
+        // The luma is a copy: the driver can have its buffer back before recognition.
+        frame.giveBack()
+
+        let transform = OrientationTransform(orientation: orientation.imageOrientation,
+                                             sourceWidth: luma.width, sourceHeight: luma.height)
+        var upright = GrayImage(width: 0, height: 0)
+        transform.apply(luma, into: &upright)
+        let prepared = MonotonicInstant.now()
+
+        let text: RecognizedText
+        do {
+            text = try recognizer.recognize(upright)
+        } catch .cancelled {
+            counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
+            return
+        } catch {
+            counters.countRejected()
+            logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
+            return
+        }
+        logger.clearOnce("frame")
+        let recognized = MonotonicInstant.now()
+        counters.countRecognized()
+
+        let report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
+                                unixTime: frame.timestamp.unixTime, transform: transform, text: text,
+                                recognizeMilliseconds: recognized.milliseconds(since: prepared))
+        let line = JSONWriter.bytes(report.message())
+        let done = MonotonicInstant.now()
+        let frameReport = FrameReport(
+            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.format,
+            width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
+            latencyMilliseconds: done.milliseconds(since: frame.timestamp),
+            recognizeMilliseconds: report.recognizeMilliseconds,
+            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized))
+        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright))
+    }
+}

@@ -1,0 +1,150 @@
+import LectorProtocol
+import LectorSystem
+
+/// One recognized frame: the content of a TEXT message.
+public struct TextReport: Sendable {
+    /// The camera (its path, or `demo`/`replay`).
+    public var device: String
+    public var sequence: UInt32
+    /// Capture time, from the buffer timestamp.
+    public var captureTime: MonotonicInstant
+    /// Capture time as seconds since the Unix epoch, fixed when the report was made.
+    public var unixTime: Double
+    /// Maps upright boxes to captured-frame corners; knows the orientation and sizes.
+    public var transform: OrientationTransform
+    public var text: RecognizedText
+    /// Tesseract's share: SetImage, Recognize and the result walk.
+    public var recognizeMilliseconds: Double
+
+    public init(device: String, sequence: UInt32, captureTime: MonotonicInstant, unixTime: Double,
+                transform: OrientationTransform, text: RecognizedText, recognizeMilliseconds: Double) {
+        self.device = device
+        self.sequence = sequence
+        self.captureTime = captureTime
+        self.unixTime = unixTime
+        self.transform = transform
+        self.text = text
+        self.recognizeMilliseconds = recognizeMilliseconds
+    }
+
+    /// The result with words under `minimumConfidence` removed (and lines and blocks
+    /// left empty by that).
+    public func filtered(minimumConfidence: Double) -> RecognizedText {
+        guard minimumConfidence > 0 else { return text }
+        return RecognizedText(blocks: text.blocks.compactMap { block in
+            var block = block
+            block.lines = block.lines.compactMap { line in
+                var line = line
+                line.words = line.words.filter { $0.confidence >= minimumConfidence }
+                return line.words.isEmpty ? nil : line
+            }
+            return block.lines.isEmpty ? nil : block
+        })
+    }
+
+    /// The TEXT message.
+    /// - Parameters:
+    ///   - level: the deepest element to include (`word` by default; `symbol` needs a
+    ///     recognizer that reports symbols).
+    ///   - minimumConfidence: words below it are left out.
+    public func message(level: DetailLevel = .word, minimumConfidence: Double = 0) -> JSONValue {
+        let text = filtered(minimumConfidence: minimumConfidence)
+        var message = JSONObjectBuilder(class: "TEXT")
+        message.add("device", device)
+        message.add("seq", Int(sequence))
+        message.add("time", MonotonicInstant.rfc3339(unixTime: unixTime))
+        message.add("orientation", orientationJSON(transform.orientation))
+        message.add("width", transform.uprightWidth)
+        message.add("height", transform.uprightHeight)
+        message.add("text", text.text)
+        message.add("blocks", .array(text.blocks.map { block in
+            var members = element(text: block.text, box: block.box, confidence: block.confidence)
+            members.add("language", block.language)
+            if level >= .line {
+                members.add("lines", .array(block.lines.map { line in
+                    var members = element(text: line.text, box: line.box, confidence: line.confidence)
+                    if level >= .word {
+                        members.add("words", .array(line.words.map { word in
+                            var members = element(text: word.text, box: word.box, confidence: word.confidence)
+                            if level >= .symbol {
+                                members.add("symbols", .array(word.symbols.map {
+                                    element(text: $0.text, box: $0.box, confidence: $0.confidence).value
+                                }))
+                            }
+                            return members.value
+                        }))
+                    }
+                    return members.value
+                }))
+            }
+            return members.value
+        }))
+        message.add("recognize_ms", recognizeMilliseconds)
+        return message.value
+    }
+
+    private func element(text: String, box: PixelBox, confidence: Double) -> JSONObjectBuilder {
+        var members = JSONObjectBuilder()
+        members.add("text", text)
+        members.add("box", boxJSON(box))
+        members.add("corners", .array(transform.sourceCorners(of: box).map { .array([.int($0.x), .int($0.y)]) }))
+        members.add("confidence", (confidence * 1000).rounded() / 1000)
+        return members
+    }
+}
+
+/// One processed frame's bookkeeping: the content of a FRAME message.
+public struct FrameReport: Sendable {
+    public var device: String
+    public var sequence: UInt32
+    public var unixTime: Double
+    public var format: PixelFormat
+    /// Captured size.
+    public var width: Int
+    public var height: Int
+    public var orientation: ImageOrientation
+    public var counters: FrameCounters.Snapshot
+    /// Publish time minus capture time.
+    public var latencyMilliseconds: Double
+    /// Tesseract's time for this frame.
+    public var recognizeMilliseconds: Double
+    /// Everything else Lector spent on it: luma, orientation, downscale, building and
+    /// encoding the TEXT message.
+    public var overheadMilliseconds: Double
+
+    public init(device: String, sequence: UInt32, unixTime: Double, format: PixelFormat, width: Int, height: Int,
+                orientation: ImageOrientation, counters: FrameCounters.Snapshot, latencyMilliseconds: Double,
+                recognizeMilliseconds: Double, overheadMilliseconds: Double) {
+        self.device = device
+        self.sequence = sequence
+        self.unixTime = unixTime
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.counters = counters
+        self.latencyMilliseconds = latencyMilliseconds
+        self.recognizeMilliseconds = recognizeMilliseconds
+        self.overheadMilliseconds = overheadMilliseconds
+    }
+
+    /// The FRAME message.
+    public var message: JSONValue {
+        var message = JSONObjectBuilder(class: "FRAME")
+        message.add("device", device)
+        message.add("seq", Int(sequence))
+        message.add("time", MonotonicInstant.rfc3339(unixTime: unixTime))
+        message.add("format", format.fourcc)
+        message.add("width", width)
+        message.add("height", height)
+        message.add("orientation", orientationJSON(orientation))
+        message.add("captured", counters.captured)
+        message.add("recognized", counters.recognized)
+        message.add("dropped", counters.dropped)
+        message.add("rejected", counters.rejected)
+        message.add("latency_ms", latencyMilliseconds)
+        message.add("recognize_ms", recognizeMilliseconds)
+        message.add("overhead_ms", overheadMilliseconds)
+        return message.value
+    }
+}

@@ -1,0 +1,124 @@
+import LectorProtocol
+import LectorSystem
+
+/// How much to shrink the upright image before recognition.
+public enum Downscale: Equatable, Sendable, CustomStringConvertible {
+    /// Full resolution.
+    case none
+    /// Half width and height (measured 0.5–0.7× the recognition time, no accuracy loss
+    /// on text with a cap height of 20 px or more).
+    case half
+    /// Halve only while the text seen in the last frame is tall enough to survive it,
+    /// so small text is always read at full resolution.
+    case auto
+
+    public init?(_ text: String) {
+        switch text {
+        case "1": self = .none
+        case "2": self = .half
+        case "auto": self = .auto
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: "1"
+        case .half: "2"
+        case .auto: "auto"
+        }
+    }
+}
+
+/// Settings of one camera's recognizer.
+public struct RecognizerOptions: Equatable, Sendable {
+    /// Tesseract language(s), e.g. `eng` or `eng+deu`.
+    public var language = "eng"
+    /// Tesseract page segmentation mode; 3 (automatic) by default.
+    public var pageSegmentation = 3
+    public var downscale = Downscale.auto
+    /// Only this part of the upright image is read.
+    public var regionOfInterest: PixelBox?
+    /// A frame still being recognized after this many milliseconds is abandoned.
+    public var deadlineMilliseconds = 3000
+    /// Pixels per inch Tesseract assumes (set so that it does not estimate per frame).
+    public var resolution = 300
+    /// Report characters too.
+    public var symbols = false
+    /// Where the traineddata files are (nil: Tesseract's default).
+    public var dataPath: String?
+
+    public init() {}
+}
+
+/// Reads text from upright gray images: one synchronous Tesseract instance plus the
+/// policy around it (downscaling, region of interest, mapping boxes back).
+///
+/// One per camera; not thread-safe except ``cancel()``.
+public final class TextRecognizer {
+    public let options: RecognizerOptions
+    private let engine: TesseractEngine
+    private var halvedImage = GrayImage(width: 0, height: 0)
+    private var croppedImage = GrayImage(width: 0, height: 0)
+    /// In auto mode: whether the next frame is halved, from the text height seen last.
+    private var halveNext = false
+
+    /// Median line height, in full-resolution pixels, from which auto mode halves the
+    /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
+    public static let autoHalvingLineHeight = 40
+
+    public init(options: RecognizerOptions) throws(RecognitionError) {
+        self.options = options
+        engine = try TesseractEngine(language: options.language, dataPath: options.dataPath,
+                                     pageSegmentation: options.pageSegmentation)
+    }
+
+    /// Stops a recognition in progress (or the next one); safe from any thread.
+    public func cancel() { engine.cancel() }
+
+    /// Lets recognition run again after ``cancel()``.
+    public func resume() { engine.resume() }
+
+    /// Where the last recognition spent its time inside Tesseract's engine.
+    public var lastTimings: RecognitionTimings { engine.lastTimings }
+
+    /// Whether the next call will halve the image.
+    public var willHalve: Bool {
+        switch options.downscale {
+        case .none: false
+        case .half: true
+        case .auto: halveNext
+        }
+    }
+
+    /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
+    /// downscaling.
+    public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
+        // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
+        // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
+        var region: PixelBox?
+        if let roi = options.regionOfInterest?.clipped(width: image.width, height: image.height), roi.area > 0 {
+            region = roi
+            croppedImage = image.cropped(to: roi)
+        }
+        let input = region == nil ? image : croppedImage
+        let result: RecognizedText
+        if willHalve && input.width >= 64 && input.height >= 64 {
+            input.halved(into: &halvedImage)
+            result = try engine.recognize(halvedImage, resolution: options.resolution / 2,
+                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
+                .mapped(scale: 2, dx: region?.x ?? 0, dy: region?.y ?? 0)
+        } else {
+            result = try engine.recognize(input, resolution: options.resolution,
+                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
+                .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
+        }
+        if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
+        return result
+    }
+
+    private static func medianLineHeight(_ text: RecognizedText) -> Int? {
+        let heights = text.blocks.flatMap { $0.lines.map(\.box.height) }.sorted()
+        return heights.isEmpty ? nil : heights[heights.count / 2]
+    }
+}

@@ -1,0 +1,43 @@
+/// An axis-aligned rectangle in pixels: `x`, `y` is the top-left corner.
+public struct PixelBox: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var maxX: Int { x + width }
+    public var maxY: Int { y + height }
+    public var area: Int { width * height }
+
+    /// The part of this box inside a `width` × `height` image.
+    public func clipped(width imageWidth: Int, height imageHeight: Int) -> PixelBox {
+        let left = max(0, min(x, imageWidth)), top = max(0, min(y, imageHeight))
+        let right = max(left, min(maxX, imageWidth)), bottom = max(top, min(maxY, imageHeight))
+        return PixelBox(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// The smallest box holding both.
+    public func union(_ other: PixelBox) -> PixelBox {
+        let left = min(x, other.x), top = min(y, other.y)
+        return PixelBox(x: left, y: top, width: max(maxX, other.maxX) - left, height: max(maxY, other.maxY) - top)
+    }
+
+    /// Every coordinate multiplied by `factor`.
+    public func scaled(by factor: Int) -> PixelBox {
+        PixelBox(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
+    }
+
+    /// Moved by `dx`, `dy`.
+    public func offset(dx: Int, dy: Int) -> PixelBox {
+        PixelBox(x: x + dx, y: y + dy, width: width, height: height)
+    }
+
+    public var description: String { "\(x),\(y),\(width),\(height)" }
+}

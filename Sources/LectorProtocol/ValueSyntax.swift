@@ -1,0 +1,26 @@
+import Foundation
+
+/// Parsers for values several commands and the config file share.
+public enum ValueSyntax {
+    /// `WxH`, e.g. `1280x720`.
+    public static func size(_ text: String, maximumSide: Int) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              (1...maximumSide).contains(width), (1...maximumSide).contains(height) else { return nil }
+        return (width, height)
+    }
+
+    /// `x,y,w,h`.
+    public static func box(_ text: String) -> PixelBox? {
+        let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let width = parts[2], let height = parts[3],
+              x >= 0, y >= 0, width > 0, height > 0 else { return nil }
+        return PixelBox(x: x, y: y, width: width, height: height)
+    }
+
+    /// `0|90|180|270`.
+    public static func rotation(_ text: String) -> Int? {
+        guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else { return nil }
+        return degrees
+    }
+}
