@@ -591,6 +591,46 @@ def fleet_of_eight():
 
 
 @test
+def stalled_broker_bounded_queue():
+    """A broker that accepts the connection and then answers nothing (SIGSTOP): the bridge
+    keeps reading lectord, drops the oldest text/status beyond --queue-size, and once the
+    broker runs again publishes the current state, never an older one after it."""
+    broker = Broker("stalled-broker").start()
+    broker.send(signal.SIGSTOP)
+    frames = os.path.join(ROOT, "Sources/LectorCore/Resources/demo")
+    lectord = Lectord("stalled-lectord", frames, fps="5").start()
+    bridge = Bridge("stalled-bridge", lectord.socket, "mqtt://127.0.0.1:%d" % broker.port, "stall",
+                    "--queue-size", "3").start()
+    try:
+        wait_for(lambda: "dropping the oldest text/status" in bridge.logtext(), 20, "the queue to drop")
+        client = LectorClient(lectord.socket)
+        before = client.request({"class": "STATUS"})
+        time.sleep(2)
+        after = client.request({"class": "STATUS"})
+        check(after["devices"][0]["recognized"] > before["devices"][0]["recognized"], (before, after))
+        check("lectord dropped messages" not in bridge.logtext(), bridge.logtext())
+    finally:
+        broker.send(signal.SIGCONT)
+    watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x", "-t", "lector/stall/#",
+                                                                          "-W", "6"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    output, _ = watcher.communicate(timeout=20)
+    seen = parse_sub(output)
+    texts = [m for m in seen if m["topic"].endswith("/text")]
+    check(texts, "no text after the broker ran again: " + bridge.logtext())
+    demo = ["LECTOR READS TEXT", "Platform 4", "Meter reading", "Open Monday"]
+    check(all(any(d in m["payload"].decode() for d in demo) for m in texts), [m["payload"] for m in texts])
+    stamps = [json.loads(m["payload"])["time"] for m in seen if m["topic"].endswith("/status")]
+    check(stamps == sorted(stamps), stamps)
+    check(any(m["topic"] == "lector/stall/availability" and m["payload"] == b"online" for m in seen), "availability")
+    print("    broker stopped: the queue dropped (log: %r); lectord recognized %d frames meanwhile, no OVERFLOW;"
+          % ([l for l in bridge.logtext().splitlines() if "dropping" in l][0].split(";")[0][9:],
+             after["devices"][0]["recognized"] - before["devices"][0]["recognized"]))
+    print("    broker continued: %d texts and %d status messages in 6 s, status times in order" % (len(texts), len(stamps)))
+    check(bridge.stop() == 0, "exit status")
+
+
+@test
 def sigterm_without_broker_or_lectord():
     """Nothing to talk to: the bridge retries both, and SIGTERM still ends it at once."""
     port = free_port()
