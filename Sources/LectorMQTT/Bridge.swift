@@ -116,11 +116,12 @@ public final class Bridge: @unchecked Sendable {
             }
             releaseHeldStatuses(now: now)
             flush()
-            var deadline = nextStatus
+            // Wake for the next STATUS request (or the next attempt to reach lectord) and
+            // for the next held status; otherwise only lectord or the broker wake it.
+            var deadline = link.isConnected ? nextStatus : link.nextAttempt
             for camera in cameras.values where camera.heldStatus {
                 deadline = min(deadline, camera.statusPublished.addingTimeInterval(configuration.statusInterval))
             }
-            if !link.isConnected { deadline = min(deadline, link.nextAttempt) }
             let timeout = max(0.001, deadline.timeIntervalSinceNow)
             var descriptors = [wake.read]
             if let descriptor = link.descriptor { descriptors.append(descriptor) }

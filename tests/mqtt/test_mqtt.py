@@ -639,12 +639,17 @@ def sigterm_without_broker_or_lectord():
     check(bridge.alive(), "exited: " + bridge.logtext())
     log = bridge.logtext()
     check(log.count("broker: cannot connect") == 1 and log.count("cannot reach lectord") == 1, log)
+    with open("/proc/%d/stat" % bridge.proc.pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    check(cpu < 0.2, "the waiting bridge used %.2f s of CPU in 2 s" % cpu)
     started = time.time()
     bridge.send(signal.SIGTERM)
     bridge.proc.wait(5)
     elapsed = time.time() - started
     check(bridge.proc.returncode == 0 and elapsed < 1.0, "exit %s after %.3f s" % (bridge.proc.returncode, elapsed))
-    print("    retried broker and lectord for 2 s (one log line each); SIGTERM: exit 0 after %.3f s" % elapsed)
+    print("    retried broker and lectord for 2 s (one log line each, %.2f s of CPU); SIGTERM: exit 0 after %.3f s"
+          % (cpu, elapsed))
 
 
 @test
