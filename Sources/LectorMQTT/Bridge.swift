@@ -52,6 +52,7 @@ public final class Bridge: @unchecked Sendable {
     private var reportedDrops = 0
     private var nextStatus = Date.distantPast
 
+    /// A bridge that has not started yet (``run()`` starts it).
     public init(configuration: BridgeConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger

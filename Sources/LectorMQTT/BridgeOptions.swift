@@ -12,6 +12,7 @@ public struct BridgeOptions: Equatable, Sendable {
 
     public init() {}
 
+    /// `lector-mqtt --help`.
     public static let usage = """
     Usage: lector-mqtt --socket PATH --broker mqtt://HOST:PORT [options]
 

@@ -31,6 +31,7 @@ public struct OutboundMessage: Equatable, Sendable {
 /// `state` messages are dropped first, then the oldest events; `control` messages stay.
 /// Adding never blocks.
 public struct PublishQueue: Sendable {
+    /// Messages kept at most (beyond it only `control` messages are added).
     public let capacity: Int
     private var messages: [OutboundMessage] = []
     /// Messages dropped for lack of room, in all.
@@ -38,12 +39,15 @@ public struct PublishQueue: Sendable {
 
     public init(capacity: Int) { self.capacity = max(1, capacity) }
 
+    /// Messages waiting.
     public var count: Int { messages.count }
     public var isEmpty: Bool { messages.isEmpty }
     public var first: OutboundMessage? { messages.first }
     /// The queued topics, oldest first (for tests).
     public var topics: [String] { messages.map(\.topic) }
 
+    /// Adds a message (never blocks): replaces a queued retained message of the same topic,
+    /// then drops the oldest `state`, else the oldest `event`, while over capacity.
     public mutating func enqueue(_ message: OutboundMessage) {
         if message.retain { messages.removeAll { $0.retain && $0.topic == message.topic } }
         messages.append(message)
