@@ -1,3 +1,4 @@
+import Foundation
 import LectorProtocol
 import Testing
 @testable import LectorMQTT
@@ -106,6 +107,22 @@ struct BridgeSettingsTests {
             Issue.record("\(arguments) accepted")
         } catch {
             #expect(error.description == message)
+        }
+    }
+
+    @Test func passwordFromASystemdCredential() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-mqtt-credentials-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "s3cret pass\n".write(to: directory.appendingPathComponent("mqtt-password"), atomically: true, encoding: .utf8)
+        var settings = BridgeSettings()
+        settings.username = "lector"
+        let configuration = try BridgeConfiguration(settings, environment: ["CREDENTIALS_DIRECTORY": directory.path],
+                                                    machineName: "x")
+        #expect(configuration.password == "s3cret pass", "the credential's first line, without its newline")
+        settings.username = nil
+        #expect(throws: BridgeSetupError.self, "a password without a user name") {
+            try BridgeConfiguration(settings, environment: ["CREDENTIALS_DIRECTORY": directory.path], machineName: "x")
         }
     }
 
