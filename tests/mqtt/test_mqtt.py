@@ -105,6 +105,8 @@ class Broker(Process):
             lines += ["allow_anonymous true"]
         if tls:
             lines += ["cafile %s" % tls["ca"], "certfile %s" % tls["cert"], "keyfile %s" % tls["key"]]
+            if tls.get("require_certificate"):
+                lines += ["require_certificate true"]
         with open(conf, "w") as f:
             f.write("\n".join(lines) + "\n")
         super().__init__(name, ["mosquitto", "-c", conf])
@@ -123,10 +125,12 @@ class Broker(Process):
         wait_for(listening, 10, "mosquitto to listen")
         return self
 
-    def client_args(self, user=None, password=None):
+    def client_args(self, user=None, password=None, client_cert=None):
         args = ["-h", "127.0.0.1", "-p", str(self.port)]
         if self.tls:
             args += ["--cafile", self.tls["ca"]]
+        if client_cert:
+            args += ["--cert", client_cert[0], "--key", client_cert[1]]
         if user:
             args += ["-u", user, "-P", password]
         return args
@@ -189,10 +193,11 @@ class LectorClient:
         self.sock.close()
 
 
-def sub(broker, topics, wait=5, count=None, user=None, password=None):
+def sub(broker, topics, wait=5, count=None, user=None, password=None, client_cert=None):
     """mosquitto_sub: the messages received within `wait` seconds (or the first `count`),
     as dicts with time (receipt, unix seconds), retained, topic, payload (bytes)."""
-    args = ["mosquitto_sub"] + broker.client_args(user, password) + ["-W", str(max(1, round(wait))), "-F", "%U %r %t %x"]
+    args = ["mosquitto_sub"] + broker.client_args(user, password, client_cert) + ["-W", str(max(1, round(wait))), "-F",
+                                                                                  "%U %r %t %x"]
     if count:
         args += ["-C", str(count)]
     for topic in topics:
@@ -541,8 +546,28 @@ def tls_with_username_and_password():
     check(good.stop() == 0, "exit status")
     print("    wrong password refused (%s); untrusted CA refused; right ones: text over TLS; anonymous refused"
           % [l for l in wrong.logtext().splitlines() if "refused" in l][0].split("reason=")[-1])
-    lectord.stop()
     broker.stop()
+
+    # A broker that also wants a client certificate (signed by the same CA).
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=lector-mqtt")
+    openssl("x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "client.pem",
+            "-days", "2")
+    strict = Broker("tls-cert-broker", tls=dict(tls, require_certificate=True), passwords={"lector": "s3cret pass"}).start()
+    url = "mqtts://127.0.0.1:%d" % strict.port
+    nocert = Bridge("tls-nocert", lectord.socket, url, "certbox", "--ca-file", tls["ca"], "--username", "lector",
+                    "--password-file", folder + "/password").start()
+    time.sleep(2)
+    check("connected to the broker" not in nocert.logtext(), nocert.logtext())
+    nocert.stop()
+    withcert = Bridge("tls-cert", lectord.socket, url, "certbox", "--ca-file", tls["ca"], "--cert-file", folder + "/client.pem",
+                      "--key-file", folder + "/client.key", "--username", "lector", "--password-file", folder + "/password").start()
+    wait_for(lambda: any(t.endswith("/text") for t in retained(
+        strict, ["lector/certbox/#"], user="lector", password="s3cret pass",
+        client_cert=(folder + "/client.pem", folder + "/client.key"))), 20, "the text with a client certificate")
+    check(withcert.stop() == 0, "exit status")
+    print("    broker requiring a client certificate: refused without one, text published with --cert-file/--key-file")
+    lectord.stop()
+    strict.stop()
 
 
 @test
