@@ -6,6 +6,7 @@
 //   LectorProtocol the wire protocol both ends share (no C)
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
 //   LectorCore     the daemon: capture, mailbox, imaging, recognition, pipeline, server
+//   LectorMQTT     the MQTT bridge lector-mqtt (LectorClient and libmosquitto)
 import PackageDescription
 
 let package = Package(
@@ -14,6 +15,7 @@ let package = Package(
         .executable(name: "lectord", targets: ["lectord"]),
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
+        .executable(name: "lector-mqtt", targets: ["lector-mqtt"]),
         .library(name: "LectorClient", targets: ["LectorClient"]),
         .library(name: "LectorCore", targets: ["LectorCore"]),
     ],
@@ -46,6 +48,16 @@ let package = Package(
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
         .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorSystem"]),
+        // libmosquitto's client API, found through pkg-config.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // The MQTT bridge's logic: a client of lectord's socket (LectorClient only: no OCR
+        // engine, V4L2 or libjpeg) and of a broker.
+        .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMosquitto"]),
+        .executableTarget(name: "lector-mqtt", dependencies: ["LectorMQTT"]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",
@@ -71,6 +83,7 @@ let package = Package(
             dependencies: ["LectorCore", "LectorClient"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,12 +11,14 @@
 #   --no-build     install what .build/release holds (built before)
 #
 # Installs:
-#   PREFIX/libexec/lector/{lectord,lector,Lector_LectorCore.resources}, PREFIX/bin/{lectord,lector} (links)
-#   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service}
+#   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,Lector_LectorCore.resources},
+#   PREFIX/bin/{lectord,lector,lector-mqtt} (links)
+#   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
 #   /etc/lector/lectord.conf                   only when there is none yet
-#   PREFIX/share/doc/lector/                   README, PROTOCOL, example config, libcamera drop-in
+#   /etc/lector/mqtt.conf                      the MQTT bridge's, only when there is none yet
+#   PREFIX/share/doc/lector/                   README, PROTOCOL, example configs, libcamera drop-in
 # Then (on a live system) reloads systemd and udev. It enables nothing: run
 #   systemctl enable --now lectord.socket
 set -euo pipefail
@@ -38,10 +40,11 @@ log() { echo "[install] $*" >&2; }
 if ((build)); then
   log "swift build -c release --static-swift-stdlib"
   (cd "$repo" && swift build -c release --static-swift-stdlib --product lectord >&2 \
-     && swift build -c release --static-swift-stdlib --product lector >&2)
+     && swift build -c release --static-swift-stdlib --product lector >&2 \
+     && swift build -c release --static-swift-stdlib --product lector-mqtt >&2)
 fi
 bin="$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")"
-for f in lectord lector Lector_LectorCore.resources; do
+for f in lectord lector lector-mqtt Lector_LectorCore.resources; do
   [[ -e "$bin/$f" ]] || { echo "install.sh: $bin/$f missing (build first or drop --no-build)" >&2; exit 1; }
 done
 
@@ -50,14 +53,15 @@ libexec="$R$prefix/libexec/lector"
 log "installing into ${root:-/} (prefix $prefix)"
 install -d -m 0755 "$libexec" "$R$prefix/bin" "$R$prefix/lib/systemd/system" "$R$prefix/lib/sysusers.d" \
   "$R/etc/udev/rules.d" "$R/etc/lector" "$R$prefix/share/doc/lector"
-install -m 0755 "$bin/lectord" "$bin/lector" "$libexec/"
+install -m 0755 "$bin/lectord" "$bin/lector" "$bin/lector-mqtt" "$libexec/"
 rm -rf "$libexec/Lector_LectorCore.resources"
 cp -R "$bin/Lector_LectorCore.resources" "$libexec/"
 chmod -R u=rwX,go=rX "$libexec/Lector_LectorCore.resources"
 ln -sfn "../libexec/lector/lectord" "$R$prefix/bin/lectord"
 ln -sfn "../libexec/lector/lector" "$R$prefix/bin/lector"
+ln -sfn "../libexec/lector/lector-mqtt" "$R$prefix/bin/lector-mqtt"
 
-for unit in lectord.service lectord.socket lectord@.service; do
+for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service; do
   sed -e "s|/usr/local/bin/|$prefix/bin/|g" -e "s|/usr/local/share/|$prefix/share/|g" \
     "$repo/systemd/$unit" > "$R$prefix/lib/systemd/system/$unit"
   chmod 0644 "$R$prefix/lib/systemd/system/$unit"
@@ -65,6 +69,7 @@ done
 install -m 0644 "$repo/systemd/lector.sysusers" "$R$prefix/lib/sysusers.d/lector.conf"
 install -m 0644 "$repo/systemd/70-lector-systemd.rules" "$R/etc/udev/rules.d/70-lector-systemd.rules"
 install -m 0644 "$repo/systemd/lectord.conf.example" "$R$prefix/share/doc/lector/lectord.conf.example"
+install -m 0644 "$repo/systemd/mqtt.conf.example" "$R$prefix/share/doc/lector/mqtt.conf.example"
 sed -e "s|/usr/local/bin/|$prefix/bin/|g" "$repo/systemd/lectord.service.d/libcamera.conf.example" \
   > "$R$prefix/share/doc/lector/libcamera.conf.example"
 install -m 0644 "$repo/README.md" "$R$prefix/share/doc/lector/README.md"
@@ -74,6 +79,12 @@ if [[ ! -e "$R/etc/lector/lectord.conf" ]]; then
   log "wrote /etc/lector/lectord.conf from the example: name your camera(s) there"
 else
   log "kept the existing /etc/lector/lectord.conf"
+fi
+if [[ ! -e "$R/etc/lector/mqtt.conf" ]]; then
+  install -m 0644 "$repo/systemd/mqtt.conf.example" "$R/etc/lector/mqtt.conf"
+  log "wrote /etc/lector/mqtt.conf from the example: name your broker there (systemctl enable --now lector-mqtt)"
+else
+  log "kept the existing /etc/lector/mqtt.conf"
 fi
 
 # user and group lector (and membership in video)

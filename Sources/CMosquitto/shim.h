@@ -1,0 +1,2 @@
+// libmosquitto's client API (Debian libmosquitto-dev), for lector-mqtt.
+#include <mosquitto.h>

@@ -1,0 +1,449 @@
+import Foundation
+import LectorClient
+import LectorProtocol
+import LectorSystem
+import Synchronization
+
+/// lector-mqtt: watches every camera of one lectord and publishes, per camera, under
+/// `<prefix>/<hostname>/<camera>/` (`text`, `track`, `status`, `orientation`,
+/// `snapshot`), with `<prefix>/<hostname>/availability` and Home Assistant discovery.
+///
+/// One thread (the caller of ``run()``) owns all state: it reads lectord's socket,
+/// keeps each camera's text and status, and hands messages to libmosquitto, whose own
+/// thread does the network and reports back through an inbox and a wake pipe. Nothing
+/// the broker does can block reading the socket: messages wait in a bounded
+/// ``PublishQueue`` and libmosquitto is given at most ``window`` of them at a time.
+public final class Bridge: @unchecked Sendable {
+    /// Messages handed to libmosquitto and not yet written (QoS 0) or acknowledged.
+    static let window = 64
+
+    /// One camera of lectord, as the bridge knows it.
+    struct Camera {
+        /// lectord's name for it (`device`: the path, or its name).
+        var device: String
+        /// Its topic level.
+        var level: String
+        var text = CameraText()
+        var publishedText: String?
+        var state = "unknown"
+        var status: [UInt8]?
+        /// When `status` was last handed to the queue; a newer one waits until
+        /// `--status-interval` has passed (``heldStatus``).
+        var statusPublished = Date.distantPast
+        var heldStatus = false
+        var orientation: [UInt8]?
+    }
+
+    private let configuration: BridgeConfiguration
+    private let logger: Logger
+    private let discovery: Discovery
+    private let link: LectordLink
+    private let wake: (read: Int32, write: Int32)
+    private let inbox = Mutex<[MosquittoEvent]>([])
+    private let stopSignal = Atomic<Int32>(0)
+    private var client: MosquittoClient?
+
+    private var cameras: [String: Camera] = [:]
+    private var release: String?
+    private var queue: PublishQueue
+    private var connected = false
+    private var everConnected = false
+    private var outstanding = 0
+    private var reportedDrops = 0
+    private var nextStatus = Date.distantPast
+
+    /// A bridge that has not started yet (``run()`` starts it).
+    public init(configuration: BridgeConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        discovery = Discovery(discoveryPrefix: configuration.discoveryPrefix, root: configuration.root,
+                              hostname: configuration.hostname)
+        link = LectordLink(path: configuration.socketPath, logger: logger)
+        queue = PublishQueue(capacity: configuration.queueSize)
+        wake = BridgeSystem.wakePipe()
+    }
+
+    deinit {
+        BridgeSystem.close(wake.read)
+        BridgeSystem.close(wake.write)
+    }
+
+    /// Blocks SIGINT/SIGTERM for every thread; call first thing in `main`.
+    public static func prepareProcess() { BridgeSystem.blockStopSignals() }
+
+    /// The machine's host name.
+    public static func machineName() -> String { BridgeSystem.hostName() }
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status (0 after an orderly stop).
+    public func run() -> Int32 {
+        BridgeSystem.observeStopSignals { [self] signal in
+            stopSignal.store(signal, ordering: .releasing)
+            BridgeSystem.wake(wake.write)
+        }
+        var settings = MosquittoSettings(clientID: configuration.clientID, host: configuration.broker.host,
+                                         port: configuration.broker.port)
+        settings.keepalive = configuration.keepalive
+        settings.username = configuration.username
+        settings.password = configuration.password
+        settings.tls = configuration.broker.tls
+        settings.caFile = configuration.caFile
+        settings.caPath = configuration.caPath
+        settings.certFile = configuration.certFile
+        settings.keyFile = configuration.keyFile
+        settings.will = (configuration.availabilityTopic, "offline", 1)
+        let client: MosquittoClient
+        do {
+            client = try MosquittoClient(settings: settings) { [self] event in
+                inbox.withLock { $0.append(event) }
+                BridgeSystem.wake(wake.write)
+            }
+            self.client = client
+            client.start(host: configuration.broker.host, port: configuration.broker.port,
+                         keepalive: configuration.keepalive, reconnectDelay: settings.reconnectDelay)
+        } catch {
+            logger.error("cannot start the MQTT client", [("error", "\(error)")])
+            return 1
+        }
+        logger.info("started", [("broker", "\(configuration.broker)"), ("root", configuration.root),
+                                ("socket", configuration.socketPath), ("libmosquitto", MosquittoClient.libraryVersion)])
+
+        while stopSignal.load(ordering: .acquiring) == 0 {
+            handleInbox()
+            let now = Date()
+            if link.connectIfDue(now: now) { nextStatus = now.addingTimeInterval(0.2) }
+            if link.isConnected, now >= nextStatus {
+                if !link.isPending("STATUS") { link.send(JSONObjectBuilder(class: "STATUS").value) }
+                nextStatus = now.addingTimeInterval(configuration.statusInterval)
+            }
+            releaseHeldStatuses(now: now)
+            flush()
+            // Wake for the next STATUS request (or the next attempt to reach lectord) and
+            // for the next held status; otherwise only lectord or the broker wake it.
+            var deadline = link.isConnected ? nextStatus : link.nextAttempt
+            for camera in cameras.values where camera.heldStatus {
+                deadline = min(deadline, camera.statusPublished.addingTimeInterval(configuration.statusInterval))
+            }
+            let timeout = max(0.001, deadline.timeIntervalSinceNow)
+            var descriptors = [wake.read]
+            if let descriptor = link.descriptor { descriptors.append(descriptor) }
+            let ready = BridgeSystem.waitReadable(descriptors, timeout: timeout)
+            if ready[0] { BridgeSystem.drain(wake.read) }
+            if ready.count > 1, ready[1] { readLectord() }
+        }
+        stop(client)
+        return 0
+    }
+
+    // MARK: Stopping
+
+    /// Publishes `offline`, waits (shortly) until it is written, disconnects.
+    private func stop(_ client: MosquittoClient) {
+        let signal = stopSignal.load(ordering: .acquiring)
+        logger.info("stopping", [("signal", signal == SIGTERM ? "SIGTERM" : "SIGINT")])
+        handleInbox()
+        var delivered = !connected
+        if connected {
+            do {
+                let offline = try client.publish(topic: configuration.availabilityTopic, payload: Array("offline".utf8),
+                                                 qos: 1, retain: true)
+                let deadline = Date().addingTimeInterval(0.6)
+                while !delivered, connected, Date() < deadline {
+                    _ = BridgeSystem.waitReadable([wake.read], timeout: deadline.timeIntervalSinceNow)
+                    BridgeSystem.drain(wake.read)
+                    for event in inbox.withLock({ events in defer { events.removeAll() }; return events }) {
+                        if case let .published(messageID) = event, messageID == offline { delivered = true }
+                        if case .disconnected = event { connected = false }
+                    }
+                }
+            } catch {
+                logger.warning("could not publish offline", [("error", "\(error)")])
+            }
+        }
+        if !delivered { logger.warning("offline not confirmed by the broker; its last will says it instead") }
+        client.close()
+        self.client = nil
+    }
+
+    // MARK: Broker events
+
+    private func handleInbox() {
+        let events = inbox.withLock { events in defer { events.removeAll() }; return events }
+        for event in events {
+            switch event {
+            case let .connected(code, reason):
+                guard code == 0 else {
+                    logger.once("broker", .error, "the broker refused the connection", [("reason", reason)])
+                    continue
+                }
+                brokerConnected()
+            case let .disconnected(expected):
+                connected = false
+                if !expected {
+                    logger.warning("lost the broker; reconnecting with backoff", [("broker", "\(configuration.broker)")])
+                }
+            case .published:
+                outstanding = max(0, outstanding - 1)
+            case let .message(topic, payload):
+                command(topic: topic, payload: payload)
+            case let .error(text):
+                // Each failed attempt says so; the log says it once until it changes.
+                logger.once("broker", .warning, "broker: \(text); retrying with backoff (1 s doubling to 30 s)",
+                            [("broker", "\(configuration.broker)")])
+            }
+        }
+    }
+
+    private func brokerConnected() {
+        connected = true
+        outstanding = 0
+        logger.clearOnce("broker")
+        logger.info(everConnected ? "reconnected to the broker; republishing retained state" : "connected to the broker",
+                    [("broker", "\(configuration.broker)")])
+        everConnected = true
+        for filter in ["orientation/set", "snapshot/get"] {
+            do {
+                try client?.subscribe("\(configuration.root)/+/\(filter)", qos: 1)
+            } catch {
+                logger.warning("cannot subscribe", [("filter", filter), ("error", "\(error)")])
+            }
+        }
+        // A restarted broker may have lost every retained message: state them again,
+        // replacing whatever older value still waits in the queue.
+        enqueue(configuration.availabilityTopic, "online", qos: 1, kind: .control)
+        for device in cameras.keys.sorted() {
+            guard let camera = cameras[device] else { continue }
+            announce(camera)
+            if let text = camera.publishedText { enqueue("\(topic(camera))/text", text, kind: .state) }
+            if let status = camera.status { enqueue("\(topic(camera))/status", status, kind: .state) }
+            if let orientation = camera.orientation { enqueue("\(topic(camera))/orientation", orientation, kind: .state) }
+        }
+    }
+
+    // MARK: Commands from MQTT
+
+    private func command(topic: String, payload: [UInt8]) {
+        let prefix = configuration.root + "/"
+        guard topic.hasPrefix(prefix) else { return }
+        let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3, let camera = cameras.values.first(where: { $0.level == levels[0] }) else {
+            logger.warning("command for an unknown camera", [("topic", topic)])
+            return
+        }
+        var members: [(String, JSONValue)] = []
+        if !payload.isEmpty {
+            guard let parsed = try? JSONParser.parse(payload), let object = parsed.objectValue else {
+                logger.warning("a command's payload must be a JSON object", [("topic", topic)])
+                return
+            }
+            members = object.filter { $0.0 != "class" && $0.0 != "device" }
+        }
+        guard link.isConnected else {
+            logger.warning("command while lectord is unreachable; ignored", [("topic", topic)])
+            return
+        }
+        switch (levels[1], levels[2]) {
+        case ("orientation", "set"):
+            guard !members.isEmpty else {
+                logger.warning("orientation/set needs members of ORIENTATION, e.g. {\"rotation\":90}", [("topic", topic)])
+                return
+            }
+            link.send(.object([("class", .string("ORIENTATION")), ("device", .string(camera.device))] + members),
+                      device: camera.device)
+        case ("snapshot", "get"):
+            var request: [(String, JSONValue)] = [("class", .string("SNAPSHOT")), ("device", .string(camera.device))]
+            if !members.contains(where: { $0.0 == "boxes" }) { request.append(("boxes", .bool(true))) }
+            link.send(.object(request + members), device: camera.device)
+        default:
+            return
+        }
+    }
+
+    // MARK: lectord's messages
+
+    private func readLectord() {
+        let (messages, lost) = link.readAvailable(limit: 256)
+        for (line, message) in messages { handle(message, line: line) }
+        if lost { lectordLost() }
+    }
+
+    private func lectordLost() {
+        for device in cameras.keys {
+            cameras[device]?.text.resetTracks()
+            cameras[device]?.state = "unreachable"
+            if let camera = cameras[device] {
+                publishStatus(of: camera, [("state", .string("unreachable"))])
+            }
+        }
+    }
+
+    private func handle(_ message: JSONValue, line: [UInt8]) {
+        let name = message["class"]?.stringValue ?? ""
+        let request = link.answered(by: message)
+        switch name {
+        case "VERSION":
+            let newRelease = message["release"]?.stringValue
+            if message["proto_major"]?.intValue != 1 {
+                logger.once("protocol", .error, "lectord speaks another protocol major version", [("proto_major", "\(message["proto_major"].map(JSONWriter.string) ?? "?")")])
+            }
+            if newRelease != release {
+                release = newRelease
+                for camera in cameras.values { announce(camera) }
+            }
+        case "DEVICES":
+            devices(message["devices"]?.arrayValue ?? [])
+        case "TEXT":
+            guard let device = message["device"]?.stringValue else { return }
+            var camera = camera(for: device)
+            camera.text.apply(text: message)
+            cameras[device] = camera
+            publishText(device)
+        case "TRACK":
+            guard let device = message["device"]?.stringValue else { return }
+            var camera = camera(for: device)
+            camera.text.apply(track: message)
+            cameras[device] = camera
+            enqueue("\(topic(camera))/track", line, qos: 1, retain: false, kind: .event)
+            publishText(device)
+        case "STATUS":
+            for entry in message["devices"]?.arrayValue ?? [] {
+                guard let device = entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
+                var camera = camera(for: device)
+                if let state = entry["state"]?.stringValue { camera.state = state }
+                cameras[device] = camera
+                let members = (entry.objectValue ?? []).filter { $0.0 != "path" && $0.0 != "class" && $0.0 != "device" }
+                publishStatus(of: camera, members)
+            }
+        case "ORIENTATION":
+            guard let device = message["device"]?.stringValue else { return }
+            var camera = camera(for: device)
+            let payload = JSONWriter.bytes(.object((message.objectValue ?? []).filter { $0.0 != "class" }))
+            camera.orientation = payload
+            cameras[device] = camera
+            enqueue("\(topic(camera))/orientation", payload, kind: .state)
+            logger.info("orientation changed", [("device", device), ("exif", message["exif"].map(JSONWriter.string) ?? "?")])
+        case "SNAPSHOT":
+            guard let device = message["device"]?.stringValue, let camera = cameras[device],
+                  let data = message["data"]?.stringValue, let jpeg = Base64.decode(data) else { return }
+            enqueue("\(topic(camera))/snapshot", jpeg, kind: .state)
+        case "ERROR":
+            logger.warning("lectord refused a request", [("request", request?.name ?? message["request"]?.stringValue ?? "?"),
+                                                          ("device", request?.device ?? "-"),
+                                                          ("message", message["message"]?.stringValue ?? "")])
+        case "OVERFLOW":
+            logger.warning("lectord dropped messages for the bridge (it read too slowly)",
+                           [("dropped", message["dropped"].map(JSONWriter.string) ?? "?")])
+        default:
+            break
+        }
+    }
+
+    /// The full device list: new cameras are announced, vanished ones removed.
+    private func devices(_ list: [JSONValue]) {
+        var present: Set<String> = []
+        for entry in list {
+            guard let device = entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
+            present.insert(device)
+            var camera = camera(for: device)
+            if let state = entry["state"]?.stringValue { camera.state = state }
+            cameras[device] = camera
+        }
+        for (device, camera) in cameras where !present.contains(device) {
+            logger.info("camera gone; removing its entities", [("device", device)])
+            if configuration.discovery {
+                for topic in discovery.configTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
+            }
+            for suffix in ["text", "status", "orientation", "snapshot"] {
+                enqueue("\(topic(camera))/\(suffix)", [], qos: 1, kind: .control)
+            }
+            cameras[device] = nil
+        }
+    }
+
+    /// The camera for `device`, created (and announced) when it is new.
+    private func camera(for device: String) -> Camera {
+        if let camera = cameras[device] { return camera }
+        var level = TopicLevel.safe(device)
+        let taken = Set(cameras.values.map(\.level))
+        if taken.contains(level) {
+            var number = 2
+            while taken.contains("\(level)_\(number)") { number += 1 }
+            level = "\(level)_\(number)"
+        }
+        let camera = Camera(device: device, level: level)
+        cameras[device] = camera
+        logger.info("camera", [("device", device), ("topic", topic(camera))])
+        announce(camera)
+        return camera
+    }
+
+    // MARK: Publishing
+
+    private func topic(_ camera: Camera) -> String { "\(configuration.root)/\(camera.level)" }
+
+    private func announce(_ camera: Camera) {
+        guard configuration.discovery else { return }
+        for (topic, payload) in discovery.configs(camera: camera.level, device: camera.device, release: release) {
+            enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
+        }
+    }
+
+    private func publishText(_ device: String) {
+        guard var camera = cameras[device] else { return }
+        let text = camera.text.current
+        guard text != camera.publishedText else { return }
+        camera.publishedText = text
+        cameras[device] = camera
+        enqueue("\(topic(camera))/text", text, kind: .state)
+    }
+
+    private func publishStatus(of camera: Camera, _ members: [(String, JSONValue)]) {
+        var object: [(String, JSONValue)] = [("device", .string(camera.device))]
+        if !members.contains(where: { $0.0 == "state" }) { object.append(("state", .string(camera.state))) }
+        object += members
+        object.append(("time", .string(MonotonicInstant.now().rfc3339)))
+        cameras[camera.device]?.status = JSONWriter.bytes(.object(object))
+        cameras[camera.device]?.heldStatus = true
+        releaseHeldStatuses(now: Date())
+    }
+
+    /// Queues each held status whose camera published none within `--status-interval`.
+    private func releaseHeldStatuses(now: Date) {
+        for (device, camera) in cameras where camera.heldStatus {
+            guard let status = camera.status,
+                  now.timeIntervalSince(camera.statusPublished) >= configuration.statusInterval else { continue }
+            cameras[device]?.heldStatus = false
+            cameras[device]?.statusPublished = now
+            enqueue("\(topic(camera))/status", status, kind: .state)
+        }
+    }
+
+    private func enqueue(_ topic: String, _ text: String, qos: Int32? = nil, kind: OutboundMessage.Kind) {
+        enqueue(topic, Array(text.utf8), qos: qos, kind: kind)
+    }
+
+    private func enqueue(_ topic: String, _ payload: [UInt8], qos: Int32? = nil, retain: Bool = true, kind: OutboundMessage.Kind) {
+        queue.enqueue(OutboundMessage(topic: topic, payload: payload, qos: qos ?? configuration.qos, retain: retain, kind: kind))
+        if queue.dropped > reportedDrops {
+            logger.once("queue", .warning, "the broker is slower than lectord; dropping the oldest text/status messages",
+                        [("queued", "\(queue.count)")])
+            reportedDrops = queue.dropped
+        }
+    }
+
+    /// Hands queued messages to libmosquitto while connected and its window has room.
+    private func flush() {
+        guard connected, let client else { return }
+        while outstanding < Self.window, let message = queue.first {
+            do {
+                _ = try client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+                queue.removeFirst()
+                outstanding += 1
+            } catch {
+                // Not connected any more (the event is on its way): keep the message.
+                logger.debug("publish deferred", [("error", "\(error)")])
+                return
+            }
+        }
+        if queue.isEmpty, queue.dropped == reportedDrops { logger.clearOnce("queue") }
+    }
+}

@@ -1,0 +1,212 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// A libmosquitto call that failed: the call's name and libmosquitto's reason.
+public struct MosquittoError: Error, Equatable, CustomStringConvertible {
+    public let call: String
+    public let code: Int32
+
+    public var description: String { "\(call): \(reason)" }
+    /// libmosquitto's words for the code (errno's for MOSQ_ERR_ERRNO).
+    public var reason: String {
+        code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
+    }
+}
+
+/// What libmosquitto's network thread reports, handed to ``MosquittoClient``'s handler.
+public enum MosquittoEvent: Sendable {
+    /// CONNACK arrived; `code` 0 is success, else the broker refused (the reason names why).
+    case connected(code: Int32, reason: String)
+    /// The connection ended; `expected` when this client asked for it.
+    case disconnected(expected: Bool)
+    /// A QoS 0 message was written to the socket, or a QoS 1/2 one acknowledged.
+    case published(messageID: Int32)
+    /// A message on a subscribed topic.
+    case message(topic: String, payload: [UInt8])
+    /// A line of libmosquitto's own error log (TLS and connection failures).
+    case error(String)
+}
+
+/// How to reach the broker.
+public struct MosquittoSettings: Sendable {
+    public var clientID: String
+    public var host: String
+    public var port: Int
+    public var keepalive: Int = 30
+    public var username: String?
+    public var password: String?
+    /// TLS when set: a CA file (or, with ``caPath``, a folder of CA certificates).
+    public var tls: Bool = false
+    public var caFile: String?
+    public var caPath: String?
+    public var certFile: String?
+    public var keyFile: String?
+    /// The last will: topic, payload, QoS, retained.
+    public var will: (topic: String, payload: String, qos: Int32)?
+    /// Reconnect backoff in seconds: first delay and cap (doubling).
+    public var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
+
+    public init(clientID: String, host: String, port: Int) {
+        self.clientID = clientID
+        self.host = host
+        self.port = port
+    }
+}
+
+/// One connection to an MQTT broker through libmosquitto's threaded interface: the
+/// library's own thread connects, reconnects with backoff, reads and writes; callers
+/// publish and subscribe from any thread. The only file that calls libmosquitto.
+/// Owns its `struct mosquitto` and destroys it in ``close()``/`deinit`.
+public final class MosquittoClient: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let handler: @Sendable (MosquittoEvent) -> Void
+    private let stopping = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+
+    /// Initializes libmosquitto once per process.
+    private static let library: Void = { mosquitto_lib_init(); return () }()
+
+    /// Creates the client (not connected yet).
+    /// - Parameter handler: called on libmosquitto's thread for every event; it must not block.
+    public init(settings: MosquittoSettings, handler: @escaping @Sendable (MosquittoEvent) -> Void) throws(MosquittoError) {
+        _ = Self.library
+        self.handler = handler
+        guard let handle = mosquitto_new(settings.clientID, true, nil) else {
+            throw MosquittoError(call: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue)
+        }
+        self.handle = handle
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        mosquitto_connect_callback_set(handle) { _, user, code in
+            guard let user else { return }
+            let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+            client.handler(.connected(code: code, reason: String(cString: mosquitto_connack_string(code))))
+        }
+        mosquitto_disconnect_callback_set(handle) { _, user, code in
+            guard let user else { return }
+            let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+            client.handler(.disconnected(expected: code == 0))
+        }
+        mosquitto_publish_callback_set(handle) { _, user, messageID in
+            guard let user else { return }
+            Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().handler(.published(messageID: messageID))
+        }
+        mosquitto_message_callback_set(handle) { _, user, message in
+            guard let user, let message, let topic = message.pointee.topic else { return }
+            let count = Int(message.pointee.payloadlen)
+            var payload: [UInt8] = []
+            if count > 0, let bytes = message.pointee.payload {
+                payload = Array(UnsafeRawBufferPointer(start: bytes, count: count))
+            }
+            Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
+                .handler(.message(topic: String(cString: topic), payload: payload))
+        }
+        mosquitto_log_callback_set(handle) { _, user, level, text in
+            guard let user, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+            Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue().handler(.error(String(cString: text)))
+        }
+
+        do throws(MosquittoError) {
+            // libmosquitto's own reconnects (after a lost connection): delay × attempts², capped.
+            try check("mosquitto_reconnect_delay_set",
+                      mosquitto_reconnect_delay_set(handle, settings.reconnectDelay.first, settings.reconnectDelay.maximum, true))
+            if let username = settings.username {
+                try check("mosquitto_username_pw_set", mosquitto_username_pw_set(handle, username, settings.password))
+            }
+            if settings.tls {
+                try check("mosquitto_tls_set", mosquitto_tls_set(handle, settings.caFile, settings.caPath,
+                                                                 settings.certFile, settings.keyFile, nil))
+            }
+            if let will = settings.will {
+                let bytes = Array(will.payload.utf8)
+                try check("mosquitto_will_set", mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes, will.qos, true))
+            }
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    private func check(_ call: String, _ code: Int32) throws(MosquittoError) {
+        guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MosquittoError(call: call, code: code) }
+    }
+
+    /// Starts the network thread: it connects (retrying with the backoff of
+    /// ``MosquittoSettings/reconnectDelay`` while the broker is unreachable or refuses),
+    /// then runs libmosquitto's loop, which reconnects by itself after a lost connection.
+    /// Each failed attempt is reported as ``MosquittoEvent/error(_:)``.
+    public func start(host: String, port: Int, keepalive: Int, reconnectDelay: (first: UInt32, maximum: UInt32)) {
+        mosquitto_threaded_set(handle, true)
+        started.store(true, ordering: .releasing)
+        let thread = Thread { [self] in
+            var delay = Double(reconnectDelay.first)
+            while !stopping.load(ordering: .acquiring) {
+                let code = mosquitto_connect(handle, host, Int32(port), Int32(keepalive))
+                if code == MOSQ_ERR_SUCCESS.rawValue {
+                    delay = Double(reconnectDelay.first)
+                    // Returns after mosquitto_disconnect, or on an error it does not retry.
+                    let end = mosquitto_loop_forever(handle, 1000, 1)
+                    if stopping.load(ordering: .acquiring) { break }
+                    if end != MOSQ_ERR_SUCCESS.rawValue { handler(.error("connection ended: " + MosquittoError(call: "loop", code: end).reason)) }
+                } else {
+                    handler(.error("cannot connect: " + MosquittoError(call: "connect", code: code).reason))
+                }
+                // Back off in short steps, so a stop is not held up.
+                let until = Date().addingTimeInterval(delay)
+                while !stopping.load(ordering: .acquiring), Date() < until { usleep(50_000) }
+                delay = min(delay * 2, Double(reconnectDelay.maximum))
+            }
+            finished.store(true, ordering: .releasing)
+        }
+        thread.name = "mqtt"
+        thread.start()
+    }
+
+    /// Queues a message; returns its message id (reported back in ``MosquittoEvent/published(messageID:)``).
+    public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MosquittoError) -> Int32 {
+        var messageID: Int32 = 0
+        let code = payload.withUnsafeBytes { raw in
+            mosquitto_publish(handle, &messageID, topic, Int32(raw.count), raw.baseAddress, qos, retain)
+        }
+        try check("mosquitto_publish", code)
+        return messageID
+    }
+
+    /// Subscribes to a topic filter.
+    public func subscribe(_ filter: String, qos: Int32) throws(MosquittoError) {
+        try check("mosquitto_subscribe", mosquitto_subscribe(handle, nil, filter, qos))
+    }
+
+    /// Sends DISCONNECT (the broker then does not publish the will) and waits up to
+    /// `timeout` seconds for the network thread to end.
+    /// - Returns: whether it ended (a connect attempt to an unresponsive host can hold it).
+    @discardableResult
+    public func stop(timeout: Double) -> Bool {
+        guard started.load(ordering: .acquiring) else { return true }
+        stopping.store(true, ordering: .releasing)
+        mosquitto_disconnect(handle)
+        let deadline = Date().addingTimeInterval(timeout)
+        while !finished.load(ordering: .acquiring), Date() < deadline { usleep(2_000) }
+        return finished.load(ordering: .acquiring)
+    }
+
+    /// Stops the thread and frees the client; a thread that would not end keeps the
+    /// client (the process is about to exit).
+    public func close() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if stop(timeout: 0.2) { mosquitto_destroy(handle) }
+    }
+
+    /// libmosquitto's version, e.g. "2.0.11".
+    public static var libraryVersion: String {
+        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        mosquitto_lib_version(&major, &minor, &revision)
+        return "\(major).\(minor).\(revision)"
+    }
+}
