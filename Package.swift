@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "lectord", targets: ["lectord"]),
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
+        .executable(name: "lector-http", targets: ["lector-http"]),
         .library(name: "LectorClient", targets: ["LectorClient"]),
         .library(name: "LectorCore", targets: ["LectorCore"]),
     ],
@@ -44,6 +45,14 @@ let package = Package(
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
         .executableTarget(name: "lector", dependencies: ["LectorClient"]),
+        // lector-http: the web page bridge (libmicrohttpd; a client of the socket only).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
+        .executableTarget(name: "lector-http", dependencies: ["LectorHTTP"], resources: [.copy("www")]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",
