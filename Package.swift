@@ -68,6 +68,7 @@ let package = Package(
             dependencies: ["LectorCore", "LectorClient"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "LectorHTTPTests", dependencies: ["LectorHTTP", "LectorSystem"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -129,6 +129,7 @@ public final class BridgeRouter: @unchecked Sendable {
             }
             if let name = reply["device"]?.stringValue { headers.append(("X-Lector-Device", Self.headerSafe(name))) }
             headers.append(("X-Lector-Space", reply["space"]?.stringValue ?? "upright"))
+            headers.append(("X-Lector-Preview-Fps", String(previews.fps)))
             return HTTPResponse(status: 200, headers: headers, body: .bytes(jpeg))
         } catch {
             return unreachable(error)

@@ -19,7 +19,8 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
             host = text[text.index(after: text.startIndex)..<close]
             port = text[text.index(close, offsetBy: 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":") else { return nil }
+            // An IPv6 address needs its brackets: "::1:8170" is ambiguous.
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
             host = text[..<colon]
             port = text[text.index(after: colon)...]
         }

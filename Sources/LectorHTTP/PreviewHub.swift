@@ -17,7 +17,8 @@ public final class PreviewHub: @unchecked Sendable {
 
     private let link: LectordLink
     private let events: EventHub
-    private let fps: Double
+    /// Most preview frames per second (`--preview-fps`).
+    public let fps: Double
     private let logger: Logger
     // `lock` guards `viewers`.
     private let lock = NSLock()
