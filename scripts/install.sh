@@ -17,7 +17,7 @@
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
 #   /etc/lector/lectord.conf                   only when there is none yet
-#   PREFIX/share/doc/lector/                   README, example config, libcamera drop-in
+#   PREFIX/share/doc/lector/                   README, PROTOCOL, example config, libcamera drop-in
 # Then (on a live system) reloads systemd and udev. It enables nothing: run
 #   systemctl enable --now lectord.socket
 set -euo pipefail
@@ -78,7 +78,7 @@ install -m 0644 "$repo/systemd/lectord.conf.example" "$R$prefix/share/doc/lector
 sed -e "s|/usr/local/bin/|$prefix/bin/|g" "$repo/systemd/lectord.service.d/libcamera.conf.example" \
   > "$R$prefix/share/doc/lector/libcamera.conf.example"
 install -m 0644 "$repo/README.md" "$R$prefix/share/doc/lector/README.md"
-[[ -f "$repo/docs/README-systemd-section.md" ]] && install -m 0644 "$repo/docs/README-systemd-section.md" "$R$prefix/share/doc/lector/systemd.md"
+install -m 0644 "$repo/docs/PROTOCOL.md" "$R$prefix/share/doc/lector/PROTOCOL.md"
 if [[ ! -e "$R/etc/lector/lectord.conf" ]]; then
   install -m 0644 "$repo/systemd/lectord.conf.example" "$R/etc/lector/lectord.conf"
   log "wrote /etc/lector/lectord.conf from the example: name your camera(s) there"
