@@ -47,6 +47,7 @@ public final class EventHub: @unchecked Sendable {
         }
         condition.broadcast()
         condition.unlock()
+        logger.debug("events client", [("id", "\(id)"), ("device", device ?? "all")])
         stream.onClose { [weak self] in self?.unsubscribe(id) }
     }
 
@@ -54,6 +55,7 @@ public final class EventHub: @unchecked Sendable {
         condition.lock()
         subscribers[id] = nil
         condition.unlock()
+        logger.debug("events client gone", [("id", "\(id)")])
     }
 
     /// Keeps lectord watched for `seconds` more (previews and snapshots need recognized frames).
@@ -115,6 +117,7 @@ public final class EventHub: @unchecked Sendable {
                     watch.add("level", "word")
                 }
                 do { try connection.send(watch.value) } catch { return }
+                logger.debug("watch", [("enable", "\(wanted)")])
                 watching = wanted
             }
             keepalive()

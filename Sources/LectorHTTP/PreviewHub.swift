@@ -62,6 +62,8 @@ public final class PreviewHub: @unchecked Sendable {
     private func pump(_ key: Key) {
         let interval = 1 / fps
         var lastSeq: Int?
+        logger.debug("preview started", [("device", key.device ?? "default")])
+        defer { logger.debug("preview stopped", [("device", key.device ?? "default")]) }
         while let current = liveViewers(key) {
             let started = Date()
             events.demand(seconds: 5)

@@ -9,6 +9,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const SVG = 'http://www.w3.org/2000/svg';
 // ML Kit's guidance: about 16 px per character reads reliably.
 const SMALL_TEXT_PX = 16;
+// Nothing is asked of lectord while the page is hidden or left (kept in the
+// back-forward cache): lectord stops a camera nobody watches.
+let paused = false;
+let events = null;
 
 function part(card, name) { return card.querySelector('.' + name); }
 function fixed(value, digits) { return typeof value === 'number' ? value.toFixed(digits) : '–'; }
@@ -164,6 +168,7 @@ async function preview(cam) {
   const img = part(cam.card, 'frame');
   let interval = 200;
   for (;;) {
+    while (paused) await sleep(250);
     const started = performance.now();
     try {
       const response = await fetch('/api/snapshot.jpg?' + query({ device: cam.path }), { cache: 'no-store' });
@@ -196,6 +201,7 @@ async function preview(cam) {
 
 async function pollStatus() {
   for (;;) {
+    while (paused) await sleep(250);
     try {
       const response = await fetch('/api/status', { cache: 'no-store' });
       const status = await response.json();
@@ -223,7 +229,7 @@ async function pollStatus() {
 
 function connect() {
   const link = document.getElementById('link');
-  const events = new EventSource('/api/events');
+  events = new EventSource('/api/events');
   events.onopen = () => { link.textContent = 'live'; link.className = 'badge live'; };
   events.onerror = () => { link.textContent = 'reconnecting…'; link.className = 'badge down'; };
   events.onmessage = (event) => {
@@ -238,5 +244,19 @@ function connect() {
   };
 }
 
+function pause() {
+  paused = true;
+  if (events) events.close();
+  events = null;
+}
+
+function resume() {
+  paused = false;
+  if (!events) connect();
+}
+
+window.addEventListener('pagehide', pause);
+window.addEventListener('pageshow', (event) => { if (event.persisted) resume(); });
+document.addEventListener('visibilitychange', () => { if (document.hidden) pause(); else resume(); });
 connect();
 pollStatus();
