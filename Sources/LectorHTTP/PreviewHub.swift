@@ -62,6 +62,8 @@ public final class PreviewHub: @unchecked Sendable {
     private func pump(_ key: Key) {
         let interval = 1 / fps
         var lastSeq: Int?
+        var lastPart: [UInt8] = []
+        var lastSent = Date()
         logger.debug("preview started", [("device", key.device ?? "default")])
         defer { logger.debug("preview stopped", [("device", key.device ?? "default")]) }
         while let current = liveViewers(key) {
@@ -78,6 +80,13 @@ public final class PreviewHub: @unchecked Sendable {
                 let part = Array("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\nX-Lector-Seq: \(seq)\r\n\r\n".utf8)
                     + jpeg + Array("\r\n".utf8)
                 for viewer in current { viewer.replaceUnsent(part) }
+                lastPart = part
+                lastSent = Date()
+            } else if !lastPart.isEmpty, Date().timeIntervalSince(lastSent) > 5 {
+                // Nothing new (the camera stopped): send the frame again, which also
+                // finds viewers that have gone (a suspended connection notices nothing).
+                for viewer in current { viewer.replaceUnsent(lastPart) }
+                lastSent = Date()
             }
             let rest = interval - Date().timeIntervalSince(started)
             if rest > 0 { Thread.sleep(forTimeInterval: rest) }

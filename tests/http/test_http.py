@@ -332,6 +332,9 @@ return {
   orientation: card.querySelector('.orientation').textContent,
   state: card.querySelector('.state').textContent,
   captureFps: card.querySelector('.capture-fps').textContent,
+  sharpness: card.querySelector('.sharpness').textContent,
+  charHeight: card.querySelector('.char-height').textContent,
+  hint: card.querySelector('.hint').hidden ? '' : card.querySelector('.hint').textContent,
   words: [...svg.querySelectorAll('polygon')].map(p => { const r = p.getBoundingClientRect();
     return {text: p.dataset.text, x: (r.left - ir.left) * sx, y: (r.top - ir.top) * sy, w: r.width * sx, h: r.height * sy}; }),
   resources: performance.getEntriesByType('resource').map(e => e.name),
@@ -364,6 +367,17 @@ def page_loads_without_errors_or_outside_requests():
 def text_panel_shows_known_text():
     state = wait_for(lambda: (lambda s: s if all(k in s["text"] for k in KNOWN) else None)(page_state()), 20, "the known text")
     print("     text panel: %r" % state["text"])
+
+
+@test
+def focus_and_character_height_shown():
+    state = wait_for(lambda: (lambda s: s if re.match(r"\d+ px", s["charHeight"]) and re.match(r"\d", s["sharpness"]) else None)(page_state()),
+                     10, "the focus figure and character height")
+    frame = W.lector.request({"class": "POLL"})["frames"][0]
+    assert frame["sharpness"] > 0 and frame["char_height"] >= 16, frame
+    assert state["charHeight"] == "%d px" % round(frame["char_height"]), (state["charHeight"], frame["char_height"])
+    assert state["hint"] == "", "no small-text hint at %s px: %r" % (frame["char_height"], state["hint"])
+    print("     focus %s, character height %s (FRAME sharpness %.1f, char_height %s)" % (state["sharpness"], state["charHeight"], frame["sharpness"], frame["char_height"]))
 
 
 @test
@@ -409,6 +423,7 @@ def orientation_button_changes_text():
 
 @test
 def screenshot_for_the_readme():
+    W.browser.go(W.bridge.url("/"))  # a fresh page: no button left hovered
     wait_for(lambda: (lambda s: s if all(k in s["text"] for k in KNOWN) and s["natural"] == [640, 480]
                       and s["words"] and s["seq"] == s["boxesSeq"] and "fps" in s["captureFps"] else None)(page_state()),
              20, "the page upright with text and boxes")

@@ -84,6 +84,7 @@ public final class RecognitionLoop: @unchecked Sendable {
                                              sourceWidth: luma.width, sourceHeight: luma.height)
         var upright = GrayImage(width: 0, height: 0)
         transform.apply(luma, into: &upright)
+        let sharpness = FocusMeasure.sharpness(of: luma)
         let prepared = MonotonicInstant.now()
 
         let text: RecognizedText
@@ -111,7 +112,8 @@ public final class RecognitionLoop: @unchecked Sendable {
             width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
             latencyMilliseconds: done.milliseconds(since: frame.timestamp),
             recognizeMilliseconds: report.recognizeMilliseconds,
-            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized))
+            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
+            sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text))
         publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright))
     }
 }

@@ -111,10 +111,17 @@ public struct FrameReport: Sendable {
     /// Everything else Lector spent on it: luma, orientation, downscale, building and
     /// encoding the TEXT message.
     public var overheadMilliseconds: Double
+    /// The focus figure: variance of the Laplacian of the luma (``FocusMeasure``).
+    public var sharpness: Double?
+    /// The median height of the recognized words, in upright pixels.
+    public var characterHeight: Double?
 
     public init(device: String, sequence: UInt32, unixTime: Double, format: PixelFormat, width: Int, height: Int,
                 orientation: ImageOrientation, counters: FrameCounters.Snapshot, latencyMilliseconds: Double,
-                recognizeMilliseconds: Double, overheadMilliseconds: Double) {
+                recognizeMilliseconds: Double, overheadMilliseconds: Double,
+                sharpness: Double? = nil, characterHeight: Double? = nil) {
+        self.sharpness = sharpness
+        self.characterHeight = characterHeight
         self.device = device
         self.sequence = sequence
         self.unixTime = unixTime
@@ -145,6 +152,8 @@ public struct FrameReport: Sendable {
         message.add("latency_ms", latencyMilliseconds)
         message.add("recognize_ms", recognizeMilliseconds)
         message.add("overhead_ms", overheadMilliseconds)
+        message.add("sharpness", sharpness.map { ($0 * 10).rounded() / 10 })
+        message.add("char_height", characterHeight)
         return message.value
     }
 }
