@@ -11,7 +11,7 @@
 #   --no-build     install what .build/release holds (built before)
 #
 # Installs:
-#   PREFIX/libexec/lector/{lectord,lector,Lector_Lector.resources}, PREFIX/bin/{lectord,lector} (links)
+#   PREFIX/libexec/lector/{lectord,lector,Lector_LectorCore.resources}, PREFIX/bin/{lectord,lector} (links)
 #   PREFIX/libexec/lector/lector-http, PREFIX/bin/lector-http, PREFIX/share/lector/www (the web page)
 #   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-http.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
@@ -43,7 +43,7 @@ if ((build)); then
      && swift build -c release --static-swift-stdlib --product lector-http >&2)
 fi
 bin="$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")"
-for f in lectord lector Lector_Lector.resources; do
+for f in lectord lector Lector_LectorCore.resources; do
   [[ -e "$bin/$f" ]] || { echo "install.sh: $bin/$f missing (build first or drop --no-build)" >&2; exit 1; }
 done
 
@@ -53,9 +53,9 @@ log "installing into ${root:-/} (prefix $prefix)"
 install -d -m 0755 "$libexec" "$R$prefix/bin" "$R$prefix/lib/systemd/system" "$R$prefix/lib/sysusers.d" \
   "$R/etc/udev/rules.d" "$R/etc/lector" "$R$prefix/share/doc/lector"
 install -m 0755 "$bin/lectord" "$bin/lector" "$libexec/"
-rm -rf "$libexec/Lector_Lector.resources"
-cp -R "$bin/Lector_Lector.resources" "$libexec/"
-chmod -R u=rwX,go=rX "$libexec/Lector_Lector.resources"
+rm -rf "$libexec/Lector_LectorCore.resources"
+cp -R "$bin/Lector_LectorCore.resources" "$libexec/"
+chmod -R u=rwX,go=rX "$libexec/Lector_LectorCore.resources"
 ln -sfn "../libexec/lector/lectord" "$R$prefix/bin/lectord"
 ln -sfn "../libexec/lector/lector" "$R$prefix/bin/lector"
 if [[ -x "$bin/lector-http" ]]; then

@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 1
+    public static let minor = 2
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -185,4 +185,50 @@ private struct Fields {
         guard let text = member.stringValue, let parsed = parse(text) else { throw fail(key, "one of \(choices.joined(separator: "|"))") }
         return parsed
     }
+}
+
+extension Request {
+    /// The request's class on the wire.
+    public var requestClass: String {
+        switch self {
+        case .watch: "WATCH"
+        case .poll: "POLL"
+        case .devices: "DEVICES"
+        case .orientation: "ORIENTATION"
+        case .snapshot: "SNAPSHOT"
+        case .status: "STATUS"
+        }
+    }
+
+    /// The request as a JSON object, `class` first, only the members given:
+    /// `Request.parse(JSONWriter.bytes(r.json)) == r`.
+    public var json: JSONValue {
+        var object = JSONObjectBuilder(class: requestClass)
+        switch self {
+        case let .watch(watch):
+            object.add("enable", watch.enable)
+            object.add("devices", watch.devices.map { .array($0.map(JSONValue.string)) })
+            object.add("text", watch.text)
+            object.add("frame", watch.frame)
+            object.add("level", watch.level?.rawValue)
+            object.add("min_confidence", watch.minimumConfidence)
+            object.add("changes_only", watch.changesOnly)
+        case .poll, .devices, .status:
+            break
+        case let .orientation(device, settings):
+            object.add("device", device)
+            object.add("device_orientation", settings.deviceOrientation?.rawValue)
+            object.add("camera_position", settings.cameraPosition?.rawValue)
+            object.add("rotation", settings.rotation)
+            object.add("mirror", settings.mirror)
+        case let .snapshot(device, boxes, maximumWidth):
+            object.add("device", device)
+            if boxes { object.add("boxes", true) }
+            object.add("max_width", maximumWidth)
+        }
+        return object.value
+    }
+
+    /// The request as one line's bytes (without the newline).
+    public var bytes: [UInt8] { JSONWriter.bytes(json) }
 }

@@ -61,7 +61,7 @@ struct RequestTests {
 
     /// A bounded fuzz run: random bytes, and valid requests with random bytes changed,
     /// inserted or cut. The parser must answer every input with a request or a
-    /// RequestError: no crash, no hang. (scripts/fuzz-requests runs the same idea
+    /// RequestError: no crash, no hang. (tests/fuzz/run runs the same idea
     /// longer; CI runs this bounded one on every build.)
     @Test("fuzz: any bytes give a request or a RequestError")
     func fuzz() {

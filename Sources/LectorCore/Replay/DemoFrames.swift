@@ -13,7 +13,7 @@ public enum DemoFrames {
         // Bundle.module traps when the bundle is missing (an installed binary): look first.
         // The running binary's folder, wherever it was started from (argv[0] may be a bare name).
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        candidates.append(executable.appendingPathComponent("Lector_Lector.resources/demo").path)
+        candidates.append(executable.appendingPathComponent("Lector_LectorCore.resources/demo").path)
         candidates += ["/usr/local/share/lector/demo", "/usr/share/lector/demo"]
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
     }

@@ -110,17 +110,11 @@ public enum ServiceStatusText {
 }
 
 /// Captured and recognized frames per second of each camera, from its counters as the
-/// supervisor samples them: the counts over the last ``windowSeconds`` (at least two
-/// samples), so a slow recognizer does not hide a camera's real frame rate.
+/// supervisor samples them: the counts over the last ``windowSeconds``, so a slow
+/// recognizer does not hide a camera's real frame rate.
 public struct FrameRateMeter: Sendable {
-    private struct Point {
-        var time: MonotonicInstant
-        var captured: Int
-        var recognized: Int
-    }
-
     public let windowSeconds: Double
-    private var history: [String: [Point]] = [:]
+    private var history: [String: RecentSamples<CounterPoint>] = [:]
 
     public init(windowSeconds: Double = 5) { self.windowSeconds = windowSeconds }
 
@@ -128,20 +122,13 @@ public struct FrameRateMeter: Sendable {
     /// ``CameraSample/recognizedPerSecond`` filled in (0 until there are two samples).
     public mutating func measure(_ samples: [CameraSample], at now: MonotonicInstant) -> [CameraSample] {
         samples.map { sample in
-            var points = history[sample.name, default: []]
+            var points = history[sample.name, default: RecentSamples(capacity: 64)]
             // A counter that went back (a restarted camera's counters do not) starts over.
-            if let last = points.last, last.captured > sample.captured || last.recognized > sample.recognized { points = [] }
-            points.append(Point(time: now, captured: sample.captured, recognized: sample.recognized))
-            while points.count > 2, now.milliseconds(since: points[1].time) >= windowSeconds * 1000 { points.removeFirst() }
+            if let last = points.last, last.captured > sample.captured || last.recognized > sample.recognized { points.removeAll() }
+            points.append(CounterPoint(time: now, captured: sample.captured, recognized: sample.recognized))
             history[sample.name] = points
             var measured = sample
-            if let first = points.first, points.count >= 2 {
-                let seconds = now.milliseconds(since: first.time) / 1000
-                if seconds > 0 {
-                    measured.fps = Double(sample.captured - first.captured) / seconds
-                    measured.recognizedPerSecond = Double(sample.recognized - first.recognized) / seconds
-                }
-            }
+            (measured.fps, measured.recognizedPerSecond) = points.rates(overLast: windowSeconds, now: now)
             return measured
         }
     }
