@@ -68,8 +68,8 @@ public final class BridgeRouter: @unchecked Sendable {
         }
         let device = request.query["device"].flatMap { $0.isEmpty ? nil : $0 }
         switch path {
-        case "/api/devices": return passThrough(JSONObjectBuilder(class: "DEVICES").value)
-        case "/api/status": return passThrough(JSONObjectBuilder(class: "STATUS").value)
+        case "/api/devices": return passThrough(Request.devices.json)
+        case "/api/status": return passThrough(Request.status.json)
         case "/api/snapshot.jpg":
             guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
             return snapshot(device: device, boxes: boxes, maximumWidth: width)
@@ -105,32 +105,27 @@ public final class BridgeRouter: @unchecked Sendable {
     }
 
     private func snapshot(device: String?, boxes: Bool, maximumWidth: Int?) -> HTTPResponse {
-        var request = JSONObjectBuilder(class: "SNAPSHOT")
-        request.add("device", device)
-        request.add("boxes", boxes)
-        request.add("max_width", maximumWidth)
+        let request = Request.snapshot(device: device, boxes: boxes, maximumWidth: maximumWidth)
         events.demand(seconds: 10)
         do {
             let before = events.texts(device: device)
-            var reply = try link.request(request.value)
-            if reply["class"]?.stringValue == "ERROR", (reply["message"]?.stringValue ?? "").contains("nothing recognized yet") {
+            var reply = try link.request(request)
+            if let error = try? ErrorMessage(json: reply), error.message.contains("nothing recognized yet") {
                 // lectord starts a camera on the first WATCH; wait for its first text.
                 _ = events.waitForText(device: device, beyond: before, timeout: 10)
-                reply = try link.request(request.value)
+                reply = try link.request(request)
             }
-            guard reply["class"]?.stringValue == "SNAPSHOT", let data = reply["data"]?.stringValue, let jpeg = Base64.decode(data) else {
-                let message = reply["message"]?.stringValue ?? "no snapshot"
+            guard let snapshot = try? SnapshotMessage(json: reply) else {
+                let message = (try? ErrorMessage(json: reply))?.message ?? "no snapshot"
                 return Self.json(message.contains("unknown device") ? 404 : message.contains("nothing recognized") ? 503 : 400, reply)
             }
-            var headers = [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store"),
-                           ("Content-Disposition", "inline; filename=\"lector-snapshot.jpg\"")]
-            for name in ["seq", "width", "height"] {
-                if let value = reply[name]?.intValue { headers.append(("X-Lector-\(name.capitalized)", String(value))) }
-            }
-            if let name = reply["device"]?.stringValue { headers.append(("X-Lector-Device", Self.headerSafe(name))) }
-            headers.append(("X-Lector-Space", reply["space"]?.stringValue ?? "upright"))
-            headers.append(("X-Lector-Preview-Fps", String(previews.fps)))
-            return HTTPResponse(status: 200, headers: headers, body: .bytes(jpeg))
+            let headers = [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store"),
+                           ("Content-Disposition", "inline; filename=\"lector-snapshot.jpg\""),
+                           ("X-Lector-Seq", String(snapshot.sequence)), ("X-Lector-Width", String(snapshot.width)),
+                           ("X-Lector-Height", String(snapshot.height)), ("X-Lector-Device", Self.headerSafe(snapshot.device)),
+                           // The frame's pixels: the upright image (TEXT's `box`), as lectord's SNAPSHOT sends it.
+                           ("X-Lector-Space", "upright"), ("X-Lector-Preview-Fps", String(previews.fps))]
+            return HTTPResponse(status: 200, headers: headers, body: .bytes(snapshot.data))
         } catch {
             return unreachable(error)
         }

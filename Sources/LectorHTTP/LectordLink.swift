@@ -14,6 +14,11 @@ public final class LectordLink: @unchecked Sendable {
 
     public init(socketPath: String) { self.socketPath = socketPath }
 
+    /// Sends a typed request; see ``request(_:timeout:)-(JSONValue,_)``.
+    public func request(_ request: Request, timeout: Double = 5) throws(ConnectionError) -> JSONValue {
+        try self.request(request.json, timeout: timeout)
+    }
+
     /// Sends `request` and returns lectord's reply: the message of the same class, or
     /// an `ERROR`. Retries once on a fresh connection when the old one broke.
     public func request(_ request: JSONValue, timeout: Double = 5) throws(ConnectionError) -> JSONValue {

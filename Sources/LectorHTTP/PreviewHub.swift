@@ -69,13 +69,11 @@ public final class PreviewHub: @unchecked Sendable {
         while let current = liveViewers(key) {
             let started = Date()
             events.demand(seconds: 5)
-            var request = JSONObjectBuilder(class: "SNAPSHOT")
-            request.add("device", key.device)
-            request.add("boxes", key.boxes)
-            request.add("max_width", key.maximumWidth)
-            if let reply = try? link.request(request.value), reply["class"]?.stringValue == "SNAPSHOT",
-               let seq = reply["seq"]?.intValue, seq != lastSeq,
-               let data = reply["data"]?.stringValue, let jpeg = Base64.decode(data) {
+            let request = Request.snapshot(device: key.device, boxes: key.boxes, maximumWidth: key.maximumWidth)
+            if let reply = try? link.request(request), let snapshot = try? SnapshotMessage(json: reply),
+               Int(snapshot.sequence) != lastSeq {
+                let seq = Int(snapshot.sequence)
+                let jpeg = snapshot.data
                 lastSeq = seq
                 let part = Array("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\nX-Lector-Seq: \(seq)\r\n\r\n".utf8)
                     + jpeg + Array("\r\n".utf8)
