@@ -115,6 +115,9 @@ public final class EventHub: @unchecked Sendable {
                     watch.add("text", true)
                     watch.add("frame", true)
                     watch.add("level", "word")
+                    // TRACK messages (live text, proto_minor 1.2 of issue 11); older
+                    // lectords ignore the member.
+                    watch.add("tracks", true)
                 }
                 do { try connection.send(watch.value) } catch { return }
                 logger.debug("watch", [("enable", "\(wanted)")])

@@ -58,6 +58,9 @@ class Lector:
         self.dir = tempfile.mkdtemp(prefix="lector-http-")
         self.path = os.path.join(self.dir, "lector.sock")
         self.log = open(os.path.join(self.dir, "lectord.log"), "w+")
+        self.start()
+
+    def start(self):
         self.proc = subprocess.Popen([LECTORD, "--socket", self.path, "--replay", FIXTURE, "--loop", "--fps", "5"],
                                      stdout=subprocess.DEVNULL, stderr=self.log, env=ENV)
         wait_for(lambda: os.path.exists(self.path) or self.proc.poll() is not None, 20, "lectord's socket")
@@ -673,6 +676,19 @@ def unix_socket_listen():
         bridge.stop()
     assert bridge.proc.returncode == 0, bridge.proc.returncode
     assert not os.path.exists(path), "the Unix socket is left behind"
+
+
+@test
+def lectord_restart_is_survived():
+    W.lector.stop()
+    status, _, body = http(W.bridge.url("/api/status"))
+    assert status == 502 and b"lectord" in body, (status, body[:200])
+    assert W.bridge.proc.poll() is None, "lector-http died with lectord"
+    W.lector.start()
+    wait_for(lambda: http(W.bridge.url("/api/status"))[0] == 200, 10, "the bridge to reach the new lectord")
+    status, headers, body = http(W.bridge.url("/api/snapshot.jpg"))
+    assert status == 200 and body[:2] == b"\xff\xd8", status
+    print("     502 while lectord was away, 200 and a snapshot once it was back")
 
 
 def main():
