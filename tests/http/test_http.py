@@ -380,7 +380,12 @@ def focus_and_character_height_shown():
     assert frame["sharpness"] > 0 and frame["char_height"] >= 16, frame
     assert state["charHeight"] == "%d px" % round(frame["char_height"]), (state["charHeight"], frame["char_height"])
     assert state["hint"] == "", "no small-text hint at %s px: %r" % (frame["char_height"], state["hint"])
-    print("     focus %s, character height %s (FRAME sharpness %.1f, char_height %s)" % (state["sharpness"], state["charHeight"], frame["sharpness"], frame["char_height"]))
+    # The hint's wording when a FRAME reports small text (9 px), through the page's own handler.
+    hint = W.browser.script("const cam = cameras.values().next().value; showFocus(cam, {char_height: 9});"
+                            "const h = cam.card.querySelector('.hint'); return h.hidden ? '' : h.textContent;")
+    assert "9 px per character" in hint and "16 px" in hint, hint
+    print("     focus %s, character height %s (FRAME sharpness %.1f, char_height %s); at 9 px: %r"
+          % (state["sharpness"], state["charHeight"], frame["sharpness"], frame["char_height"], hint[:60]))
 
 
 @test
