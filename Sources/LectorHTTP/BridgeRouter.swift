@@ -7,8 +7,8 @@ import LectorSystem
 ///
 /// - `GET /`, `/app.js`, ...: the page (static files only).
 /// - `GET /api/devices`, `/api/status`: lectord's DEVICES and STATUS replies as JSON.
-/// - `GET /api/snapshot.jpg?device=&boxes=1&max_width=`: lectord's SNAPSHOT as a JPEG.
-/// - `GET /api/stream.mjpeg?device=&boxes=1&max_width=`: multipart JPEGs, at most `--preview-fps`.
+/// - `GET /api/snapshot.jpg?device=&boxes=1&max_width=&color=1`: lectord's SNAPSHOT as a JPEG.
+/// - `GET /api/stream.mjpeg?device=&boxes=1&max_width=&color=1`: multipart JPEGs, at most `--preview-fps`.
 /// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES line.
 /// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION.
 public final class BridgeRouter: @unchecked Sendable {
@@ -72,11 +72,11 @@ public final class BridgeRouter: @unchecked Sendable {
         case "/api/status": return passThrough(Request.status.json)
         case "/api/snapshot.jpg":
             guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
-            return snapshot(device: device, boxes: boxes, maximumWidth: width)
+            return snapshot(device: device, boxes: boxes, maximumWidth: width, color: Self.flag(request.query["color"]))
         case "/api/stream.mjpeg":
             guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
             let stream = ResponseStream(limit: 8 << 20)
-            previews.add(device: device, maximumWidth: width, boxes: boxes, stream: stream)
+            previews.add(device: device, maximumWidth: width, boxes: boxes, color: Self.flag(request.query["color"]), stream: stream)
             return HTTPResponse(status: 200, headers: [("Content-Type", "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)"),
                                                        ("Cache-Control", "no-store")], body: .stream(stream))
         default:  // "/api/events"
@@ -89,11 +89,13 @@ public final class BridgeRouter: @unchecked Sendable {
     }
 
     private static func snapshotOptions(_ query: [String: String]) -> (Bool, Int?)? {
-        let boxes = ["1", "true", "yes"].contains(query["boxes"] ?? "")
+        let boxes = Self.flag(query["boxes"])
         guard let text = query["max_width"], !text.isEmpty else { return (boxes, nil) }
         guard let width = Int(text), (16...16384).contains(width) else { return nil }
         return (boxes, width)
     }
+
+    private static func flag(_ value: String?) -> Bool { ["1", "true", "yes"].contains(value ?? "") }
 
     private func passThrough(_ request: JSONValue) -> HTTPResponse {
         do {
@@ -104,8 +106,8 @@ public final class BridgeRouter: @unchecked Sendable {
         }
     }
 
-    private func snapshot(device: String?, boxes: Bool, maximumWidth: Int?) -> HTTPResponse {
-        let request = Request.snapshot(device: device, boxes: boxes, maximumWidth: maximumWidth)
+    private func snapshot(device: String?, boxes: Bool, maximumWidth: Int?, color: Bool) -> HTTPResponse {
+        let request = Request.snapshot(device: device, boxes: boxes, maximumWidth: maximumWidth, color: color)
         events.demand(seconds: 10)
         do {
             let before = events.texts(device: device)
@@ -123,8 +125,8 @@ public final class BridgeRouter: @unchecked Sendable {
                            ("Content-Disposition", "inline; filename=\"lector-snapshot.jpg\""),
                            ("X-Lector-Seq", String(snapshot.sequence)), ("X-Lector-Width", String(snapshot.width)),
                            ("X-Lector-Height", String(snapshot.height)), ("X-Lector-Device", Self.headerSafe(snapshot.device)),
-                           // The frame's pixels: the upright image (TEXT's `box`), as lectord's SNAPSHOT sends it.
-                           ("X-Lector-Space", "upright"), ("X-Lector-Preview-Fps", String(previews.fps))]
+                           // Whose pixels: the upright image (TEXT's `box`) or the captured frame (`corners`).
+                           ("X-Lector-Space", snapshot.space ?? "upright"), ("X-Lector-Preview-Fps", String(previews.fps))]
             return HTTPResponse(status: 200, headers: headers, body: .bytes(snapshot.data))
         } catch {
             return unreachable(error)

@@ -13,6 +13,7 @@ public final class PreviewHub: @unchecked Sendable {
         let device: String?
         let maximumWidth: Int?
         let boxes: Bool
+        let color: Bool
     }
 
     private let link: LectordLink
@@ -32,8 +33,8 @@ public final class PreviewHub: @unchecked Sendable {
     }
 
     /// Adds a viewer; starts the pump for its key if none runs.
-    public func add(device: String?, maximumWidth: Int?, boxes: Bool, stream: ResponseStream) {
-        let key = Key(device: device, maximumWidth: maximumWidth, boxes: boxes)
+    public func add(device: String?, maximumWidth: Int?, boxes: Bool, color: Bool, stream: ResponseStream) {
+        let key = Key(device: device, maximumWidth: maximumWidth, boxes: boxes, color: color)
         lock.lock()
         let start = viewers[key] == nil
         viewers[key, default: []].append(stream)
@@ -69,7 +70,7 @@ public final class PreviewHub: @unchecked Sendable {
         while let current = liveViewers(key) {
             let started = Date()
             events.demand(seconds: 5)
-            let request = Request.snapshot(device: key.device, boxes: key.boxes, maximumWidth: key.maximumWidth)
+            let request = Request.snapshot(device: key.device, boxes: key.boxes, maximumWidth: key.maximumWidth, color: key.color)
             if let reply = try? link.request(request), let snapshot = try? SnapshotMessage(json: reply),
                Int(snapshot.sequence) != lastSeq {
                 let seq = Int(snapshot.sequence)

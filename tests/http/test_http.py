@@ -328,6 +328,7 @@ return {
   cards: cards.length,
   device: card.dataset.device,
   seq: view.dataset.seq === undefined ? null : Number(view.dataset.seq),
+  space: view.dataset.space,
   boxesSeq: svg.dataset.seq === undefined ? null : Number(svg.dataset.seq),
   natural: [img.naturalWidth, img.naturalHeight],
   viewBox: vb ? [vb.width, vb.height] : null,
@@ -388,25 +389,43 @@ def focus_and_character_height_shown():
           % (state["sharpness"], state["charHeight"], frame["sharpness"], frame["char_height"], hint[:60]))
 
 
+def drawn_boxes_match(state, text):
+    """The page's polygons against the TEXT's words: `corners` (their bounding box) on a
+    captured-frame preview, `box` on an upright one. Returns the largest deviation."""
+    words = [w for b in text["blocks"] for l in b["lines"] for w in l.get("words", [])]
+    assert len(words) == len(state["words"]), (len(words), len(state["words"]))
+    worst = 0.0
+    for expected, drawn in zip(words, state["words"]):
+        assert expected["text"] == drawn["text"], (expected["text"], drawn["text"])
+        if state["space"] == "captured":
+            xs = [p[0] for p in expected["corners"]]
+            ys = [p[1] for p in expected["corners"]]
+            box = {"x": min(xs), "y": min(ys), "width": max(xs) - min(xs), "height": max(ys) - min(ys)}
+        else:
+            box = expected["box"]
+        for key, value in (("x", box["x"]), ("y", box["y"]), ("w", box["width"]), ("h", box["height"])):
+            worst = max(worst, abs(drawn[key] - value))
+            assert abs(drawn[key] - value) <= 3, "%s: drawn %s=%.1f, TEXT %s" % (expected["text"], key, drawn[key], value)
+    return worst
+
+
+def boxes_drawn():
+    return wait_for(lambda: (lambda s: s if s["words"] and s["seq"] is not None and s["seq"] == s["boxesSeq"] else None)(page_state()),
+                    20, "boxes drawn")
+
+
 @test
 def boxes_lie_on_the_words():
     worst = 0.0
     for _ in range(3):
-        state = wait_for(lambda: (lambda s: s if s["words"] and s["seq"] is not None and s["seq"] == s["boxesSeq"] else None)(page_state()),
-                         20, "boxes drawn")
+        state = boxes_drawn()
         text = W.watcher.text(state["seq"])
         assert text, "lectord's TEXT seq %s not seen by the test's own client" % state["seq"]
-        assert state["natural"] == [text["width"], text["height"]], (state["natural"], text["width"], text["height"])
-        words = [w for b in text["blocks"] for l in b["lines"] for w in l.get("words", [])]
-        assert len(words) == len(state["words"]), (len(words), len(state["words"]))
-        for expected, drawn in zip(words, state["words"]):
-            assert expected["text"] == drawn["text"], (expected["text"], drawn["text"])
-            box = expected["box"]
-            for key, value in (("x", box["x"]), ("y", box["y"]), ("w", box["width"]), ("h", box["height"])):
-                worst = max(worst, abs(drawn[key] - value))
-                assert abs(drawn[key] - value) <= 3, "%s: drawn %s=%.1f, TEXT %s" % (expected["text"], key, drawn[key], value)
+        expected_size = [text["width"], text["height"]] if state["space"] != "captured" else [640, 480]
+        assert state["natural"] == expected_size, (state["natural"], expected_size, state["space"])
+        worst = max(worst, drawn_boxes_match(state, text))
         time.sleep(0.5)
-    print("     %d words, worst deviation %.2f px (frame pixels)" % (len(state["words"]), worst))
+    print("     %d words, worst deviation %.2f px (frame pixels, %s preview)" % (len(state["words"]), worst, state["space"]))
 
 
 @test
@@ -418,7 +437,14 @@ def orientation_button_changes_text():
     assert rotated, "no TEXT with orientation 6 (right) after the rotate button"
     assert (rotated["width"], rotated["height"]) == (480, 640), (rotated["width"], rotated["height"])
     wait_for(lambda: "right" in page_state()["orientation"], 10, "the page to show orientation right")
-    wait_for(lambda: page_state()["natural"] == [480, 640], 10, "the live view to turn upright 480x640")
+    # The live view shows the frame of a TEXT at orientation 6: a captured-frame preview
+    # stays 640x480 with the boxes from `corners`; an upright one turns 480x640.
+    state = wait_for(lambda: (lambda s: s if s["seq"] is not None and s["seq"] >= rotated["seq"] and s["seq"] == s["boxesSeq"] and s["words"] else None)(page_state()),
+                     15, "the live view of a rotated frame")
+    text = W.watcher.text(state["seq"])
+    assert text and text["orientation"]["exif"] == 6, text and text["orientation"]
+    assert state["natural"] == ([640, 480] if state["space"] == "captured" else [480, 640]), (state["natural"], state["space"])
+    rotated_worst = drawn_boxes_match(state, text)
     W.browser.click(".camera button.mirror")
     mirrored = W.watcher.latest(lambda t: t["orientation"]["exif"] == 5, 15)
     assert mirrored, "no TEXT with orientation 5 after the mirror button"
@@ -426,7 +452,8 @@ def orientation_button_changes_text():
     assert status == 200 and json.loads(body)["orientation"]["exif"] == 1, (status, body)
     upright = W.watcher.latest(lambda t: t["orientation"]["exif"] == 1 and t["seq"] > mirrored["seq"], 15)
     assert upright and all(k in upright["text"] for k in KNOWN[:1]), upright and upright["text"]
-    print("     TEXT orientation 1 -> 6 (480x640) -> 5 -> 1; rotated text %r" % rotated["text"][:40])
+    print("     TEXT orientation 1 -> 6 (480x640) -> 5 -> 1; rotated: %d boxes on the %s view within %.2f px"
+          % (len(state["words"]), state["space"], rotated_worst))
 
 
 @test

@@ -163,7 +163,8 @@ function drawBoxes(cam) {
 }
 
 // The live view: the frame behind the latest TEXT, fetched at most at the bridge's
-// preview rate, shown with its own boxes.
+// preview rate, shown with its own boxes: in the camera's colour and as captured when
+// lectord keeps the frame (boxes from `corners`), else gray and upright (from `box`).
 async function preview(cam) {
   const img = part(cam.card, 'frame');
   let interval = 200;
@@ -171,7 +172,7 @@ async function preview(cam) {
     while (paused) await sleep(250);
     const started = performance.now();
     try {
-      const response = await fetch('/api/snapshot.jpg?' + query({ device: cam.path }), { cache: 'no-store' });
+      const response = await fetch('/api/snapshot.jpg?' + query({ device: cam.path, color: 1 }), { cache: 'no-store' });
       const fps = Number(response.headers.get('X-Lector-Preview-Fps'));
       if (fps > 0) interval = 1000 / fps;
       const seq = Number(response.headers.get('X-Lector-Seq'));
@@ -188,6 +189,7 @@ async function preview(cam) {
           space: response.headers.get('X-Lector-Space') || 'upright',
         };
         part(cam.card, 'view').dataset.seq = seq;
+        part(cam.card, 'view').dataset.space = cam.shown.space;
         drawBoxes(cam);
       } else {
         await response.arrayBuffer();
