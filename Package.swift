@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-mqtt", targets: ["lector-mqtt"]),
+        .executable(name: "lector-http", targets: ["lector-http"]),
         .library(name: "LectorClient", targets: ["LectorClient"]),
         .library(name: "LectorCore", targets: ["LectorCore"]),
     ],
@@ -58,6 +59,14 @@ let package = Package(
         // engine, V4L2 or libjpeg) and of a broker.
         .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMosquitto"]),
         .executableTarget(name: "lector-mqtt", dependencies: ["LectorMQTT"]),
+        // lector-http: the web page bridge (libmicrohttpd; a client of the socket only).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
+        .executableTarget(name: "lector-http", dependencies: ["LectorHTTP"], resources: [.copy("www")]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",
@@ -84,6 +93,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),
+        .testTarget(name: "LectorHTTPTests", dependencies: ["LectorHTTP", "LectorSystem"]),
     ],
     swiftLanguageModes: [.v6]
 )

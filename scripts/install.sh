@@ -11,9 +11,9 @@
 #   --no-build     install what .build/release holds (built before)
 #
 # Installs:
-#   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,Lector_LectorCore.resources},
-#   PREFIX/bin/{lectord,lector,lector-mqtt} (links)
-#   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service}
+#   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,lector-http,Lector_LectorCore.resources},
+#   PREFIX/bin/{lectord,lector,lector-mqtt,lector-http} (links), PREFIX/share/lector/www (the web page)
+#   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service,lector-http.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
 #   /etc/lector/lectord.conf                   only when there is none yet
@@ -41,7 +41,8 @@ if ((build)); then
   log "swift build -c release --static-swift-stdlib"
   (cd "$repo" && swift build -c release --static-swift-stdlib --product lectord >&2 \
      && swift build -c release --static-swift-stdlib --product lector >&2 \
-     && swift build -c release --static-swift-stdlib --product lector-mqtt >&2)
+     && swift build -c release --static-swift-stdlib --product lector-mqtt >&2 \
+     && swift build -c release --static-swift-stdlib --product lector-http >&2)
 fi
 bin="$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")"
 for f in lectord lector lector-mqtt Lector_LectorCore.resources; do
@@ -60,8 +61,16 @@ chmod -R u=rwX,go=rX "$libexec/Lector_LectorCore.resources"
 ln -sfn "../libexec/lector/lectord" "$R$prefix/bin/lectord"
 ln -sfn "../libexec/lector/lector" "$R$prefix/bin/lector"
 ln -sfn "../libexec/lector/lector-mqtt" "$R$prefix/bin/lector-mqtt"
+if [[ -x "$bin/lector-http" ]]; then
+  install -m 0755 "$bin/lector-http" "$libexec/"
+  ln -sfn "../libexec/lector/lector-http" "$R$prefix/bin/lector-http"
+  install -d -m 0755 "$R$prefix/share/lector/www"
+  install -m 0644 "$repo"/Sources/lector-http/www/* "$R$prefix/share/lector/www/"
+else
+  log "no $bin/lector-http (not built): the web page is not installed"
+fi
 
-for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service; do
+for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service; do
   sed -e "s|/usr/local/bin/|$prefix/bin/|g" -e "s|/usr/local/share/|$prefix/share/|g" \
     "$repo/systemd/$unit" > "$R$prefix/lib/systemd/system/$unit"
   chmod 0644 "$R$prefix/lib/systemd/system/$unit"

@@ -257,8 +257,13 @@ public struct SnapshotMessage: ProtocolMessage {
     public var height: Int
     /// The encoded image (Base64 on the wire).
     public var data: [UInt8]
+    /// `captured` when the image is the captured frame (a colour preview: TEXT's
+    /// `corners` locate the words); absent for the upright frame (TEXT's `box`).
+    public var space: String?
 
-    public init(device: String, sequence: UInt32, format: String = "jpeg", width: Int, height: Int, data: [UInt8]) {
+    public init(device: String, sequence: UInt32, format: String = "jpeg", width: Int, height: Int, data: [UInt8],
+                space: String? = nil) {
+        self.space = space
         self.device = device
         self.sequence = sequence
         self.format = format
@@ -273,7 +278,7 @@ public struct SnapshotMessage: ProtocolMessage {
         guard let data = Base64.decode(encoded) else { throw m.fail("data", "Base64") }
         self.init(device: try m.required("device", m.string), sequence: try m.sequence("seq"),
                   format: try m.required("format", m.string), width: try m.required("width", m.int),
-                  height: try m.required("height", m.int), data: data)
+                  height: try m.required("height", m.int), data: data, space: try m.string("space"))
     }
 
     public var json: JSONValue {
@@ -283,6 +288,7 @@ public struct SnapshotMessage: ProtocolMessage {
         object.add("format", format)
         object.add("width", width)
         object.add("height", height)
+        object.add("space", space)
         object.add("data", Base64.encode(data))
         return object.value
     }

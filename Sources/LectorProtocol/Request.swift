@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 1
+    public static let minor = 2
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -61,7 +61,9 @@ public enum Request: Equatable, Sendable {
     case devices
     /// Orientation change for `device` (nil: the only device).
     case orientation(device: String?, OrientationSettings)
-    case snapshot(device: String?, boxes: Bool, maximumWidth: Int?)
+    /// `color` (proto_minor 2): the captured frame in the camera's colour, when lectord
+    /// keeps it (see SNAPSHOT); else the upright gray frame.
+    case snapshot(device: String?, boxes: Bool, maximumWidth: Int?, color: Bool = false)
     case status
 
     /// The request classes, as written on the wire.
@@ -132,7 +134,7 @@ extension Request {
         case "SNAPSHOT":
             let maximumWidth = try fields.number("max_width", in: 16...16384).map { Int($0) }
             return .snapshot(device: try fields.string("device"), boxes: try fields.bool("boxes") ?? false,
-                             maximumWidth: maximumWidth)
+                             maximumWidth: maximumWidth, color: try fields.bool("color") ?? false)
         default:
             throw RequestError("unknown request class \"\(name)\"; known: \(classes.joined(separator: ", "))", requestClass: name)
         }
@@ -221,10 +223,11 @@ extension Request {
             object.add("camera_position", settings.cameraPosition?.rawValue)
             object.add("rotation", settings.rotation)
             object.add("mirror", settings.mirror)
-        case let .snapshot(device, boxes, maximumWidth):
+        case let .snapshot(device, boxes, maximumWidth, color):
             object.add("device", device)
             if boxes { object.add("boxes", true) }
             object.add("max_width", maximumWidth)
+            if color { object.add("color", true) }
         }
         return object.value
     }

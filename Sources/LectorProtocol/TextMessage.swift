@@ -197,10 +197,17 @@ public struct FrameMessage: ProtocolMessage {
     public var recognizeMilliseconds: Double
     /// Everything else Lector spent on the frame.
     public var overheadMilliseconds: Double
+    /// A focus figure: the variance of the Laplacian of the luma (proto_minor 2).
+    public var sharpness: Double?
+    /// The median height of the recognized words, upright pixels (proto_minor 2).
+    public var characterHeight: Double?
 
     public init(device: String, sequence: UInt32, time: String, format: String, width: Int, height: Int,
                 orientation: ImageOrientation, captured: Int, recognized: Int, dropped: Int, rejected: Int,
-                latencyMilliseconds: Double, recognizeMilliseconds: Double, overheadMilliseconds: Double) {
+                latencyMilliseconds: Double, recognizeMilliseconds: Double, overheadMilliseconds: Double,
+                sharpness: Double? = nil, characterHeight: Double? = nil) {
+        self.sharpness = sharpness
+        self.characterHeight = characterHeight
         self.device = device
         self.sequence = sequence
         self.time = time
@@ -227,7 +234,8 @@ public struct FrameMessage: ProtocolMessage {
                   dropped: try m.required("dropped", m.int), rejected: try m.required("rejected", m.int),
                   latencyMilliseconds: try m.required("latency_ms", m.double),
                   recognizeMilliseconds: try m.required("recognize_ms", m.double),
-                  overheadMilliseconds: try m.required("overhead_ms", m.double))
+                  overheadMilliseconds: try m.required("overhead_ms", m.double),
+                  sharpness: try m.double("sharpness"), characterHeight: try m.double("char_height"))
     }
 
     public var json: JSONValue {
@@ -246,6 +254,8 @@ public struct FrameMessage: ProtocolMessage {
         message.add("latency_ms", latencyMilliseconds)
         message.add("recognize_ms", recognizeMilliseconds)
         message.add("overhead_ms", overheadMilliseconds)
+        message.add("sharpness", sharpness)
+        message.add("char_height", characterHeight)
         return message.value
     }
 }

@@ -44,6 +44,9 @@ public final class Camera: @unchecked Sendable {
         let finished = DispatchGroup()
     }
 
+    /// Colour previews asked for: the recognizer keeps captured frames only then.
+    public var colorPreview: ColorPreviewDemand { loop.colorPreview }
+
     /// Whether the threads of a run are active (started and not yet stopped).
     public var isRunning: Bool { currentRun.withLock { $0 != nil } }
 

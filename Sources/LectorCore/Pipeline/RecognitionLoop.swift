@@ -12,9 +12,12 @@ public struct Publication: Sendable {
     public var frame: FrameReport
     /// The upright gray image that produced `text` (for snapshots).
     public var upright: GrayImage
+    /// The captured frame as delivered, kept only while colour previews are asked for.
+    public var captured: CapturedFrame?
 
     /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
-    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage) {
+    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage, captured: CapturedFrame? = nil) {
+        self.captured = captured
         self.text = text
         self.textLine = textLine
         self.frame = frame
@@ -58,6 +61,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// Where the last recognition spent its time inside Tesseract (benchmarks). Read it
     /// from the thread that calls ``process(_:)``.
     public var lastRecognitionTimings: RecognitionTimings { lock.withLock { active ?? recognizer }.lastTimings }
+
+    /// Colour previews asked for (by SNAPSHOT with `color`): frames are kept only then.
+    public let colorPreview = ColorPreviewDemand()
 
     /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
     public func cancel() {
@@ -113,6 +119,8 @@ public final class RecognitionLoop: @unchecked Sendable {
             logger.once("frame", .warning, "frame rejected", [("reason", error.description)])
             return
         }
+        // A colour preview was asked for lately: keep the frame as captured.
+        let captured = colorPreview.isWanted ? CapturedFrame(frame) : nil
         // The luma is a copy: the driver can have its buffer back before recognition.
         frame.giveBack()
 
@@ -120,6 +128,7 @@ public final class RecognitionLoop: @unchecked Sendable {
                                              sourceWidth: luma.width, sourceHeight: luma.height)
         var upright = GrayImage(width: 0, height: 0)
         transform.apply(luma, into: &upright)
+        let sharpness = FocusMeasure.sharpness(of: luma)
         let prepared = MonotonicInstant.now()
 
         let text: RecognizedText
@@ -151,7 +160,8 @@ public final class RecognitionLoop: @unchecked Sendable {
             width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
             latencyMilliseconds: done.milliseconds(since: frame.timestamp),
             recognizeMilliseconds: report.recognizeMilliseconds,
-            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized))
-        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright))
+            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
+            sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text))
+        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured))
     }
 }

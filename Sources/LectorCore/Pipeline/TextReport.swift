@@ -75,10 +75,17 @@ public struct FrameReport: Sendable {
     /// Everything else Lector spent on it: luma, orientation, downscale, building and
     /// encoding the TEXT message.
     public var overheadMilliseconds: Double
+    /// The focus figure: variance of the Laplacian of the luma (``FocusMeasure``).
+    public var sharpness: Double?
+    /// The median height of the recognized words, in upright pixels.
+    public var characterHeight: Double?
 
     public init(device: String, sequence: UInt32, unixTime: Double, format: PixelFormat, width: Int, height: Int,
                 orientation: ImageOrientation, counters: FrameCounters.Snapshot, latencyMilliseconds: Double,
-                recognizeMilliseconds: Double, overheadMilliseconds: Double) {
+                recognizeMilliseconds: Double, overheadMilliseconds: Double,
+                sharpness: Double? = nil, characterHeight: Double? = nil) {
+        self.sharpness = sharpness
+        self.characterHeight = characterHeight
         self.device = device
         self.sequence = sequence
         self.unixTime = unixTime
@@ -98,6 +105,7 @@ public struct FrameReport: Sendable {
                      format: format.fourcc, width: width, height: height, orientation: orientation,
                      captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
                      rejected: counters.rejected, latencyMilliseconds: latencyMilliseconds,
-                     recognizeMilliseconds: recognizeMilliseconds, overheadMilliseconds: overheadMilliseconds)
+                     recognizeMilliseconds: recognizeMilliseconds, overheadMilliseconds: overheadMilliseconds,
+                     sharpness: sharpness.map { ($0 * 10).rounded() / 10 }, characterHeight: characterHeight)
     }
 }

@@ -38,8 +38,9 @@ extension ServerLoop {
             logger.info("orientation changed", [("device", camera.name),
                                                 ("orientation", camera.orientation.imageOrientation.description)])
             return [OrientationMessage(device: camera.name, settings: camera.orientation.current)]
-        case let .snapshot(name, boxes, maximumWidth):
+        case let .snapshot(name, boxes, maximumWidth, color):
             let camera = try resolve(name, requestClass: "SNAPSHOT")
+            if color, let preview = colorSnapshot(of: camera, maximumWidth: maximumWidth) { return [preview] }
             return [try snapshot(of: camera, boxes: boxes, maximumWidth: maximumWidth)]
         case .status:
             return [statusMessage()]
@@ -80,6 +81,18 @@ extension ServerLoop {
         }
         return PollMessage(time: MonotonicInstant.rfc3339(unixTime: Date().timeIntervalSince1970),
                            active: hub.entries.count(where: { $0.camera.isRunning }), texts: texts, frames: frames)
+    }
+
+    /// The captured frame behind the latest TEXT, in colour (`space: captured`), when the
+    /// camera kept it; asking starts keeping frames for 5 s, so the first answer (nil)
+    /// falls back to the gray upright snapshot.
+    private func colorSnapshot(of camera: Camera, maximumWidth: Int?) -> SnapshotMessage? {
+        camera.colorPreview.want(seconds: 5)
+        guard let latest = hub.latest(camera.name), let captured = latest.captured,
+              let encoded = ColorPreviewEncoder.encode(captured, maximumWidth: maximumWidth),
+              encoded.jpeg.count * 4 / 3 + 1024 < ProtocolVersion.maximumServerLine else { return nil }
+        return SnapshotMessage(device: camera.name, sequence: latest.text.sequence, width: encoded.width,
+                               height: encoded.height, data: encoded.jpeg, space: "captured")
     }
 
     private func snapshot(of camera: Camera, boxes: Bool, maximumWidth: Int?) throws(RequestError) -> SnapshotMessage {

@@ -1,0 +1,88 @@
+import Foundation
+import LectorProtocol
+import LectorSystem
+import Synchronization
+
+/// A copy of a captured frame as the camera delivered it (any pixel format), kept
+/// for colour previews.
+public struct CapturedFrame: Sendable {
+    public var format: PixelFormat
+    public var width: Int
+    public var height: Int
+    public var bytesPerLine: Int
+    public var bytes: [UInt8]
+
+    public init(_ frame: Frame) {
+        format = frame.format
+        width = frame.width
+        height = frame.height
+        bytesPerLine = frame.bytesPerLine
+        bytes = Array(frame.bytes)
+    }
+}
+
+/// Whether someone asked for a colour preview lately. While nobody does, a camera keeps
+/// no copy of its frames: the recognizer checks one atomic per frame.
+public final class ColorPreviewDemand: Sendable {
+    private let wantedUntil = Atomic<Int64>(0)
+
+    public init() {}
+
+    /// Keeps captured frames for `seconds` from now.
+    public func want(seconds: Double) {
+        wantedUntil.store(MonotonicInstant.now().nanoseconds + Int64(seconds * 1e9), ordering: .relaxed)
+    }
+
+    public var isWanted: Bool { wantedUntil.load(ordering: .relaxed) > MonotonicInstant.now().nanoseconds }
+}
+
+/// Encodes a kept frame in colour: MJPEG passed through as the camera sent it; YUYV and
+/// NV12 converted to RGB from all their planes (BT.601) and encoded; GREY as gray.
+/// Other formats: nil (the caller falls back to the gray upright snapshot).
+public enum ColorPreviewEncoder {
+    /// - Parameter maximumWidth: shrink by a whole factor to at most this width (not for MJPEG).
+    public static func encode(_ frame: CapturedFrame, maximumWidth: Int?) -> (jpeg: [UInt8], width: Int, height: Int)? {
+        if frame.format == .mjpeg || frame.format == .jpeg { return (frame.bytes, frame.width, frame.height) }
+        let step = maximumWidth.map { max(1, (frame.width + $0 - 1) / $0) } ?? 1
+        let width = frame.width / step
+        let height = frame.height / step
+        guard width > 0, height > 0 else { return nil }
+        let components = frame.format == .grey ? 1 : 3
+        var out = [UInt8](repeating: 0, count: width * height * components)
+        let line = frame.bytesPerLine
+        let source = frame.bytes
+        func rgb(_ y: Int, _ u: Int, _ v: Int, at index: Int) {
+            let c = 298 * (y - 16), d = u - 128, e = v - 128
+            out[index] = UInt8(clamping: (c + 409 * e + 128) >> 8)
+            out[index + 1] = UInt8(clamping: (c - 100 * d - 208 * e + 128) >> 8)
+            out[index + 2] = UInt8(clamping: (c + 516 * d + 128) >> 8)
+        }
+        switch frame.format {
+        case .grey:
+            guard source.count >= (frame.height - 1) * line + frame.width else { return nil }
+            for row in 0..<height { for column in 0..<width { out[row * width + column] = source[row * step * line + column * step] } }
+        case .yuyv:
+            guard source.count >= (frame.height - 1) * line + frame.width * 2 else { return nil }
+            for row in 0..<height {
+                for column in 0..<width {
+                    let x = column * step, base = row * step * line + (x / 2) * 4
+                    rgb(Int(source[base + (x % 2) * 2]), Int(source[base + 1]), Int(source[base + 3]), at: (row * width + column) * 3)
+                }
+            }
+        case .nv12:
+            let chroma = frame.height * line
+            guard source.count >= chroma + (frame.height / 2 - 1) * line + frame.width else { return nil }
+            for row in 0..<height {
+                for column in 0..<width {
+                    let x = column * step, y = row * step
+                    let uv = chroma + (y / 2) * line + (x / 2) * 2
+                    rgb(Int(source[y * line + x]), Int(source[uv]), Int(source[uv + 1]), at: (row * width + column) * 3)
+                }
+            }
+        default:
+            return nil
+        }
+        guard let jpeg = try? JPEGEncoder.encode(pixels: out, width: width, height: height, components: components) else { return nil }
+        return (jpeg, width, height)
+    }
+}

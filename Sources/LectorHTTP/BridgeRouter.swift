@@ -1,0 +1,185 @@
+import Foundation
+import LectorClient
+import LectorProtocol
+import LectorSystem
+
+/// Maps HTTP requests to the page's files and to lectord requests.
+///
+/// - `GET /`, `/app.js`, ...: the page (static files only).
+/// - `GET /api/devices`, `/api/status`: lectord's DEVICES and STATUS replies as JSON.
+/// - `GET /api/snapshot.jpg?device=&boxes=1&max_width=&color=1`: lectord's SNAPSHOT as a JPEG.
+/// - `GET /api/stream.mjpeg?device=&boxes=1&max_width=&color=1`: multipart JPEGs, at most `--preview-fps`.
+/// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES line.
+/// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION.
+public final class BridgeRouter: @unchecked Sendable {
+    private let link: LectordLink
+    private let events: EventHub
+    private let previews: PreviewHub
+    private let files: StaticFiles
+    private let auth: BasicAuth?
+    private let logger: Logger
+
+    /// Sent with every response: nothing but this origin may be loaded or framed.
+    static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+    ]
+
+    public init(link: LectordLink, events: EventHub, previews: PreviewHub, files: StaticFiles, auth: BasicAuth?, logger: Logger) {
+        self.link = link
+        self.events = events
+        self.previews = previews
+        self.files = files
+        self.auth = auth
+        self.logger = logger
+    }
+
+    public func respond(_ request: HTTPRequest) -> HTTPResponse {
+        var response = route(request)
+        response.headers += Self.securityHeaders
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let path = request.path
+        guard path.hasPrefix("/"), !path.contains(".."), !path.contains("//"), !path.contains("\\"),
+              !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            return Self.text(400, "bad path\n")
+        }
+        if let auth, !auth.accepts(request.headers["authorization"]) {
+            var response = Self.text(401, "authentication required\n")
+            response.headers.append(("WWW-Authenticate", BasicAuth.challenge))
+            return response
+        }
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        switch path {
+        case "/api/orientation":
+            guard request.method == "POST" else { return Self.notAllowed("POST") }
+            guard Self.sameOrigin(request) else { return Self.text(403, "cross-origin request refused\n") }
+            return orientation(request.query)
+        case "/api/devices", "/api/status", "/api/snapshot.jpg", "/api/stream.mjpeg", "/api/events":
+            guard isRead else { return Self.notAllowed("GET, HEAD") }
+        default:
+            guard isRead else { return Self.notAllowed("GET, HEAD") }
+            guard let file = files.file(for: path) else { return Self.text(404, "not found\n") }
+            return HTTPResponse(status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: .bytes(file.bytes))
+        }
+        let device = request.query["device"].flatMap { $0.isEmpty ? nil : $0 }
+        switch path {
+        case "/api/devices": return passThrough(Request.devices.json)
+        case "/api/status": return passThrough(Request.status.json)
+        case "/api/snapshot.jpg":
+            guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
+            return snapshot(device: device, boxes: boxes, maximumWidth: width, color: Self.flag(request.query["color"]))
+        case "/api/stream.mjpeg":
+            guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
+            let stream = ResponseStream(limit: 8 << 20)
+            previews.add(device: device, maximumWidth: width, boxes: boxes, color: Self.flag(request.query["color"]), stream: stream)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)"),
+                                                       ("Cache-Control", "no-store")], body: .stream(stream))
+        default:  // "/api/events"
+            let stream = ResponseStream(limit: 1 << 20)
+            stream.write(Array("retry: 1000\n\n".utf8))
+            events.subscribe(device: device, stream: stream)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                                                       ("X-Accel-Buffering", "no")], body: .stream(stream))
+        }
+    }
+
+    private static func snapshotOptions(_ query: [String: String]) -> (Bool, Int?)? {
+        let boxes = Self.flag(query["boxes"])
+        guard let text = query["max_width"], !text.isEmpty else { return (boxes, nil) }
+        guard let width = Int(text), (16...16384).contains(width) else { return nil }
+        return (boxes, width)
+    }
+
+    private static func flag(_ value: String?) -> Bool { ["1", "true", "yes"].contains(value ?? "") }
+
+    private func passThrough(_ request: JSONValue) -> HTTPResponse {
+        do {
+            let reply = try link.request(request)
+            return Self.json(reply["class"]?.stringValue == "ERROR" ? 400 : 200, reply)
+        } catch {
+            return unreachable(error)
+        }
+    }
+
+    private func snapshot(device: String?, boxes: Bool, maximumWidth: Int?, color: Bool) -> HTTPResponse {
+        let request = Request.snapshot(device: device, boxes: boxes, maximumWidth: maximumWidth, color: color)
+        events.demand(seconds: 10)
+        do {
+            let before = events.texts(device: device)
+            var reply = try link.request(request)
+            if let error = try? ErrorMessage(json: reply), error.message.contains("nothing recognized yet") {
+                // lectord starts a camera on the first WATCH; wait for its first text.
+                _ = events.waitForText(device: device, beyond: before, timeout: 10)
+                reply = try link.request(request)
+            }
+            guard let snapshot = try? SnapshotMessage(json: reply) else {
+                let message = (try? ErrorMessage(json: reply))?.message ?? "no snapshot"
+                return Self.json(message.contains("unknown device") ? 404 : message.contains("nothing recognized") ? 503 : 400, reply)
+            }
+            let headers = [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store"),
+                           ("Content-Disposition", "inline; filename=\"lector-snapshot.jpg\""),
+                           ("X-Lector-Seq", String(snapshot.sequence)), ("X-Lector-Width", String(snapshot.width)),
+                           ("X-Lector-Height", String(snapshot.height)), ("X-Lector-Device", Self.headerSafe(snapshot.device)),
+                           // Whose pixels: the upright image (TEXT's `box`) or the captured frame (`corners`).
+                           ("X-Lector-Space", snapshot.space ?? "upright"), ("X-Lector-Preview-Fps", String(previews.fps))]
+            return HTTPResponse(status: 200, headers: headers, body: .bytes(snapshot.data))
+        } catch {
+            return unreachable(error)
+        }
+    }
+
+    private func orientation(_ query: [String: String]) -> HTTPResponse {
+        var request = JSONObjectBuilder(class: "ORIENTATION")
+        request.add("device", query["device"].flatMap { $0.isEmpty ? nil : $0 })
+        if let text = query["rotation"] {
+            guard let rotation = Int(text) else { return Self.text(400, "rotation must be 0, 90, 180 or 270\n") }
+            request.add("rotation", rotation)
+        }
+        if let text = query["mirror"] {
+            guard text == "true" || text == "false" else { return Self.text(400, "mirror must be true or false\n") }
+            request.add("mirror", text == "true")
+        }
+        request.add("device_orientation", query["device_orientation"])
+        request.add("camera_position", query["camera_position"])
+        return passThrough(request.value)
+    }
+
+    private func unreachable(_ error: ConnectionError) -> HTTPResponse {
+        logger.once("lectord", .warning, "lectord request failed", [("error", "\(error)")])
+        var reply = JSONObjectBuilder(class: "ERROR")
+        reply.add("message", "lectord: \(error)")
+        return Self.json(502, reply.value)
+    }
+
+    /// A POST from a browser must come from this page (no cross-site form or fetch).
+    private static func sameOrigin(_ request: HTTPRequest) -> Bool {
+        if request.headers["sec-fetch-site"] == "cross-site" { return false }
+        guard let origin = request.headers["origin"] else { return true }
+        guard let host = request.headers["host"] else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+
+    private static func headerSafe(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
+    }
+
+    static func text(_ status: Int, _ body: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")], body: .bytes(Array(body.utf8)))
+    }
+
+    static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                     body: .bytes(JSONWriter.bytes(value) + [UInt8(ascii: "\n")]))
+    }
+
+    static func notAllowed(_ allow: String) -> HTTPResponse {
+        var response = text(405, "method not allowed\n")
+        response.headers.append(("Allow", allow))
+        return response
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LectorClient
+import LectorProtocol
+import LectorSystem
+
+/// The bridge's one watching connection to lectord. It WATCHes only while someone
+/// needs it (an SSE client, a preview, a recent snapshot), so an idle bridge keeps
+/// lectord idle too, and hands each stream message (TEXT, TRACK, FRAME, DEVICES) to
+/// the Server-Sent-Events clients as lectord sent it.
+public final class EventHub: @unchecked Sendable {
+    /// Stream classes passed to SSE clients.
+    public static let streamed: Set<String> = ["TEXT", "TRACK", "FRAME", "DEVICES"]
+
+    private struct Subscriber {
+        let device: String?
+        let stream: ResponseStream
+    }
+
+    private let socketPath: String
+    private let logger: Logger
+    // `condition` guards everything below.
+    private let condition = NSCondition()
+    private var subscribers: [Int: Subscriber] = [:]
+    private var nextID = 0
+    private var demandUntil = Date.distantPast
+    /// The latest line of each class per device ("" for DEVICES), replayed to a new subscriber.
+    private var latest: [String: [String: [UInt8]]] = [:]
+    private var textCount: [String: Int] = [:]
+    private var lastKeepalive = Date()
+
+    public init(socketPath: String, logger: Logger) {
+        self.socketPath = socketPath
+        self.logger = logger
+    }
+
+    /// Adds an SSE client (all devices when `device` is nil); it first gets the latest
+    /// DEVICES, TEXT, TRACK and FRAME known.
+    public func subscribe(device: String?, stream: ResponseStream) {
+        condition.lock()
+        let id = nextID
+        nextID += 1
+        subscribers[id] = Subscriber(device: device, stream: stream)
+        for name in ["DEVICES", "FRAME", "TRACK", "TEXT"] {
+            for (lineDevice, line) in latest[name] ?? [:] where device == nil || lineDevice.isEmpty || lineDevice == device {
+                stream.write(Self.event(line))
+            }
+        }
+        condition.broadcast()
+        condition.unlock()
+        logger.debug("events client", [("id", "\(id)"), ("device", device ?? "all")])
+        stream.onClose { [weak self] in self?.unsubscribe(id) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        condition.lock()
+        subscribers[id] = nil
+        condition.unlock()
+        logger.debug("events client gone", [("id", "\(id)")])
+    }
+
+    /// Keeps lectord watched for `seconds` more (previews and snapshots need recognized frames).
+    public func demand(seconds: Double) {
+        condition.lock()
+        demandUntil = max(demandUntil, Date(timeIntervalSinceNow: seconds))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// How many TEXT messages have arrived for `device` (all devices when nil).
+    public func texts(device: String?) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return device.map { textCount[$0] ?? 0 } ?? textCount.values.reduce(0, +)
+    }
+
+    /// Waits until more than `count` TEXTs arrived for `device`, at most `timeout` seconds.
+    public func waitForText(device: String?, beyond count: Int, timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while (device.map { textCount[$0] ?? 0 } ?? textCount.values.reduce(0, +)) <= count {
+            if !condition.wait(until: deadline) { return false }
+        }
+        return true
+    }
+
+    /// The watching loop; returns when `stop` is raised.
+    public func run(stop: StopSignal) {
+        var failures = 0
+        while !stop.isRaised {
+            let connection: LectorConnection
+            do {
+                connection = try LectorConnection(path: socketPath)
+                _ = try connection.read(class: "VERSION", timeout: 5)
+                logger.clearOnce("events")
+                failures = 0
+            } catch {
+                logger.once("events", .warning, "cannot reach lectord", [("socket", socketPath), ("error", "\(error)")])
+                failures += 1
+                stop.wait(seconds: min(2, 0.2 * Double(failures)))
+                continue
+            }
+            serve(connection, stop: stop)
+        }
+    }
+
+    private func serve(_ connection: LectorConnection, stop: StopSignal) {
+        var watching = false
+        while !stop.isRaised {
+            let wanted = wantsWatch()
+            if wanted != watching {
+                var watch = JSONObjectBuilder(class: "WATCH")
+                watch.add("enable", wanted)
+                if wanted {
+                    watch.add("text", true)
+                    watch.add("frame", true)
+                    watch.add("level", "word")
+                    // TRACK messages (live text, proto_minor 1.2 of issue 11); older
+                    // lectords ignore the member.
+                    watch.add("tracks", true)
+                }
+                do { try connection.send(watch.value) } catch { return }
+                logger.debug("watch", [("enable", "\(wanted)")])
+                watching = wanted
+            }
+            keepalive()
+            let line: [UInt8]
+            let message: JSONValue
+            do {
+                (line, message) = try connection.readMessage(timeout: 0.25)
+            } catch .timedOut {
+                continue
+            } catch {
+                logger.once("events", .warning, "lost lectord's stream", [("error", "\(error)")])
+                return
+            }
+            dispatch(line: line, message: message)
+        }
+    }
+
+    private func wantsWatch() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !subscribers.isEmpty || demandUntil > Date()
+    }
+
+    private func keepalive() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard Date().timeIntervalSince(lastKeepalive) >= 10 else { return }
+        lastKeepalive = Date()
+        for (id, subscriber) in subscribers where !subscriber.stream.write(Array(": keepalive\n\n".utf8)) {
+            subscribers[id] = nil
+        }
+    }
+
+    private func dispatch(line: [UInt8], message: JSONValue) {
+        guard let name = message["class"]?.stringValue, Self.streamed.contains(name) else { return }
+        let device = message["device"]?.stringValue
+        condition.lock()
+        defer { condition.unlock() }
+        latest[name, default: [:]][device ?? ""] = line
+        if name == "TEXT", let device {
+            textCount[device, default: 0] += 1
+            condition.broadcast()
+        }
+        let event = Self.event(line)
+        for (id, subscriber) in subscribers {
+            if let device, let wanted = subscriber.device, wanted != device { continue }
+            if !subscriber.stream.write(event) { subscribers[id] = nil }
+        }
+    }
+
+    /// One Server-Sent Event carrying a protocol line.
+    static func event(_ line: [UInt8]) -> [UInt8] { Array("data: ".utf8) + line + Array("\n\n".utf8) }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Glibc
+import LectorHTTP
+import LectorProtocol
+import LectorSystem
+
+let options: HTTPOptions
+let auth: BasicAuth?
+do {
+    options = try HTTPOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    auth = try options.authentication()
+} catch {
+    FileHandle.standardError.write(Data("lector-http: \(error)\nTry 'lector-http --help'.\n".utf8))
+    exit(2)
+}
+if options.help {
+    print(HTTPOptions.usage, terminator: "")
+    exit(0)
+}
+if options.version {
+    print("lector-http \(LectorRelease.version)")
+    exit(0)
+}
+let logger = Logger(label: "lector-http", level: options.logLevel)
+
+// Signals are taken by sigwait on the main thread: block them before any thread starts.
+var signals = sigset_t()
+sigemptyset(&signals)
+for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, signal) }
+pthread_sigmask(SIG_BLOCK, &signals, nil)
+signal(SIGPIPE, SIG_IGN)
+
+// 500 idle connections need 500 descriptors: raise the soft limit toward the hard one.
+var limit = rlimit()
+if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+    limit.rlim_cur = min(limit.rlim_max, rlim_t(max(4096, options.maximumConnections * 2 + 64)))
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+let files: StaticFiles
+do {
+    guard let directory = options.pageDirectory ?? StaticFiles.standardDirectory(executable: CommandLine.arguments[0]) else {
+        throw UsageError("cannot find the page's files: give --www DIR")
+    }
+    files = try StaticFiles(directory: directory)
+} catch {
+    logger.error("\(error)")
+    exit(1)
+}
+
+let socketPath = options.socketPath ?? SocketPath.standard()
+let stop = StopSignal()
+let link = LectordLink(socketPath: socketPath)
+let events = EventHub(socketPath: socketPath, logger: logger)
+let previews = PreviewHub(link: link, events: events, fps: options.previewFPS, logger: logger)
+let router = BridgeRouter(link: link, events: events, previews: previews, files: files, auth: auth, logger: logger)
+
+let server: HTTPServer
+do {
+    let descriptor = try options.listen.listeningSocket()
+    var settings = HTTPServer.Settings()
+    settings.connectionLimit = options.maximumConnections
+    settings.idleTimeout = options.idleTimeout
+    server = try HTTPServer(listeningDescriptor: descriptor, settings: settings) { router.respond($0) }
+} catch {
+    logger.error("cannot listen on \(options.listen): \(error)")
+    exit(1)
+}
+let eventThread = Thread { events.run(stop: stop) }
+eventThread.name = "lector-http-events"
+eventThread.start()
+logger.notice("serving", [("listen", options.listen.description), ("socket", socketPath), ("auth", auth == nil ? "none" : "basic")])
+
+var received: Int32 = 0
+repeat {
+    sigwait(&signals, &received)
+} while received == SIGHUP
+logger.notice("stopping", [("signal", received == SIGTERM ? "TERM" : "INT")])
+stop.raise()
+if case let .unix(path) = options.listen { try? Syscalls.unlink(path) }
+exit(0)

@@ -1,0 +1,64 @@
+import Foundation
+import LectorHTTP
+import LectorSystem
+import Testing
+
+@Suite("lector-http options, addresses and auth")
+struct LectorHTTPTests {
+    @Test(arguments: [
+        ("127.0.0.1:8170", ListenAddress.tcp(host: "127.0.0.1", port: 8170), true),
+        ("0.0.0.0:80", ListenAddress.tcp(host: "0.0.0.0", port: 80), false),
+        ("[::1]:8170", ListenAddress.tcp(host: "::1", port: 8170), true),
+        ("[::]:9000", ListenAddress.tcp(host: "::", port: 9000), false),
+        ("192.168.1.5:8170", ListenAddress.tcp(host: "192.168.1.5", port: 8170), false),
+    ])
+    func parsesListenAddresses(text: String, expected: ListenAddress, local: Bool) {
+        #expect(ListenAddress(hostPort: text) == expected, "\(text) parses")
+        #expect(expected.isLocalOnly == local, "\(text) is loopback only: \(local)")
+    }
+
+    @Test(arguments: ["8170", "localhost:8170", "127.0.0.1:0", "127.0.0.1:70000", "[::1]8170", "::1:8170", "1.2.3:80", ""])
+    func refusesBadListenAddresses(text: String) {
+        #expect(ListenAddress(hostPort: text) == nil, "'\(text)' is refused")
+    }
+
+    @Test func optionsAndDefaults() throws {
+        let defaults = try HTTPOptions.parse([])
+        #expect(defaults.listen == .tcp(host: "127.0.0.1", port: 8170))
+        #expect(defaults.previewFPS == 5)
+        let options = try HTTPOptions.parse(["--listen", "[::1]:9", "--socket", "/s", "--preview-fps", "2", "--listen-unix", "/run/x.sock"])
+        #expect(options.listen == .unix(path: "/run/x.sock"), "the last listen option wins")
+        #expect(options.socketPath == "/s" && options.previewFPS == 2)
+        #expect(throws: UsageError.self) { try HTTPOptions.parse(["--password", "x"]) }
+        #expect(throws: UsageError.self) { try HTTPOptions.parse(["--preview-fps", "0"]) }
+        #expect(throws: UsageError.self) { try HTTPOptions.parse(["--listen-unix", "relative.sock"]) }
+    }
+
+    @Test func passwordRequiredBeyondLoopback() throws {
+        var options = try HTTPOptions.parse(["--listen", "0.0.0.0:8170"])
+        #expect(throws: UsageError.self) { try options.authentication(environment: [:]) }
+        options.listen = .standard
+        #expect(try options.authentication(environment: [:]) == nil, "loopback needs no password")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-http-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "from credential\n".write(toFile: directory + "/" + HTTPOptions.credentialName, atomically: true, encoding: .utf8)
+        options.listen = .tcp(host: "0.0.0.0", port: 8170)
+        let auth = try #require(try options.authentication(environment: ["CREDENTIALS_DIRECTORY": directory]))
+        #expect(auth.accepts("Basic " + Data("lector:from credential".utf8).base64EncodedString()))
+    }
+
+    @Test(arguments: [
+        ("Basic bGVjdG9yOnNlY3JldA==", true),  // lector:secret
+        ("basic bGVjdG9yOnNlY3JldA==", true),
+        ("Basic bGVjdG9yOnNlY3JldDI=", false),  // lector:secret2
+        ("Basic b3RoZXI6c2VjcmV0", false),  // other:secret
+        ("Basic bGVjdG9yc2VjcmV0", false),  // no colon
+        ("Bearer bGVjdG9yOnNlY3JldA==", false),
+        ("Basic !!!", false),
+        ("", false),
+    ])
+    func basicAuth(header: String, accepted: Bool) {
+        #expect(BasicAuth(user: "lector", password: "secret").accepts(header) == accepted, "\(header)")
+    }
+}
