@@ -1,4 +1,3 @@
-import Glibc
 import LectorSystem
 
 /// Where lector-http listens: a TCP address (`--listen ADDR:PORT`) or a Unix socket
@@ -24,7 +23,7 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
             host = text[..<colon]
             port = text[text.index(after: colon)...]
         }
-        guard let number = Int(port), (1...65535).contains(number), Self.family(String(host)) != nil else { return nil }
+        guard let number = Int(port), (1...65535).contains(number), Syscalls.internetFamily(of: String(host)) != nil else { return nil }
         self = .tcp(host: String(host), port: number)
     }
 
@@ -44,21 +43,13 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func family(_ host: String) -> Int32? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return AF_INET }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 { return AF_INET6 }
-        return nil
-    }
-
     /// A bound, listening, close-on-exec socket for this address (a Unix socket path is
     /// replaced if it is a stale socket, and made mode 0660). The caller owns it.
     /// The corresponding C functions are `socket`, `setsockopt`, `bind` and `listen`.
     public func listeningSocket(backlog: Int32 = 128) throws(SystemError) -> Int32 {
         switch self {
         case let .unix(path):
-            if Syscalls.fileType(path) == S_IFSOCK { try? Syscalls.unlink(path) }
+            if Syscalls.isSocket(path) { try? Syscalls.unlink(path) }
             let descriptor = try Syscalls.unixSocket(nonBlocking: false)
             do {
                 try Syscalls.bind(descriptor, path: path)
@@ -70,37 +61,7 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
             }
             return descriptor
         case let .tcp(host, port):
-            // init(hostPort:) accepted only hosts that parse.
-            let family = Self.family(host) ?? AF_INET
-            let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw SystemError(errno: errno, call: "socket") }
-            var one: Int32 = 1
-            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            let bound: Int32
-            if family == AF_INET {
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                _ = inet_pton(AF_INET, host, &address.sin_addr)
-                bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-            } else {
-                _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-                var address = sockaddr_in6()
-                address.sin6_family = sa_family_t(AF_INET6)
-                address.sin6_port = in_port_t(UInt16(port).bigEndian)
-                _ = inet_pton(AF_INET6, host, &address.sin6_addr)
-                bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-                }
-            }
-            if bound != 0 || listen(descriptor, backlog) != 0 {
-                let error = SystemError(errno: errno, call: bound != 0 ? "bind" : "listen")
-                Glibc.close(descriptor)
-                throw error
-            }
-            return descriptor
+            return try Syscalls.tcpListener(host: host, port: port, backlog: backlog)
         }
     }
 }

@@ -1,6 +1,5 @@
 import CMicroHTTPD
 import Foundation
-import Glibc
 
 // The only file that calls libmicrohttpd. An `HTTPServer` owns one MHD daemon (an
 // internal epoll thread pool); the router sees plain `HTTPRequest`/`HTTPResponse`

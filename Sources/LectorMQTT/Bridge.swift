@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// One thread (the caller of ``run()``) owns all state: it reads lectord's socket,
 /// keeps each camera's text and status, and hands messages to libmosquitto, whose own
-/// thread does the network and reports back through an inbox and a wake pipe. Nothing
+/// thread does the network and reports back through an inbox and a wake event. Nothing
 /// the broker does can block reading the socket: messages wait in a bounded
 /// ``PublishQueue`` and libmosquitto is given at most ``window`` of them at a time.
 public final class Bridge: @unchecked Sendable {
@@ -38,7 +38,8 @@ public final class Bridge: @unchecked Sendable {
     private let logger: Logger
     private let discovery: Discovery
     private let link: LectordLink
-    private let wake: (read: Int32, write: Int32)
+    /// An eventfd that wakes the bridge's poll; owned by the bridge.
+    private let wake: Int32
     private let inbox = Mutex<[MosquittoEvent]>([])
     private let stopSignal = Atomic<Int32>(0)
     private var client: MosquittoClient?
@@ -60,12 +61,11 @@ public final class Bridge: @unchecked Sendable {
                               hostname: configuration.hostname)
         link = LectordLink(path: configuration.socketPath, logger: logger)
         queue = PublishQueue(capacity: configuration.queueSize)
-        wake = BridgeSystem.wakePipe()
+        wake = BridgeSystem.wakeEvent()
     }
 
     deinit {
-        BridgeSystem.close(wake.read)
-        BridgeSystem.close(wake.write)
+        Syscalls.close(wake)
     }
 
     /// Blocks SIGINT/SIGTERM for every thread; call first thing in `main`.
@@ -78,7 +78,7 @@ public final class Bridge: @unchecked Sendable {
     public func run() -> Int32 {
         BridgeSystem.observeStopSignals { [self] signal in
             stopSignal.store(signal, ordering: .releasing)
-            BridgeSystem.wake(wake.write)
+            Syscalls.signalWake(wake)
         }
         var settings = MosquittoSettings(clientID: configuration.clientID, host: configuration.broker.host,
                                          port: configuration.broker.port)
@@ -95,7 +95,7 @@ public final class Bridge: @unchecked Sendable {
         do {
             client = try MosquittoClient(settings: settings) { [self] event in
                 inbox.withLock { $0.append(event) }
-                BridgeSystem.wake(wake.write)
+                Syscalls.signalWake(wake)
             }
             self.client = client
             client.start(host: configuration.broker.host, port: configuration.broker.port,
@@ -124,10 +124,10 @@ public final class Bridge: @unchecked Sendable {
                 deadline = min(deadline, camera.statusPublished.addingTimeInterval(configuration.statusInterval))
             }
             let timeout = max(0.001, deadline.timeIntervalSinceNow)
-            var descriptors = [wake.read]
+            var descriptors = [wake]
             if let descriptor = link.descriptor { descriptors.append(descriptor) }
             let ready = BridgeSystem.waitReadable(descriptors, timeout: timeout)
-            if ready[0] { BridgeSystem.drain(wake.read) }
+            if ready[0] { Syscalls.drainWake(wake) }
             if ready.count > 1, ready[1] { readLectord() }
         }
         stop(client)
@@ -148,8 +148,8 @@ public final class Bridge: @unchecked Sendable {
                                                  qos: 1, retain: true)
                 let deadline = Date().addingTimeInterval(0.6)
                 while !delivered, connected, Date() < deadline {
-                    _ = BridgeSystem.waitReadable([wake.read], timeout: deadline.timeIntervalSinceNow)
-                    BridgeSystem.drain(wake.read)
+                    _ = BridgeSystem.waitReadable([wake], timeout: deadline.timeIntervalSinceNow)
+                    Syscalls.drainWake(wake)
                     for event in inbox.withLock({ events in defer { events.removeAll() }; return events }) {
                         if case let .published(messageID) = event, messageID == offline { delivered = true }
                         if case .disconnected = event { connected = false }

@@ -1,17 +1,24 @@
 import CMosquitto
 import Foundation
+import LectorSystem
 import Synchronization
 
 /// A libmosquitto call that failed: the call's name and libmosquitto's reason.
 public struct MosquittoError: Error, Equatable, CustomStringConvertible {
     public let call: String
     public let code: Int32
+    /// For MOSQ_ERR_ERRNO: the errno, read when the error was made (right after the call).
+    public let system: SystemError?
+
+    public init(call: String, code: Int32) {
+        self.call = call
+        self.code = code
+        system = code == MOSQ_ERR_ERRNO.rawValue ? SystemError.current(call) : nil
+    }
 
     public var description: String { "\(call): \(reason)" }
     /// libmosquitto's words for the code (errno's for MOSQ_ERR_ERRNO).
-    public var reason: String {
-        code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
-    }
+    public var reason: String { system?.reason ?? String(cString: mosquitto_strerror(code)) }
 }
 
 /// What libmosquitto's network thread reports, handed to ``MosquittoClient``'s handler.
@@ -159,7 +166,7 @@ public final class MosquittoClient: @unchecked Sendable {
                 }
                 // Back off in short steps, so a stop is not held up.
                 let until = Date().addingTimeInterval(delay)
-                while !stopping.load(ordering: .acquiring), Date() < until { usleep(50_000) }
+                while !stopping.load(ordering: .acquiring), Date() < until { Thread.sleep(forTimeInterval: 0.05) }
                 delay = min(delay * 2, Double(reconnectDelay.maximum))
             }
             finished.store(true, ordering: .releasing)
@@ -192,7 +199,7 @@ public final class MosquittoClient: @unchecked Sendable {
         stopping.store(true, ordering: .releasing)
         mosquitto_disconnect(handle)
         let deadline = Date().addingTimeInterval(timeout)
-        while !finished.load(ordering: .acquiring), Date() < deadline { usleep(2_000) }
+        while !finished.load(ordering: .acquiring), Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
         return finished.load(ordering: .acquiring)
     }
 

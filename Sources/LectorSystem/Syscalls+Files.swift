@@ -31,6 +31,10 @@ extension Syscalls {
         return info.st_mode & S_IFMT
     }
 
+    /// Whether `path` is a socket (not following a symbolic link).
+    /// The corresponding C function is `lstat`.
+    public static func isSocket(_ path: String) -> Bool { fileType(path) == S_IFSOCK }
+
     /// A group's id from its name or number. The corresponding C function is `getgrnam_r`.
     public static func groupID(_ name: String) -> gid_t? {
         if let number = UInt32(name) { return gid_t(number) }

@@ -57,6 +57,24 @@ extension Syscalls {
         Glibc.exit(status)
     }
 
+    /// The machine's host name, or nil when it cannot be read.
+    /// The corresponding C function is `gethostname`.
+    public static func hostName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Raises the soft limit on open descriptors toward `wanted`, never above the hard
+    /// limit; failures leave it as it was. The corresponding C functions are
+    /// `getrlimit` and `setrlimit`.
+    public static func raiseDescriptorLimit(to wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
     /// Flushes every output stream and ends the process at once, without atexit
     /// handlers or C++ static destructors: for when another thread may still be inside a
     /// library whose globals those destructors would free under it.

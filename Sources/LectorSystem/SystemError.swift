@@ -19,6 +19,7 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension SystemError {
-    /// The current errno of the calling thread, for `call`.
-    static func current(_ call: String) -> SystemError { SystemError(errno: Glibc.errno, call: call) }
+    /// The current errno of the calling thread, for `call`: for C libraries that report
+    /// a failure through errno (read it right after the failing call).
+    public static func current(_ call: String) -> SystemError { SystemError(errno: Glibc.errno, call: call) }
 }

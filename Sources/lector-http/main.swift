@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorHTTP
 import LectorProtocol
 import LectorSystem
@@ -11,31 +10,25 @@ do {
     auth = try options.authentication()
 } catch {
     FileHandle.standardError.write(Data("lector-http: \(error)\nTry 'lector-http --help'.\n".utf8))
-    exit(2)
+    Syscalls.exit(2)
 }
 if options.help {
     print(HTTPOptions.usage, terminator: "")
-    exit(0)
+    Syscalls.exit(0)
 }
 if options.version {
     print("lector-http \(LectorRelease.version)")
-    exit(0)
+    Syscalls.exit(0)
 }
 let logger = Logger(label: "lector-http", level: options.logLevel)
 
 // Signals are taken by sigwait on the main thread: block them before any thread starts.
-var signals = sigset_t()
-sigemptyset(&signals)
-for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, signal) }
-pthread_sigmask(SIG_BLOCK, &signals, nil)
-signal(SIGPIPE, SIG_IGN)
+let signals = [SIGTERM, SIGINT, SIGHUP]
+Syscalls.blockSignals(signals)
+Syscalls.ignoreBrokenPipeSignal()
 
 // 500 idle connections need 500 descriptors: raise the soft limit toward the hard one.
-var limit = rlimit()
-if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
-    limit.rlim_cur = min(limit.rlim_max, rlim_t(max(4096, options.maximumConnections * 2 + 64)))
-    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-}
+Syscalls.raiseDescriptorLimit(to: max(4096, options.maximumConnections * 2 + 64))
 
 let files: StaticFiles
 do {
@@ -45,7 +38,7 @@ do {
     files = try StaticFiles(directory: directory)
 } catch {
     logger.error("\(error)")
-    exit(1)
+    Syscalls.exit(1)
 }
 
 let socketPath = options.socketPath ?? SocketPath.standard()
@@ -64,18 +57,18 @@ do {
     server = try HTTPServer(listeningDescriptor: descriptor, settings: settings) { router.respond($0) }
 } catch {
     logger.error("cannot listen on \(options.listen): \(error)")
-    exit(1)
+    Syscalls.exit(1)
 }
 let eventThread = Thread { events.run(stop: stop) }
 eventThread.name = "lector-http-events"
 eventThread.start()
 logger.notice("serving", [("listen", options.listen.description), ("socket", socketPath), ("auth", auth == nil ? "none" : "basic")])
 
-var received: Int32 = 0
+var received: Int32
 repeat {
-    sigwait(&signals, &received)
+    received = Syscalls.waitForSignal(signals)
 } while received == SIGHUP
 logger.notice("stopping", [("signal", received == SIGTERM ? "TERM" : "INT")])
 stop.raise()
 if case let .unix(path) = options.listen { try? Syscalls.unlink(path) }
-exit(0)
+Syscalls.exit(0)

@@ -7,7 +7,7 @@ Bridge.prepareProcess()
 
 func fail(_ message: String, hint: Bool) -> Never {
     FileHandle.standardError.write(Data("lector-mqtt: \(message)\n\(hint ? "Try 'lector-mqtt --help'.\n" : "")".utf8))
-    exit(2)
+    Syscalls.exit(2)
 }
 
 let commandLine: BridgeOptions
@@ -18,11 +18,11 @@ do {
 }
 if commandLine.showHelp {
     print(BridgeOptions.usage)
-    exit(0)
+    Syscalls.exit(0)
 }
 if commandLine.showVersion {
     print("lector-mqtt \(LectorRelease.version)")
-    exit(0)
+    Syscalls.exit(0)
 }
 // The configuration file: --config, else the default one when it exists; flags override it.
 let configPath = commandLine.configPath
@@ -38,4 +38,4 @@ do {
     fail("\(error)", hint: false)
 }
 let logger = Logger(label: "lector-mqtt", level: configuration.logLevel)
-exit(Bridge(configuration: configuration, logger: logger).run())
+Syscalls.exit(Bridge(configuration: configuration, logger: logger).run())
