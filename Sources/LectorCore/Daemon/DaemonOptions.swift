@@ -36,6 +36,7 @@ public struct CameraSpec: Equatable, Sendable {
     public var capture = CaptureRequest()
     public var recognizer = RecognizerOptions()
     public var orientation = OrientationSettings()
+    public var live = LiveSettings()
 
     public init(source: SourceSpec) { self.source = source }
 }
@@ -103,6 +104,12 @@ public struct DaemonOptions: Equatable, Sendable {
       --deadline-ms N              Abandon a frame's recognition after N ms (default 3000).
       --symbols                    Also report individual characters.
       --tessdata PATH              Folder holding the .traineddata files.
+
+    Live text:
+      --stack N|off                Average up to N motion-aligned frames of a still scene before reading (default 16).
+      --gate off                   Recognize every frame, even when nothing changed since the last one read.
+      --track-timeout-ms N         Report a line track gone after N ms unseen (default 1500).
+      --refresh-s N                Read a still scene again at least every N seconds (default 10).
 
     Output:
       --stdout                     Print the stream (TEXT and FRAME lines) on standard output.
@@ -174,6 +181,12 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--deadline-ms": template.recognizer.deadlineMilliseconds = try scanner.integer(for: argument, in: 10...600_000)
             case "--symbols": template.recognizer.symbols = try scanner.flag(argument)
             case "--tessdata": template.recognizer.dataPath = try scanner.value(for: argument)
+            case "--stack":
+                template.live.stack = try scanner.choice(for: argument, { $0 == "off" ? .some(nil) : Int($0).flatMap { (1...LiveSettings.maximumStack).contains($0) ? .some($0) : nil } },
+                                                         choices: ["off", "1-\(LiveSettings.maximumStack)"])
+            case "--gate": template.live.gate = try scanner.choice(for: argument, { ["on": true, "off": false][$0] }, choices: ["on", "off"])
+            case "--track-timeout-ms": template.live.tracks.timeoutMilliseconds = Double(try scanner.integer(for: argument, in: 100...600_000))
+            case "--refresh-s": template.live.refreshSeconds = try scanner.number(for: argument, in: 0.1...86400)
             case "--stdout": options.stdout = try scanner.flag(argument)
             case "--max-frames": options.maxFrames = try scanner.integer(for: argument, in: 1...Int(Int32.max))
             case "--log-level":
@@ -225,6 +238,10 @@ public struct DaemonOptions: Equatable, Sendable {
         "--deadline-ms": { $0.recognizer.deadlineMilliseconds = $1.recognizer.deadlineMilliseconds },
         "--symbols": { $0.recognizer.symbols = $1.recognizer.symbols },
         "--tessdata": { $0.recognizer.dataPath = $1.recognizer.dataPath },
+        "--stack": { $0.live.stack = $1.live.stack },
+        "--gate": { $0.live.gate = $1.live.gate },
+        "--track-timeout-ms": { $0.live.tracks.timeoutMilliseconds = $1.live.tracks.timeoutMilliseconds },
+        "--refresh-s": { $0.live.refreshSeconds = $1.live.refreshSeconds },
     ]
 
     /// These options with the configuration file's settings filled in where no flag

@@ -11,14 +11,25 @@ public struct Publication: Sendable {
     public var frame: FrameReport
     /// The upright gray image that produced `text` (for snapshots).
     public var upright: GrayImage
+    /// What this frame did to the camera's line tracks (TRACK messages).
+    public var tracks: [TrackEvent]
+    /// The consensus of each line's track, in the order of the text's lines
+    /// (`changes_only` compares these, not a frame's raw text).
+    public var consensus: String
 
     /// - Parameter textLine: `JSONWriter.bytes(text.message())`, encoded once by the caller.
-    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage) {
+    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage,
+                tracks: [TrackEvent] = [], consensus: String? = nil) {
         self.text = text
         self.textLine = textLine
         self.frame = frame
         self.upright = upright
+        self.tracks = tracks
+        self.consensus = consensus ?? text.text.text
     }
+
+    /// The TRACK messages of ``tracks``.
+    public var trackMessages: [JSONValue] { tracks.map { $0.message(transform: text.transform) } }
 }
 
 /// The recognizer side of a camera: takes the newest frame from the mailbox, extracts
@@ -36,11 +47,19 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
     private var luma = GrayImage(width: 0, height: 0)
+    private let live: LiveSettings
+    /// The camera's line tracks; recognizer thread only.
+    public let tracker: LineTracker
+    /// The stack generation, signature and capture time of the frame last recognized (the gate's reference).
+    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant)?
 
-    public init(device: String, options: RecognizerOptions, mailbox: LatestFrameMailbox, counters: FrameCounters,
+    public init(device: String, options: RecognizerOptions, live: LiveSettings = LiveSettings(),
+                mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger,
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
+        self.live = live
+        tracker = LineTracker(device: device, settings: live.tracks)
         self.mailbox = mailbox
         self.counters = counters
         self.orientation = orientation
@@ -69,6 +88,12 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// Recognizes one frame and gives its buffer back. Public for benchmarks and tests.
     public func process(_ frame: Frame) {
         let start = MonotonicInstant.now()
+        if let info = frame.stackInfo, isUnchanged(info, at: frame.timestamp) {
+            frame.giveBack()
+            counters.countUnchanged()
+            tracker.touchAll(at: frame.timestamp)
+            return
+        }
         do {
             try extractor.extract(frame, into: &luma)
         } catch {
@@ -101,17 +126,46 @@ public final class RecognitionLoop: @unchecked Sendable {
         let recognized = MonotonicInstant.now()
         counters.countRecognized()
 
-        let report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
+        var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
                                 unixTime: frame.timestamp.unixTime, transform: transform, text: text,
                                 recognizeMilliseconds: recognized.milliseconds(since: prepared))
+        let lines = text.blocks.flatMap(\.lines)
+        let placed = tracker.update(
+            lines: lines.map { line in
+                LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box)
+            },
+            shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
+        for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
+        let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
+        if let info = frame.stackInfo { lastRecognized = (info.generation, info.signature, frame.timestamp) }
         let line = JSONWriter.bytes(report.message())
         let done = MonotonicInstant.now()
         let frameReport = FrameReport(
-            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.format,
+            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
             width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
             latencyMilliseconds: done.milliseconds(since: frame.timestamp),
             recognizeMilliseconds: report.recognizeMilliseconds,
-            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized))
-        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright))
+            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
+            stacked: frame.stackInfo?.stacked)
+        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright,
+                            tracks: placed.events, consensus: consensus))
+    }
+
+    /// The change gate: whether `info`'s frame shows the scene last recognized, every
+    /// track seen then is settled, and the refresh interval has not passed.
+    private func isUnchanged(_ info: StackedFrameInfo, at time: MonotonicInstant) -> Bool {
+        guard live.gate, let last = lastRecognized, last.generation == info.generation,
+              time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
+              info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
+        else { return false }
+        return tracker.isSettled
+    }
+
+    /// A captured-frame shift as seen in the upright image.
+    static func uprightShift(_ shift: EstimatedShift?, transform: OrientationTransform) -> (dx: Int, dy: Int) {
+        guard let shift, shift.dx != 0 || shift.dy != 0 else { return (0, 0) }
+        let origin = transform.uprightBox(ofSource: PixelBox(x: 0, y: 0, width: 0, height: 0))
+        let moved = transform.uprightBox(ofSource: PixelBox(x: shift.dx, y: shift.dy, width: 0, height: 0))
+        return (moved.x - origin.x, moved.y - origin.y)
     }
 }

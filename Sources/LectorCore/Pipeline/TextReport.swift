@@ -15,6 +15,8 @@ public struct TextReport: Sendable {
     public var text: RecognizedText
     /// Tesseract's share: SetImage, Recognize and the result walk.
     public var recognizeMilliseconds: Double
+    /// The line track of each line, by the line's box (TEXT's per-line `track`).
+    public var lineTracks: [PixelBox: String] = [:]
 
     public init(device: String, sequence: UInt32, captureTime: MonotonicInstant, unixTime: Double,
                 transform: OrientationTransform, text: RecognizedText, recognizeMilliseconds: Double) {
@@ -63,6 +65,7 @@ public struct TextReport: Sendable {
             if level >= .line {
                 members.add("lines", .array(block.lines.map { line in
                     var members = element(text: line.text, box: line.box, confidence: line.confidence)
+                    members.add("track", lineTracks[line.box])
                     if level >= .word {
                         members.add("words", .array(line.words.map { word in
                             var members = element(text: word.text, box: word.box, confidence: word.confidence)
@@ -111,10 +114,13 @@ public struct FrameReport: Sendable {
     /// Everything else Lector spent on it: luma, orientation, downscale, building and
     /// encoding the TEXT message.
     public var overheadMilliseconds: Double
+    /// Frames the recognized image averages (nil: not stacked).
+    public var stacked: Int?
 
     public init(device: String, sequence: UInt32, unixTime: Double, format: PixelFormat, width: Int, height: Int,
                 orientation: ImageOrientation, counters: FrameCounters.Snapshot, latencyMilliseconds: Double,
-                recognizeMilliseconds: Double, overheadMilliseconds: Double) {
+                recognizeMilliseconds: Double, overheadMilliseconds: Double, stacked: Int? = nil) {
+        self.stacked = stacked
         self.device = device
         self.sequence = sequence
         self.unixTime = unixTime
@@ -142,6 +148,8 @@ public struct FrameReport: Sendable {
         message.add("recognized", counters.recognized)
         message.add("dropped", counters.dropped)
         message.add("rejected", counters.rejected)
+        message.add("unchanged", counters.unchanged)
+        message.add("stacked", stacked)
         message.add("latency_ms", latencyMilliseconds)
         message.add("recognize_ms", recognizeMilliseconds)
         message.add("overhead_ms", overheadMilliseconds)

@@ -129,6 +129,7 @@ extension ServerLoop {
             device.add("recognized", counts.recognized)
             device.add("dropped", counts.dropped)
             device.add("rejected", counts.rejected)
+            device.add("unchanged", counts.unchanged)
             device.add("capture_fps", (rates.captured * 100).rounded() / 100)
             device.add("recognize_fps", (rates.recognized * 100).rounded() / 100)
             if let recognize = timings.recognizeMilliseconds {
