@@ -53,11 +53,11 @@ TEXTS = [
 ]
 
 
-def render_card(size, lines, cap_px, contrast, seed):
+def render_card(size, lines, cap_px, contrast, seed, desk=70):
     """The scene at twice the output resolution: a card on a desk, text left-aligned."""
     w, h = size[0] * 2, size[1] * 2
     rng = random.Random(seed)
-    desk, paper = 70, 225
+    paper = 225
     ink = int(paper - contrast)
     image = Image.new("L", (w, h), desk)
     draw = ImageDraw.Draw(image)
@@ -80,10 +80,28 @@ def render_card(size, lines, cap_px, contrast, seed):
     return image
 
 
-def camera_frame(card, size, rng, kind, light):
+class HandShake:
+    """Hand-held tremor: shift and rotation wander smoothly (a damped random walk) within
+    a few pixels and a fraction of a degree, as a hand holding a camera does."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.x = self.y = self.angle = 0.0
+
+    def step(self):
+        pull = 0.85
+        self.x = pull * self.x + self.rng.gauss(0, 0.9)
+        self.y = pull * self.y + self.rng.gauss(0, 0.9)
+        self.angle = pull * self.angle + self.rng.gauss(0, 0.06)
+        clamp = lambda v, m: max(-m, min(m, v))
+        self.x, self.y, self.angle = clamp(self.x, 4), clamp(self.y, 4), clamp(self.angle, 0.3)
+        return self.x, self.y, self.angle
+
+
+def camera_frame(card, size, rng, kind, light, shake):
     """One frame as a hand-held camera sees the card: jitter, rotation, blur, light, noise."""
-    dx, dy = rng.uniform(-3, 3), rng.uniform(-3, 3)
-    angle = math.radians(rng.uniform(-0.4, 0.4))
+    dx, dy, degrees = shake.step()
+    angle = math.radians(degrees)
     cw, ch = card.size
     cos, sin = math.cos(angle), math.sin(angle)
     cx, cy = cw / 2, ch / 2
@@ -92,7 +110,7 @@ def camera_frame(card, size, rng, kind, light):
     d, e = 2 * sin, 2 * cos
     c = cx - cos * cx + sin * cy - 2 * dx
     f = cy - sin * cx - cos * cy - 2 * dy
-    frame = card.transform(size, Image.AFFINE, (a, b, c, d, e, f), resample=Image.BILINEAR, fillcolor=70)
+    frame = card.transform(size, Image.AFFINE, (a, b, c, d, e, f), resample=Image.BILINEAR, fillcolor=card.getpixel((0, 0)))
     blur = 0.9 if kind == "clean" else 1.1
     frame = frame.filter(ImageFilter.GaussianBlur(blur))
     pixels = np.asarray(frame, dtype=np.float32) * light
@@ -119,12 +137,14 @@ def scene_frames(size, lines, kind, seed, unique, quality):
     rng = random.Random(seed)
     cap = rng.randint(15, 30) if kind == "clean" else rng.randint(12, 19)
     contrast = rng.randint(150, 190) if kind == "clean" else rng.randint(40, 60)
-    card = render_card(size, lines, cap, contrast, seed)
+    # Dim scenes: a grey label on a light-grey shelf, faint print, in poor light.
+    card = render_card(size, lines, cap, contrast, seed, desk=70 if kind == "clean" else 190)
     light = light_field(size, rng, kind)
     jpegs = []
+    shake = HandShake(rng)
     for _ in range(unique):
         buffer = io.BytesIO()
-        camera_frame(card, size, rng, kind, light).save(buffer, "JPEG", quality=quality)
+        camera_frame(card, size, rng, kind, light, shake).save(buffer, "JPEG", quality=quality)
         jpegs.append(buffer.getvalue())
     return jpegs, cap
 

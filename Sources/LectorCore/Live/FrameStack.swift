@@ -12,7 +12,7 @@ import LectorSystem
 ///
 /// A new scene is never blurred with the old one: the stack starts again from the new
 /// frame when the shift is at the edge of the search (large motion), when the profiles
-/// no longer match, or when some 8×8 blocks of the aligned frame differ from the mean
+/// no longer match, or when some 16×16 blocks of the aligned frame differ from the mean
 /// by more than noise can explain (content change).
 ///
 /// Not thread-safe: one owner (the camera's capture thread).
@@ -35,10 +35,10 @@ public final class FrameStack {
         /// Largest global shift followed, per axis, in pixels; more is a large motion.
         public var searchRadius = 32
         /// Profile mismatch from which the frame shows another scene.
-        public var mismatchLimit: Float = 0.75
+        public var mismatchLimit: Float = 0.9
         /// A block whose aligned mean differs from the stack's by more than this many
         /// gray levels has changed.
-        public var blockLevel = 14
+        public var blockLevel = 16
         /// Changed blocks from which the content changed.
         public var changedBlocks = 3
 
@@ -46,7 +46,7 @@ public final class FrameStack {
     }
 
     /// Side of the square blocks of the change test and the signature.
-    public static let blockSide = 8
+    public static let blockSide = 16
 
     public let settings: Settings
     public private(set) var width = 0

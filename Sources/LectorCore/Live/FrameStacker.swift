@@ -33,9 +33,13 @@ public final class FrameStacker: @unchecked Sendable {
     private let extractor = LumaExtractor()
     public let stack: FrameStack
     private var luma = GrayImage(width: 0, height: 0)
+    private let logger: Logger?
 
     /// - Parameter capacity: frames averaged at most (1: none, still aligned and signed).
-    public init(capacity: Int) { stack = FrameStack(settings: .init(capacity: capacity)) }
+    public init(capacity: Int, logger: Logger? = nil) {
+        stack = FrameStack(settings: .init(capacity: capacity))
+        self.logger = logger
+    }
 
     /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
     /// newest frame's sequence and timestamp. `frame`'s buffer is given back on every path.
@@ -48,7 +52,9 @@ public final class FrameStacker: @unchecked Sendable {
             throw error
         }
         frame.giveBack()
-        stack.add(luma)
+        if case let .started(reason) = stack.add(luma) {
+            logger?.debug("stack started", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])
+        }
         let buffer = OwnedFrameBuffer(count: stack.width * stack.height)
         stack.mean(into: buffer.storage)
         var stacked = Frame(format: .grey, width: stack.width, height: stack.height, sequence: frame.sequence,

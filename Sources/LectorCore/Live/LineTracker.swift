@@ -59,7 +59,10 @@ public final class LineTracker {
                 let overlap = Self.overlap(positions[lineIndex], last.position)
                 guard overlap > 0.15 else { continue }
                 let similarity = TextSimilarity.similarity(text, track.consensus.isEmpty ? last.text : track.consensus)
-                guard similarity >= 0.35 || overlap >= 0.6 else { continue }
+                // Position alone is not enough: new text where old text was is a new track.
+                // (Measured: unrelated label lines are 0.08–0.21 alike; rereads of one line
+                // with a few wrong characters 0.6 and more.)
+                guard similarity >= 0.45 || (overlap >= 0.6 && similarity >= 0.3) else { continue }
                 candidates.append((overlap + similarity, lineIndex, trackIndex))
             }
         }
@@ -104,9 +107,10 @@ public final class LineTracker {
                    firstSeen: track.firstSeen, lastSeen: track.lastSeen)
     }
 
-    /// A frame the gate skipped: every track counts as seen.
+    /// A frame the gate skipped: every track of the scene (seen in the latest
+    /// recognized frame) counts as seen again.
     public func touchAll(at time: MonotonicInstant) {
-        for index in tracks.indices { tracks[index].touch(at: time) }
+        for index in tracks.indices where latestSeen.contains(tracks[index].id) { tracks[index].touch(at: time) }
     }
 
     /// Removes tracks unseen for the timeout; `gone` for those that were announced.

@@ -73,27 +73,28 @@ public struct LumaProfiles: Sendable, Equatable {
         return EstimatedShift(dx: x.offset, dy: y.offset, mismatch: max(x.mismatch, y.mismatch))
     }
 
-    /// The offset d minimizing the mean |reference[i] − moved[i + d]| over the overlap;
-    /// the mismatch is that mean relative to the reference's mean magnitude (0: exact).
+    /// The offset d minimizing the mean |reference[i] − moved[i + d]| over the overlap,
+    /// and the mismatch: that cost over the median cost of all offsets searched. A
+    /// sharp minimum (the same scene, moved) gives a small ratio even under heavy noise;
+    /// another scene has no clear minimum and a ratio near 1.
     static func bestOffset(_ reference: [Float], _ moved: [Float], radius: Int) -> (offset: Int, mismatch: Float) {
         let count = min(reference.count, moved.count)
         guard count > 2 * radius + 8 else { return (0, 0) }
-        var best = (offset: 0, cost: Float.infinity)
+        var costs = [Float](repeating: 0, count: 2 * radius + 1)
         reference.withUnsafeBufferPointer { reference in
             moved.withUnsafeBufferPointer { moved in
                 for offset in -radius...radius {
                     let start = max(0, -offset), end = min(count, count - offset)
                     var cost: Float = 0
                     for index in start..<end { cost += abs(reference[index] - moved[index + offset]) }
-                    cost /= Float(end - start)
-                    if cost < best.cost { best = (offset, cost) }
+                    costs[offset + radius] = cost / Float(end - start)
                 }
             }
         }
-        var magnitude: Float = 0
-        for index in 0..<count { magnitude += abs(reference[index]) }
-        magnitude = max(magnitude / Float(count), 0.5)
-        return (best.offset, best.cost / magnitude)
+        var best = 0
+        for index in costs.indices where costs[index] < costs[best] { best = index }
+        let median = costs.sorted()[costs.count / 2]
+        return (best - radius, median > 0 ? costs[best] / median : 0)
     }
 }
 
@@ -102,8 +103,9 @@ public struct LumaProfiles: Sendable, Equatable {
 public struct EstimatedShift: Sendable, Equatable {
     public var dx: Int
     public var dy: Int
-    /// Remaining profile difference after the shift, relative to the profiles' size:
-    /// about 0.1–0.4 for the same scene under noise, near 1 or above for another scene.
+    /// The best shift's profile difference over the median difference of all shifts
+    /// searched (the worse axis): measured 0.1–0.15 for clean scenes, up to 0.7 for
+    /// small dim noisy text, 0.75–0.97 for another scene.
     public var mismatch: Float
 
     public init(dx: Int, dy: Int, mismatch: Float = 0) {

@@ -1,7 +1,7 @@
 import LectorProtocol
 import LectorSystem
 
-/// A small, noise-tolerant summary of a scene: the mean gray level of each 8×8 block of
+/// A small, noise-tolerant summary of a scene: the mean gray level of each 16×16 block of
 /// a stack's mean, in the stack's reference coordinates. Comparing two signatures of
 /// the same stack tells whether anything changed between two reads.
 public struct SceneSignature: Sendable, Equatable {

@@ -36,7 +36,7 @@ public final class Camera: @unchecked Sendable {
         self.source = source
         self.orientation = OrientationControl(orientation)
         self.logger = logger.with("device", source.name)
-        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1) : nil
+        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, logger: self.logger) : nil
         loop = try RecognitionLoop(device: source.name, options: options, live: live, mailbox: mailbox, counters: counters,
                                    orientation: self.orientation, logger: logger, publish: publish)
     }
