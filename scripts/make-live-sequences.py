@@ -87,6 +87,7 @@ class HandShake:
     def __init__(self, rng):
         self.rng = rng
         self.x = self.y = self.angle = 0.0
+        self.path = []
 
     def step(self):
         pull = 0.85
@@ -101,6 +102,7 @@ class HandShake:
 def camera_frame(card, size, rng, kind, light, shake):
     """One frame as a hand-held camera sees the card: jitter, rotation, blur, light, noise."""
     dx, dy, degrees = shake.step()
+    shake.path.append([round(dx, 2), round(dy, 2), round(degrees, 3)])
     angle = math.radians(degrees)
     cw, ch = card.size
     cos, sin = math.cos(angle), math.sin(angle)
@@ -146,7 +148,7 @@ def scene_frames(size, lines, kind, seed, unique, quality):
         buffer = io.BytesIO()
         camera_frame(card, size, rng, kind, light, shake).save(buffer, "JPEG", quality=quality)
         jpegs.append(buffer.getvalue())
-    return jpegs, cap
+    return jpegs, cap, shake.path
 
 
 def write_sequence(out, name, size, fps, scenes, unique, quality):
@@ -156,11 +158,14 @@ def write_sequence(out, name, size, fps, scenes, unique, quality):
     with open(os.path.join(out, name + ".mjpeg"), "wb") as stream:
         for kind, lines, seconds, seed in scenes:
             count = int(round(seconds * fps))
-            jpegs, cap = scene_frames(size, lines, kind, seed, min(unique, count), quality)
+            jpegs, cap, path = scene_frames(size, lines, kind, seed, min(unique, count), quality)
             for i in range(count):
                 stream.write(jpegs[i % len(jpegs)])
             truth["scenes"].append({"kind": kind, "lines": lines, "cap_px": cap,
-                                    "first": frame, "last": frame + count - 1})
+                                    "first": frame, "last": frame + count - 1,
+                                    # Frame i of the scene shows unique frame i % len(shake), moved by
+                                    # (dx, dy) px and turned by deg degrees.
+                                    "shake": path})
             frame += count
     truth["frames"] = frame
     with open(os.path.join(out, name + ".json"), "w") as file:

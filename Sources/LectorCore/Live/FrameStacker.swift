@@ -13,8 +13,12 @@ public struct StackedFrameInfo: Sendable, Equatable {
     public var signature: SceneSignature
     /// The format the camera delivered (the stacked frame itself is GREY).
     public var capturedFormat: PixelFormat
+    /// Whether the stack holds as many frames as it can (its image no longer improves).
+    public var isFull: Bool
 
-    public init(stacked: Int, generation: Int, shift: EstimatedShift, signature: SceneSignature, capturedFormat: PixelFormat) {
+    public init(stacked: Int, generation: Int, shift: EstimatedShift, signature: SceneSignature, capturedFormat: PixelFormat,
+                isFull: Bool = true) {
+        self.isFull = isFull
         self.stacked = stacked
         self.generation = generation
         self.shift = shift
@@ -60,7 +64,8 @@ public final class FrameStacker: @unchecked Sendable {
         var stacked = Frame(format: .grey, width: stack.width, height: stack.height, sequence: frame.sequence,
                             timestamp: frame.timestamp, buffer: buffer)
         stacked.stackInfo = StackedFrameInfo(stacked: stack.count, generation: stack.generation, shift: stack.shift,
-                                             signature: stack.signature, capturedFormat: frame.format)
+                                             signature: stack.signature, capturedFormat: frame.format,
+                                             isFull: stack.count >= stack.settings.capacity)
         return stacked
     }
 }

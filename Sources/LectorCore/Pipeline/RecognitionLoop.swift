@@ -51,7 +51,7 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// The camera's line tracks; recognizer thread only.
     public let tracker: LineTracker
     /// The stack generation, signature and capture time of the frame last recognized (the gate's reference).
-    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant)?
+    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool)?
 
     public init(device: String, options: RecognizerOptions, live: LiveSettings = LiveSettings(),
                 mailbox: LatestFrameMailbox, counters: FrameCounters,
@@ -137,7 +137,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
         for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
         let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
-        if let info = frame.stackInfo { lastRecognized = (info.generation, info.signature, frame.timestamp) }
+        if let info = frame.stackInfo { lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull) }
         let line = JSONWriter.bytes(report.message())
         let done = MonotonicInstant.now()
         let frameReport = FrameReport(
@@ -151,10 +151,11 @@ public final class RecognitionLoop: @unchecked Sendable {
                             tracks: placed.events, consensus: consensus))
     }
 
-    /// The change gate: whether `info`'s frame shows the scene last recognized, every
-    /// track seen then is settled, and the refresh interval has not passed.
+    /// The change gate: whether `info`'s frame shows the scene last recognized, whose
+    /// stack was full then (a filling stack still gets clearer), every track seen then
+    /// is settled, and the refresh interval has not passed.
     private func isUnchanged(_ info: StackedFrameInfo, at time: MonotonicInstant) -> Bool {
-        guard live.gate, let last = lastRecognized, last.generation == info.generation,
+        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full,
               time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
               info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
         else { return false }
