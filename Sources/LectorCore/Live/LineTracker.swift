@@ -60,9 +60,9 @@ public final class LineTracker {
                 guard overlap > 0.15 else { continue }
                 let similarity = TextSimilarity.similarity(text, track.consensus.isEmpty ? last.text : track.consensus)
                 // Position alone is not enough: new text where old text was is a new track.
-                // (Measured: unrelated label lines are 0.08–0.21 alike; rereads of one line
+                // (Measured: unrelated label lines are 0.08–0.35 alike; rereads of one line
                 // with a few wrong characters 0.6 and more.)
-                guard similarity >= 0.45 || (overlap >= 0.6 && similarity >= 0.3) else { continue }
+                guard similarity >= 0.5 || (overlap >= 0.6 && similarity >= 0.4) else { continue }
                 candidates.append((overlap + similarity, lineIndex, trackIndex))
             }
         }
