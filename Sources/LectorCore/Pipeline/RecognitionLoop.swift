@@ -52,6 +52,8 @@ public final class RecognitionLoop: @unchecked Sendable {
     public let tracker: LineTracker
     /// The stack generation, signature and capture time of the frame last recognized (the gate's reference).
     private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool)?
+    /// Reads of the current still scene since its stack filled.
+    private var readsOfScene = 0
 
     public init(device: String, options: RecognizerOptions, live: LiveSettings = LiveSettings(),
                 mailbox: LatestFrameMailbox, counters: FrameCounters,
@@ -137,7 +139,10 @@ public final class RecognitionLoop: @unchecked Sendable {
             shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
         for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
         let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
-        if let info = frame.stackInfo { lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull) }
+        if let info = frame.stackInfo {
+            readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
+            lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull)
+        }
         let line = JSONWriter.bytes(report.message())
         let done = MonotonicInstant.now()
         let frameReport = FrameReport(
@@ -153,13 +158,15 @@ public final class RecognitionLoop: @unchecked Sendable {
 
     /// The change gate: whether `info`'s frame shows the scene last recognized, whose
     /// stack was full then (a filling stack still gets clearer), every track seen then
-    /// is settled, and the refresh interval has not passed.
+    /// is settled — or the full stack was read as often as a track keeps readings
+    /// without settling (text too poor to agree on: more reads of the same image will
+    /// not help) — and the refresh interval has not passed.
     private func isUnchanged(_ info: StackedFrameInfo, at time: MonotonicInstant) -> Bool {
         guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full,
               time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
               info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
         else { return false }
-        return tracker.isSettled
+        return tracker.isSettled || readsOfScene >= live.tracks.window
     }
 
     /// A captured-frame shift as seen in the upright image.
