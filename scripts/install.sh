@@ -11,12 +11,12 @@
 #   --no-build     install what .build/release holds (built before)
 #
 # Installs:
-#   PREFIX/libexec/lector/{lectord,lector,Lector_Lector.resources}, PREFIX/bin/{lectord,lector} (links)
+#   PREFIX/libexec/lector/{lectord,lector,Lector_LectorCore.resources}, PREFIX/bin/{lectord,lector} (links)
 #   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
 #   /etc/lector/lectord.conf                   only when there is none yet
-#   PREFIX/share/doc/lector/                   README, example config, libcamera drop-in
+#   PREFIX/share/doc/lector/                   README, PROTOCOL, example config, libcamera drop-in
 # Then (on a live system) reloads systemd and udev. It enables nothing: run
 #   systemctl enable --now lectord.socket
 set -euo pipefail
@@ -41,7 +41,7 @@ if ((build)); then
      && swift build -c release --static-swift-stdlib --product lector >&2)
 fi
 bin="$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")"
-for f in lectord lector Lector_Lector.resources; do
+for f in lectord lector Lector_LectorCore.resources; do
   [[ -e "$bin/$f" ]] || { echo "install.sh: $bin/$f missing (build first or drop --no-build)" >&2; exit 1; }
 done
 
@@ -51,9 +51,9 @@ log "installing into ${root:-/} (prefix $prefix)"
 install -d -m 0755 "$libexec" "$R$prefix/bin" "$R$prefix/lib/systemd/system" "$R$prefix/lib/sysusers.d" \
   "$R/etc/udev/rules.d" "$R/etc/lector" "$R$prefix/share/doc/lector"
 install -m 0755 "$bin/lectord" "$bin/lector" "$libexec/"
-rm -rf "$libexec/Lector_Lector.resources"
-cp -R "$bin/Lector_Lector.resources" "$libexec/"
-chmod -R u=rwX,go=rX "$libexec/Lector_Lector.resources"
+rm -rf "$libexec/Lector_LectorCore.resources"
+cp -R "$bin/Lector_LectorCore.resources" "$libexec/"
+chmod -R u=rwX,go=rX "$libexec/Lector_LectorCore.resources"
 ln -sfn "../libexec/lector/lectord" "$R$prefix/bin/lectord"
 ln -sfn "../libexec/lector/lector" "$R$prefix/bin/lector"
 
@@ -68,7 +68,7 @@ install -m 0644 "$repo/systemd/lectord.conf.example" "$R$prefix/share/doc/lector
 sed -e "s|/usr/local/bin/|$prefix/bin/|g" "$repo/systemd/lectord.service.d/libcamera.conf.example" \
   > "$R$prefix/share/doc/lector/libcamera.conf.example"
 install -m 0644 "$repo/README.md" "$R$prefix/share/doc/lector/README.md"
-[[ -f "$repo/docs/README-systemd-section.md" ]] && install -m 0644 "$repo/docs/README-systemd-section.md" "$R$prefix/share/doc/lector/systemd.md"
+install -m 0644 "$repo/docs/PROTOCOL.md" "$R$prefix/share/doc/lector/PROTOCOL.md"
 if [[ ! -e "$R/etc/lector/lectord.conf" ]]; then
   install -m 0644 "$repo/systemd/lectord.conf.example" "$R/etc/lector/lectord.conf"
   log "wrote /etc/lector/lectord.conf from the example: name your camera(s) there"

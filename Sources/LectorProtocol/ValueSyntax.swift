@@ -1,5 +1,3 @@
-import Foundation
-
 /// Parsers for values several commands and the config file share.
 public enum ValueSyntax {
     /// `WxH`, e.g. `1280x720`.
@@ -12,7 +10,7 @@ public enum ValueSyntax {
 
     /// `x,y,w,h`.
     public static func box(_ text: String) -> PixelBox? {
-        let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = text.split(separator: ",").map { Int(String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let width = parts[2], let height = parts[3],
               x >= 0, y >= 0, width > 0, height > 0 else { return nil }
         return PixelBox(x: x, y: y, width: width, height: height)

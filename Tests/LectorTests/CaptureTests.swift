@@ -9,7 +9,7 @@ import Testing
 @testable import LectorSystem
 
 /// Capture against ``FakeV4L2Device``: the faults real drivers cannot produce on demand.
-/// (The real driver is exercised by tests/vm/capture-tests.sh.)
+/// (The real driver is exercised by tests/vm/run.)
 @Suite("V4L2 capture at the syscall seam")
 struct CaptureTests {
     let logger = Logger(label: "test", level: .error)

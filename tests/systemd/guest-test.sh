@@ -1,5 +1,5 @@
 #!/bin/bash
-# The guest side of tests/systemd/run.sh: runs under systemd (PID 1) in the VM, with
+# The guest side of tests/systemd/run: runs under systemd (PID 1) in the VM, with
 # Lector installed by scripts/install.sh, and checks the units against the vivid driver.
 # Prints "ok - ..." / "not ok - ..." lines, then "LECTOR-VM-EXIT <failures>".
 export PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

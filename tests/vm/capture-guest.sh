@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/vm/capture-guest.sh — runs INSIDE the VM (busybox sh), started by
-# tests/vm/capture-tests.sh through vm/run.sh with vivid "n_devs=2 node_types=0x101,0x101":
+# tests/vm/run through vm/run.sh with vivid "n_devs=2 node_types=0x101,0x101":
 # instance 0 = /dev/video0 (capture) + /dev/video1 (output), instance 1 = /dev/video2 + /dev/video3.
 #
 # Each scenario runs lectord against vivid's HDMI loop (frames written to the output

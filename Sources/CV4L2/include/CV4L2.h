@@ -17,7 +17,6 @@ extern const unsigned long LECTOR_VIDIOC_QUERYCAP;
 extern const unsigned long LECTOR_VIDIOC_ENUM_FMT;
 extern const unsigned long LECTOR_VIDIOC_G_FMT;
 extern const unsigned long LECTOR_VIDIOC_S_FMT;
-extern const unsigned long LECTOR_VIDIOC_TRY_FMT;
 extern const unsigned long LECTOR_VIDIOC_REQBUFS;
 extern const unsigned long LECTOR_VIDIOC_QUERYBUF;
 extern const unsigned long LECTOR_VIDIOC_QBUF;
@@ -29,10 +28,6 @@ extern const unsigned long LECTOR_VIDIOC_ENUM_FRAMEINTERVALS;
 extern const unsigned long LECTOR_VIDIOC_G_PARM;
 extern const unsigned long LECTOR_VIDIOC_S_PARM;
 extern const unsigned long LECTOR_VIDIOC_G_CTRL;
-extern const unsigned long LECTOR_VIDIOC_S_CTRL;
-extern const unsigned long LECTOR_VIDIOC_QUERYCTRL;
-extern const unsigned long LECTOR_VIDIOC_G_INPUT;
-extern const unsigned long LECTOR_VIDIOC_S_INPUT;
 
 // Pixel formats (fourcc codes).
 extern const uint32_t LECTOR_PIX_FMT_GREY;

@@ -145,9 +145,6 @@ public final class MappedBufferPool: Sendable {
         }
     }
 
-    /// Whether every mapping is gone (all lent buffers came back after ``retire()``).
-    public var isUnmapped: Bool { state.withLock { $0.unmapped } }
-
     private func unmapIfDone(_ state: inout State) {
         guard state.retired, !state.unmapped, !state.places.contains(.lent) else { return }
         state.unmapped = true

@@ -12,8 +12,6 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSize(width: Int, height: Int)
     /// The compressed data could not be decoded.
     case corrupt(format: PixelFormat, reason: String)
-    /// The driver flagged the buffer as damaged (V4L2_BUF_FLAG_ERROR).
-    case driverError
 
     public var description: String {
         switch self {
@@ -25,8 +23,6 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
             "invalid frame size \(width)x\(height)"
         case let .corrupt(format, reason):
             "corrupt \(format) frame: \(reason)"
-        case .driverError:
-            "the driver marked the buffer as damaged"
         }
     }
 }

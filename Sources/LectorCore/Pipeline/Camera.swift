@@ -105,7 +105,4 @@ public final class Camera: @unchecked Sendable {
 
     /// The latest state the source reported.
     public var deviceInfo: DeviceInfo { info.withLock { $0 } }
-
-    /// Blocks until both threads have ended.
-    public func waitUntilFinished() { currentRun.withLock { $0 }?.finished.wait() }
 }

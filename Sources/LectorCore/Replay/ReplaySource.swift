@@ -72,9 +72,6 @@ public final class ReplaySource: FrameSource {
         guard !entries.isEmpty else { throw .empty(path: options.path) }
     }
 
-    /// Number of frames in one pass.
-    public var frameCount: Int { entries.count }
-
     public func run(into sink: FrameSink, stop: StopSignal) throws {
         var sequence: UInt32 = 0
         var info = DeviceInfo(path: name, state: .streaming, name: "replay of \(options.path)")
