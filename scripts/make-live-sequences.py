@@ -116,7 +116,7 @@ def camera_frame(card, size, rng, kind, light, shake):
     blur = 0.9 if kind == "clean" else 1.1
     frame = frame.filter(ImageFilter.GaussianBlur(blur))
     pixels = np.asarray(frame, dtype=np.float32) * light
-    sigma = 6.0 if kind == "clean" else 22.0
+    sigma = 6.0 if kind == "clean" else 18.0
     pixels += np.random.default_rng(rng.randrange(1 << 30)).normal(0, sigma, pixels.shape).astype(np.float32)
     return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
 
@@ -138,7 +138,7 @@ def light_field(size, rng, kind):
 def scene_frames(size, lines, kind, seed, unique, quality):
     rng = random.Random(seed)
     cap = rng.randint(15, 30) if kind == "clean" else rng.randint(12, 19)
-    contrast = rng.randint(150, 190) if kind == "clean" else rng.randint(40, 60)
+    contrast = rng.randint(150, 190) if kind == "clean" else rng.randint(55, 75)
     # Dim scenes: a grey label on a light-grey shelf, faint print, in poor light.
     card = render_card(size, lines, cap, contrast, seed, desk=70 if kind == "clean" else 190)
     light = light_field(size, rng, kind)
