@@ -39,7 +39,13 @@ public struct Logger: Sendable {
     }
 
     public var label: String
-    public var level: Level
+    /// The lowest level written. Shared by this logger and every logger made from it
+    /// with ``with(_:_:)``: setting it (SIGHUP's `log_level`) changes them all.
+    public var level: Level {
+        get { threshold.level }
+        nonmutating set { threshold.level = newValue }
+    }
+    private let threshold: LevelThreshold
     /// Metadata added to every line of this logger (e.g. `device=/dev/video0`).
     public var metadata: [(String, String)]
     private let journald: Bool
@@ -47,7 +53,7 @@ public struct Logger: Sendable {
 
     public init(label: String, level: Level = .info, journald: Bool? = nil) {
         self.label = label
-        self.level = level
+        self.threshold = LevelThreshold(level)
         self.metadata = []
         self.journald = journald ?? (ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil)
         self.once = OnceRegistry()
@@ -98,6 +104,18 @@ public struct Logger: Sendable {
         if !value.isEmpty, !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) { return value }
         return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+}
+
+/// A logger's level, shared by the loggers made from it.
+final class LevelThreshold: Sendable {
+    private let value: Atomic<Int>
+
+    init(_ level: Logger.Level) { value = Atomic(level.rawValue) }
+
+    var level: Logger.Level {
+        get { Logger.Level(rawValue: value.load(ordering: .relaxed)) ?? .info }
+        set { value.store(newValue.rawValue, ordering: .relaxed) }
     }
 }
 

@@ -402,6 +402,29 @@ def config_file_and_sighup():
 
 
 @test
+def sighup_applies_recognizer_settings():
+    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    conf = os.path.join(directory, "lectord.conf")
+    with open(conf, "w") as f:
+        f.write("[camera]\ndemo = true\nfps = 5\n")
+    with Daemon("--config", conf) as d:
+        c = Client(d.path, read_version=True)
+        c.send({"class": "WATCH"})
+        assert "LECTOR" in c.read_class("TEXT")["text"], "the demo frames are read whole"
+        with open(conf, "w") as f:
+            f.write("always_on = true\n[camera]\ndemo = true\nfps = 4\nroi = 0,0,8,8\n")
+        d.proc.send_signal(signal.SIGHUP)
+        deadline = time.time() + 20
+        while "LECTOR" in c.read_class("TEXT").get("text", ""):
+            assert time.time() < deadline, "roi not applied by SIGHUP"
+        for _ in range(2):
+            assert "LECTOR" not in c.read_class("TEXT").get("text", ""), "the camera reads only the 8x8 region now"
+        log = d.logtext()
+        assert "configuration reloaded" in log and 'applied="always_on,demo: roi"' in log, log
+        assert 'some changes take effect only after a restart changed="demo: fps"' in log, log
+
+
+@test
 def systemd_socket_activation():
     directory = tempfile.mkdtemp(prefix="lector-clients-")
     path = os.path.join(directory, "activated.sock")

@@ -1,6 +1,7 @@
 import Foundation
 import LectorProtocol
 import LectorSystem
+import Synchronization
 
 /// A V4L2 camera as a frame source: the capture loop of one device.
 ///
@@ -16,6 +17,9 @@ public final class V4L2Source: FrameSource {
     /// What the camera said about its mounting when the source was made (probe).
     public let metadata: CameraMetadata
     private let logger: Logger
+    /// Seconds without a frame before the device counts as lost: `settings.stallTimeout`
+    /// until SIGHUP changes it (``setStallTimeout(_:)``).
+    private let stallSeconds: Atomic<Double>
     /// `Logger.once` keys: the registry is shared by every camera's logger.
     private var lostKey: String { "capture-lost \(name)" }
     private var rejectedKey: String { "capture-rejected \(name)" }
@@ -29,6 +33,7 @@ public final class V4L2Source: FrameSource {
     public init(settings: CaptureSettings, logger: Logger) throws(CaptureError) {
         name = settings.path
         self.settings = settings
+        stallSeconds = Atomic(settings.stallTimeout)
         self.logger = logger.with("device", settings.path)
         var metadata = CameraMetadata()
         do throws(CaptureError) {
@@ -46,6 +51,11 @@ public final class V4L2Source: FrameSource {
             self.logger.warning("camera not available yet; waiting for it", [("reason", error.description)])
         }
         self.metadata = metadata
+    }
+
+    /// Changes the stall timeout of the running and later streams (SIGHUP); nil: the default.
+    public func setStallTimeout(_ seconds: Double?) {
+        stallSeconds.store(seconds ?? CaptureSettings(path: name).stallTimeout, ordering: .relaxed)
     }
 
     public func run(into sink: FrameSink, stop: StopSignal) throws {
@@ -97,8 +107,9 @@ public final class V4L2Source: FrameSource {
         var frames = 0
         var lastFrame = MonotonicInstant.now()
         // A slow camera is not a stalled one: allow three frame intervals at least.
-        let stallTimeout = max(settings.stallTimeout, 3 / max(session.fps ?? 30, 0.1))
+        let slowestInterval = 3 / max(session.fps ?? 30, 0.1)
         while !stop.isRaised {
+            let stallTimeout = max(stallSeconds.load(ordering: .relaxed), slowestInterval)
             let grab: CaptureSession.Grab
             do {
                 grab = try session.grab(timeoutMilliseconds: Self.pollSliceMilliseconds)

@@ -28,25 +28,45 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
 /// ```
 ///
 /// Keys are `name = value`; values run to the end of the line (a `#` after a space
-/// starts a comment). Command-line flags override what the file says.
+/// starts a comment). The keys are those of ``DaemonOptionTable``. Command-line flags
+/// override what the file says.
 public struct ConfigFile: Equatable, Sendable {
+    /// One `[camera]` section.
+    public struct Section: Equatable, Sendable {
+        /// The line of its header.
+        public var line: Int
+        public var settings = CameraSettings()
+        /// The options it gives, by flag.
+        public var given: Set<String> = []
+        /// The key that named its source.
+        var sourceKey: String?
+    }
+
     public var path: String
-    public var socketPath: String?
-    public var socketGroup: String?
-    public var alwaysOn: Bool?
-    public var maximumClients: Int?
-    public var clientTimeout: Double?
-    public var clientBufferBytes: Int?
-    public var logLevel: Logger.Level?
-    public var cameras: [CameraSpec] = []
+    /// The daemon settings: the file's values where ``givenKeys`` names them, defaults elsewhere.
+    public var daemon = DaemonOptions()
+    /// The daemon keys the file gives.
+    public var givenKeys: Set<String> = []
+    public var sections: [Section] = []
 
     /// The default file, used when it exists and `--config` is not given.
     public static let defaultPath = "/etc/lector/lectord.conf"
 
-    public static let daemonKeys = ["socket", "socket_group", "always_on", "max_clients", "client_timeout", "client_buffer", "log_level"]
-    public static let cameraKeys = ["device", "replay", "demo", "loop", "format", "size", "fps", "io", "device_orientation",
-                                    "camera_position", "rotation", "mirror", "lang", "psm", "roi", "downscale", "deadline_ms",
-                                    "symbols", "tessdata"]
+    public static var daemonKeys: [String] { DaemonOptionTable.keys(.daemon) }
+    public static var cameraKeys: [String] { DaemonOptionTable.keys(.camera) }
+
+    /// The cameras of the file, one per section.
+    public var cameras: [CameraSpec] { sections.flatMap { $0.settings.cameras() } }
+
+    /// The value of daemon key `key` when the file gives it.
+    private func given<Value>(_ key: String, _ value: Value) -> Value? { givenKeys.contains(key) ? value : nil }
+    public var socketPath: String? { given("socket", daemon.socketPath) ?? nil }
+    public var socketGroup: String? { given("socket_group", daemon.socketGroup) ?? nil }
+    public var alwaysOn: Bool? { given("always_on", daemon.alwaysOn) }
+    public var maximumClients: Int? { given("max_clients", daemon.server.maximumClients) }
+    public var clientTimeout: Double? { given("client_timeout", daemon.server.clientTimeout) }
+    public var clientBufferBytes: Int? { given("client_buffer", daemon.server.clientBufferBytes) }
+    public var logLevel: Logger.Level? { given("log_level", daemon.logLevel) }
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(ConfigError) -> ConfigFile {
@@ -62,12 +82,19 @@ public struct ConfigFile: Equatable, Sendable {
     /// Parses the text of a configuration file.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> ConfigFile {
         var config = ConfigFile(path: path)
-        var section: Section = .daemon
-        var camera: CameraDraft?
+        var section: Section?
+        var unusedCamera = CameraSettings()
 
         func finish() throws(ConfigError) {
-            if let draft = camera { config.cameras.append(try draft.spec(path: path)) }
-            camera = nil
+            guard let done = section else { return }
+            section = nil
+            guard !done.settings.sources.isEmpty else {
+                throw ConfigError(path: path, line: done.line, key: nil, message: "[camera] needs device = PATH, replay = PATH or demo = true")
+            }
+            if let (option, message) = DaemonOptionTable.violation(given: done.given, name: { $0.key ?? $0.flag }) {
+                throw ConfigError(path: path, line: done.line, key: option.key, message: message)
+            }
+            config.sections.append(done)
         }
 
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -83,12 +110,9 @@ public struct ConfigFile: Equatable, Sendable {
                 }
                 let name = trimmed.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
                 try finish()
-                if name == "daemon" {
-                    section = .daemon
-                } else if name == "camera" || name.hasPrefix("camera ") {
-                    section = .camera
-                    camera = CameraDraft(line: number)
-                } else {
+                if name == "camera" || name.hasPrefix("camera ") {
+                    section = Section(line: number)
+                } else if name != "daemon" {
                     throw ConfigError(path: path, line: number, key: nil,
                                       message: "unknown section [\(name)]; sections are [daemon] and [camera NAME]")
                 }
@@ -99,138 +123,31 @@ public struct ConfigFile: Equatable, Sendable {
             }
             let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "_")
             let value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            let reader = ValueReader(path: path, line: number, key: key, value: value)
-            switch section {
-            case .daemon: try config.set(key, reader)
-            case .camera:
-                guard var draft = camera else { continue }
-                try draft.set(key, reader)
-                camera = draft
+            func fail(_ message: String) -> ConfigError { ConfigError(path: path, line: number, key: key, message: message) }
+
+            let option = DaemonOptionTable.option(key: key)
+            if var camera = section {
+                guard let option, option.scope == .camera else {
+                    throw fail("unknown camera key" + (option?.scope == .daemon ? " (a daemon key: put it before the first [camera])"
+                                                                                : "; known: \(cameraKeys.joined(separator: ", "))"))
+                }
+                if option.isSource, let sourceKey = camera.sourceKey {
+                    throw fail("a camera has one source; this one already has '\(sourceKey)'")
+                }
+                do { try option.set(value, daemon: &config.daemon, camera: &camera.settings) } catch { throw fail(error.message) }
+                if option.isSource { camera.sourceKey = key }
+                camera.given.insert(option.flag)
+                section = camera
+            } else {
+                guard let option, option.scope == .daemon else {
+                    throw fail("unknown daemon key" + (option?.scope == .camera ? " (a camera key: put it under [camera])"
+                                                                                : "; known: \(daemonKeys.joined(separator: ", "))"))
+                }
+                do { try option.set(value, daemon: &config.daemon, camera: &unusedCamera) } catch { throw fail(error.message) }
+                config.givenKeys.insert(key)
             }
         }
         try finish()
         return config
-    }
-
-    private enum Section { case daemon, camera }
-
-    private mutating func set(_ key: String, _ reader: ValueReader) throws(ConfigError) {
-        switch key {
-        case "socket": socketPath = try reader.string()
-        case "socket_group": socketGroup = try reader.string()
-        case "always_on": alwaysOn = try reader.bool()
-        case "max_clients": maximumClients = try reader.integer(in: 1...4096)
-        case "client_timeout": clientTimeout = try reader.number(in: 0.1...86400)
-        case "client_buffer": clientBufferBytes = try reader.integer(in: 4096...(1 << 30))
-        case "log_level":
-            logLevel = try reader.choice(Logger.Level.init(name:), Logger.Level.allCases.map(\.name))
-        default:
-            let hint = Self.cameraKeys.contains(key) ? " (a camera key: put it under [camera])" : "; known: \(Self.daemonKeys.joined(separator: ", "))"
-            throw reader.fail("unknown daemon key\(hint)")
-        }
-    }
-}
-
-/// Typed values, with errors naming file, line and key.
-private struct ValueReader {
-    let path: String
-    let line: Int
-    let key: String
-    let value: String
-
-    func fail(_ message: String) -> ConfigError { ConfigError(path: path, line: line, key: key, message: message) }
-
-    func string() throws(ConfigError) -> String {
-        guard !value.isEmpty else { throw fail("needs a value") }
-        return value
-    }
-
-    func bool() throws(ConfigError) -> Bool {
-        switch value.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default: throw fail("must be true or false, not '\(value)'")
-        }
-    }
-
-    func integer(in range: ClosedRange<Int>) throws(ConfigError) -> Int {
-        guard let number = Int(value), range.contains(number) else {
-            throw fail("must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
-        }
-        return number
-    }
-
-    func number(in range: ClosedRange<Double>) throws(ConfigError) -> Double {
-        guard let number = Double(value), range.contains(number) else {
-            throw fail("must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
-        }
-        return number
-    }
-
-    func choice<T>(_ parse: (String) -> T?, _ choices: [String]) throws(ConfigError) -> T {
-        guard let parsed = parse(value) else { throw fail("must be one of \(choices.joined(separator: "|")), not '\(value)'") }
-        return parsed
-    }
-}
-
-/// A [camera] section being read.
-private struct CameraDraft {
-    let line: Int
-    var source: SourceSpec?
-    var sourceKey: String?
-    var spec = CameraSpec(source: .demo)
-    var loop = false
-
-    mutating func set(_ key: String, _ reader: ValueReader) throws(ConfigError) {
-        switch key {
-        case "device", "replay", "demo":
-            if let sourceKey { throw reader.fail("a camera has one source; this one already has '\(sourceKey)'") }
-            sourceKey = key
-            switch key {
-            case "device": source = .device(path: try reader.string())
-            case "replay": source = .replay(ReplayOptions(path: try reader.string()))
-            default:
-                guard try reader.bool() else { throw reader.fail("demo = true is the only meaningful value") }
-                source = .demo
-            }
-        case "loop": loop = try reader.bool()
-        case "format":
-            spec.capture.format = try reader.choice(PixelFormat.init(name:), PixelFormat.allCases.map(\.fourcc))
-        case "size": spec.capture.size = try reader.choice({ ValueSyntax.size($0, maximumSide: LumaExtractor.maximumSide) }, ["WxH"])
-        case "fps": spec.capture.fps = try reader.number(in: 0.01...1000)
-        case "io": spec.capture.io = try reader.choice({ ["auto", "direct", "libv4l2"].contains($0) ? $0 : nil }, ["auto", "direct", "libv4l2"])
-        case "device_orientation":
-            spec.orientation.deviceOrientation = try reader.choice(DeviceOrientation.init(rawValue:), DeviceOrientation.allCases.map(\.rawValue))
-        case "camera_position":
-            spec.orientation.cameraPosition = try reader.choice(CameraPosition.init(rawValue:), CameraPosition.allCases.map(\.rawValue))
-        case "rotation": spec.orientation.rotation = try reader.choice(ValueSyntax.rotation, ["0", "90", "180", "270"])
-        case "mirror": spec.orientation.mirror = try reader.bool()
-        case "lang":
-            let language = try reader.string()
-            guard language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "_" }) else {
-                throw reader.fail("must look like eng or eng+deu, not '\(language)'")
-            }
-            spec.recognizer.language = language
-        case "psm": spec.recognizer.pageSegmentation = try reader.integer(in: 0...13)
-        case "roi": spec.recognizer.regionOfInterest = try reader.choice(ValueSyntax.box, ["X,Y,W,H"])
-        case "downscale": spec.recognizer.downscale = try reader.choice(Downscale.init, ["auto", "1", "2"])
-        case "deadline_ms": spec.recognizer.deadlineMilliseconds = try reader.integer(in: 10...600_000)
-        case "symbols": spec.recognizer.symbols = try reader.bool()
-        case "tessdata": spec.recognizer.dataPath = try reader.string()
-        default:
-            let hint = ConfigFile.daemonKeys.contains(key) ? " (a daemon key: put it before the first [camera])"
-                                                           : "; known: \(ConfigFile.cameraKeys.joined(separator: ", "))"
-            throw reader.fail("unknown camera key\(hint)")
-        }
-    }
-
-    func spec(path: String) throws(ConfigError) -> CameraSpec {
-        guard let source else {
-            throw ConfigError(path: path, line: line, key: nil, message: "[camera] needs device = PATH, replay = PATH or demo = true")
-        }
-        if (spec.orientation.rotation != nil || spec.orientation.mirror != nil) && spec.orientation.deviceOrientation != nil {
-            throw ConfigError(path: path, line: line, key: "rotation", message: "give either rotation/mirror or device_orientation, not both")
-        }
-        return spec.with(source: source, loop: loop)
     }
 }

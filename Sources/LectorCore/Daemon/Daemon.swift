@@ -14,6 +14,8 @@ public final class Daemon: Sendable {
     /// what SIGHUP reloads.
     private let commandLine: DaemonOptions
     private let configPath: String?
+    /// The options in force: `options`, then what each SIGHUP applied.
+    private let effective: Mutex<DaemonOptions>
 
     /// - Parameters:
     ///   - options: the options in force (command line merged with the configuration file).
@@ -24,6 +26,7 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.commandLine = commandLine ?? options
         self.configPath = configPath
+        effective = Mutex(options)
         stdoutPublisher = options.stdout ? StdoutPublisher(maxFrames: options.maxFrames) : nil
     }
 
@@ -112,9 +115,10 @@ public final class Daemon: Sendable {
 }
 
 extension Daemon {
-    /// SIGHUP: reads the configuration file again. Orientation settings and the server's
-    /// client limits take effect at once; other changes are reported as needing a restart.
-    /// An invalid file is reported and changes nothing.
+    /// SIGHUP: reads the configuration file again and applies, without reopening the
+    /// socket or a camera, every option ``DaemonOptionTable`` marks live (orientation,
+    /// recognizer settings, stall timeout, always-on, client limits, log level); logs what it
+    /// applied and what needs a restart. An invalid file is reported and changes nothing.
     func reload(hub: CameraHub, server: SocketServer?) {
         guard let configPath else {
             logger.notice("SIGHUP: no configuration file to reload")
@@ -127,22 +131,40 @@ extension Daemon {
             logger.error("configuration not reloaded", [("file", configPath), ("reason", "\(error)")])
             return
         }
-        var restartNeeded: [String] = []
-        if reloaded.cameras.map(\.name) != options.cameras.map(\.name) { restartNeeded.append("cameras") }
-        for camera in reloaded.cameras {
-            guard let old = options.cameras.first(where: { $0.name == camera.name }), let live = hub.camera(camera.name) else { continue }
-            live.orientation.replace(with: camera.orientation)
-            if old.capture != camera.capture || old.recognizer != camera.recognizer { restartNeeded.append(camera.name) }
+        let current = effective.withLock { $0 }
+        var plan = ReloadPlan(current: current, reloaded: reloaded)
+        for (index, camera) in plan.effective.cameras.enumerated() {
+            guard let live = hub.camera(camera.name) else { continue }
+            let before = current.cameras[index]
+            if camera.orientation != before.orientation {
+                live.orientation.replace(with: SourceFactory.orientation(for: camera, source: live.source))
+            }
+            if camera.recognizer != before.recognizer {
+                do {
+                    try live.replaceRecognizer(options: camera.recognizer)
+                } catch {
+                    logger.error("recognizer settings not applied", [("device", camera.name), ("reason", "\(error)")])
+                    plan.effective.cameras[index].recognizer = before.recognizer
+                    plan.applied.removeAll { $0.hasPrefix("\(camera.name): ") && Self.recognizerKeys.contains(String($0.dropFirst(camera.name.count + 2))) }
+                }
+            }
+            if camera.capture.stallTimeout != before.capture.stallTimeout {
+                (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
+            }
         }
-        if reloaded.socketPath != options.socketPath || reloaded.socketGroup != options.socketGroup { restartNeeded.append("socket") }
-        if reloaded.alwaysOn != options.alwaysOn { restartNeeded.append("always_on") }
-        if reloaded.logLevel != options.logLevel { restartNeeded.append("log_level") }
-        server?.reconfigure(reloaded.server)
-        logger.notice("configuration reloaded", [("file", configPath)])
-        if !restartNeeded.isEmpty {
-            logger.warning("some changes take effect only after a restart", [("changed", restartNeeded.joined(separator: ","))])
+        hub.setAlwaysOn(plan.effective.alwaysOn || plan.effective.stdout)
+        server?.reconfigure(plan.effective.server)
+        logger.level = plan.effective.logLevel
+        effective.withLock { $0 = plan.effective }
+        logger.notice("configuration reloaded", [("file", configPath),
+                                                  ("applied", plan.applied.isEmpty ? "nothing changed" : plan.applied.joined(separator: ","))])
+        if !plan.needsRestart.isEmpty {
+            logger.warning("some changes take effect only after a restart", [("changed", plan.needsRestart.joined(separator: ","))])
         }
     }
+
+    /// The keys of the recognizer's settings (all applied together or not at all).
+    private static let recognizerKeys: Set<String> = Set(DaemonOptionTable.options.filter { $0.group == .recognition }.compactMap(\.key))
 }
 
 /// Where the cameras' publish and state callbacks deliver; set once the hub and the

@@ -103,6 +103,15 @@ public final class Camera: @unchecked Sendable {
         currentRun.withLock { if $0?.stop === run.stop { $0 = nil } }
     }
 
+    /// The recognizer settings in force (SIGHUP changes them).
+    public var recognizerOptions: RecognizerOptions { loop.recognizerOptions }
+
+    /// Recognizes the following frames with `options` (SIGHUP), without stopping the camera.
+    /// - Throws: when Tesseract cannot start with them; the camera goes on as before.
+    public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
+        try loop.replaceRecognizer(options: options)
+    }
+
     /// The latest state the source reported.
     public var deviceInfo: DeviceInfo { info.withLock { $0 } }
 }

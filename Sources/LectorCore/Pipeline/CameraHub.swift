@@ -25,7 +25,9 @@ public final class CameraHub: Sendable {
     }
 
     public let entries: [Entry]
-    public let alwaysOn: Bool
+    /// Whether cameras run even when nobody watches them (SIGHUP may change it).
+    public var alwaysOn: Bool { alwaysOnFlag.load(ordering: .sequentiallyConsistent) }
+    private let alwaysOnFlag: Atomic<Bool>
     public let started = MonotonicInstant.now()
     private let state: Mutex<[String: DeviceState]>
     private let control = DispatchQueue(label: "lector.camera-control")
@@ -36,7 +38,7 @@ public final class CameraHub: Sendable {
 
     public init(cameras: [Camera], alwaysOn: Bool, logger: Logger, sourceEnded: @escaping @Sendable (String) -> Void = { _ in }) {
         entries = cameras.map(Entry.init)
-        self.alwaysOn = alwaysOn
+        alwaysOnFlag = Atomic(alwaysOn)
         self.logger = logger
         self.sourceEnded = sourceEnded
         state = Mutex(Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, DeviceState()) }))
@@ -51,6 +53,23 @@ public final class CameraHub: Sendable {
     /// Always-on: starts every camera now.
     public func startAll() {
         for entry in entries { start(entry.camera) }
+    }
+
+    /// Turns always-on on (every camera starts) or off (cameras nobody watches stop),
+    /// asynchronously like ``setWatched(_:)``: SIGHUP's `always_on`.
+    public func setAlwaysOn(_ on: Bool) {
+        guard alwaysOnFlag.exchange(on, ordering: .sequentiallyConsistent) != on else { return }
+        control.async { [self] in
+            for entry in entries where !stopping.load(ordering: .sequentiallyConsistent) {
+                let watched = isWatched(entry.name)
+                if on && !entry.camera.isRunning {
+                    start(entry.camera)
+                } else if !on && !watched && entry.camera.isRunning {
+                    logger.info("camera unwatched, stopping", [("device", entry.name)])
+                    entry.camera.stop()
+                }
+            }
+        }
     }
 
     /// Stops every camera, in parallel; returns once all have stopped.

@@ -1,3 +1,4 @@
+import Foundation
 import LectorProtocol
 import LectorSystem
 
@@ -36,13 +37,18 @@ public struct Publication: Sendable {
 /// luma, turns it upright, recognizes it, and hands the result to `publish`. Runs on
 /// its own thread and never waits for a client.
 public final class RecognitionLoop: @unchecked Sendable {
-    // Everything below is touched only by the thread in run(), except `recognizer`'s
-    // cancel(), which is thread-safe.
+    // Everything below is touched only by the thread in run(), except `recognizer` and
+    // `cancelled`, which `lock` guards (cancel and SIGHUP's replaceRecognizer come from
+    // other threads).
     public let device: String
     private let mailbox: LatestFrameMailbox
     private let counters: FrameCounters
     private let orientation: OrientationControl
-    private let recognizer: TextRecognizer
+    private let lock = NSLock()
+    private var recognizer: TextRecognizer
+    /// The recognizer of the frame being recognized (the old one while a replacement waits).
+    private var active: TextRecognizer?
+    private var cancelled = false
     private let extractor = LumaExtractor()
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
@@ -72,13 +78,43 @@ public final class RecognitionLoop: @unchecked Sendable {
 
     /// Where the last recognition spent its time inside Tesseract (benchmarks). Read it
     /// from the thread that calls ``process(_:)``.
-    public var lastRecognitionTimings: RecognitionTimings { recognizer.lastTimings }
+    public var lastRecognitionTimings: RecognitionTimings { lock.withLock { active ?? recognizer }.lastTimings }
 
     /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
-    public func cancel() { recognizer.cancel() }
+    public func cancel() {
+        lock.withLock {
+            cancelled = true
+            recognizer.cancel()
+            active?.cancel()
+        }
+    }
 
     /// Lets recognition run again after ``cancel()``; call before a new run starts.
-    public func resume() { recognizer.resume() }
+    public func resume() {
+        lock.withLock {
+            cancelled = false
+            recognizer.resume()
+            active?.resume()
+        }
+    }
+
+    /// The settings of the recognizer the next frame uses.
+    public var recognizerOptions: RecognizerOptions { currentRecognizer.options }
+
+    /// The recognizer the next frame uses.
+    private var currentRecognizer: TextRecognizer { lock.withLock { recognizer } }
+
+    /// Recognizes the next frame with `options` (SIGHUP): the new recognizer is made
+    /// here, on the caller's thread, and the loop takes it up before its next frame; a
+    /// recognition in progress finishes with the old one.
+    /// - Throws: when Tesseract cannot start with `options` (the old recognizer stays).
+    public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
+        let replacement = try TextRecognizer(options: options)
+        lock.withLock {
+            if cancelled { replacement.cancel() }
+            recognizer = replacement
+        }
+    }
 
     /// Recognizes frames until the mailbox closes.
     public func run() {
@@ -115,6 +151,10 @@ public final class RecognitionLoop: @unchecked Sendable {
 
         let text: RecognizedText
         do {
+            let recognizer = lock.withLock {
+                active = self.recognizer
+                return self.recognizer
+            }
             text = try recognizer.recognize(upright)
         } catch .cancelled {
             counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now

@@ -1,0 +1,257 @@
+import Foundation
+import LectorProtocol
+import LectorSystem
+
+/// Every `lectord` option, once. Adding an option is one entry here (plus the field it
+/// sets); the command line (``DaemonOptions/parse(_:)``), the configuration file
+/// (``ConfigFile``), `--help` (``usage``), README's option list (``markdown``) and
+/// SIGHUP (``ReloadPlan``) follow.
+public enum DaemonOptionTable {
+    private typealias Camera = OptionAccess<CameraSettings>
+    private typealias Daemon = OptionAccess<DaemonOptions>
+
+    private static let fourccs = PixelFormat.allCases.map(\.fourcc)
+
+    /// In `--help` order within each group.
+    public static let options: [DaemonOption] = [
+        // Sources
+        DaemonOption("--demo", .sources, nil, "Replay the frames bundled with Lector (known text, no camera needed).", isSource: true,
+                     .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in
+                         guard try ValueParser.bool.parse(text) else { throw OptionValueError("demo = true is the only meaningful value") }
+                         return .demo
+                     })),
+        DaemonOption("--replay", .sources, "PATH", "Replay an image, a directory of images, an MJPEG file or a raw frame file.",
+                     example: "frames/", isSource: true,
+                     .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .replay(ReplayOptions(path: try ValueParser.text.parse(text))) })),
+        DaemonOption("--device", .sources, "PATH", "Capture from a V4L2 camera (repeatable).", example: "/dev/video7", isSource: true,
+                     .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .device(path: try ValueParser.text.parse(text)) })),
+        // Capture
+        DaemonOption("--format", .capture, "FOURCC", "Pixel format to ask the camera for (default: the cheapest to read, see README).",
+                     example: "MJPG", .camera(.optional(\.spec.capture.format, .choice(fourccs, PixelFormat.init(name:))))),
+        DaemonOption("--io", .capture, CaptureSettings.IOChoice.allCases.map(\.rawValue).joined(separator: "|"),
+                     "direct: libc calls (works under libcamerify); libv4l2: converted formats (default auto).", example: "libv4l2",
+                     .camera(.value(\.spec.capture.io, .choice(CaptureSettings.IOChoice.allCases.map(\.rawValue)) {
+                         CaptureSettings.IOChoice(rawValue: $0)?.rawValue
+                     }))),
+        DaemonOption("--buffers", .capture, "N", "Driver buffers to map, 2-32 (default 4).", example: "8",
+                     .camera(.optional(\.spec.capture.buffers, .integer(2...32)))),
+        DaemonOption("--stall-timeout-ms", .capture, "N",
+                     "Treat a camera that delivers nothing for N ms as lost and reopen it (default 3000).", reload: .live, example: "5000",
+                     .camera(.optional(\.spec.capture.stallTimeout, ValueParser.integer(100...600_000).map { Double($0) / 1000 }))),
+        // Replay
+        DaemonOption("--replay-format", .replay, "FOURCC", "Pixel format of a raw frame file (YUYV, NV12, GREY, ...).", example: "YUYV",
+                     .camera(.optional(\.replayFormat, .choice(fourccs, PixelFormat.init(name:))))),
+        DaemonOption("--size", .replay, "WxH", "Frame size of a raw frame file (or the capture size to ask a camera for).", example: "640x480",
+                     .camera(.optional(\.spec.capture.size, .choice(["WxH"]) { ValueSyntax.size($0, maximumSide: LumaExtractor.maximumSide) }))),
+        DaemonOption("--fps", .replay, "N", "Frames per second (replay: default as fast as recognized, losing none).", example: "2",
+                     .camera(.optional(\.spec.capture.fps, .number(0.01...1000)))),
+        DaemonOption("--loop", .replay, nil, "Replay again from the start after the last frame.", .camera(.value(\.loop, .bool))),
+        // Orientation
+        DaemonOption("--device-orientation", .orientation, "O", DeviceOrientation.allCases.map(\.rawValue).joined(separator: "|") + ".",
+                     reload: .live, example: "portrait",
+                     .camera(.optional(\.spec.orientation.deviceOrientation,
+                                       .choice(DeviceOrientation.allCases.map(\.rawValue), DeviceOrientation.init(rawValue:))))),
+        DaemonOption("--camera-position", .orientation, "P",
+                     CameraPosition.allCases.map(\.rawValue).joined(separator: "|") + " (default back).", reload: .live, example: "front",
+                     .camera(.optional(\.spec.orientation.cameraPosition,
+                                       .choice(CameraPosition.allCases.map(\.rawValue), CameraPosition.init(rawValue:))))),
+        DaemonOption("--rotation", .orientation, "DEG", "0|90|180|270: clockwise degrees that make the captured image upright.",
+                     reload: .live, example: "90",
+                     .camera(.optional(\.spec.orientation.rotation, .choice(["0", "90", "180", "270"], ValueSyntax.rotation)))),
+        DaemonOption("--mirror", .orientation, nil, "After the rotation, mirror left-right.", reload: .live,
+                     .camera(.optional(\.spec.orientation.mirror, .bool))),
+        // Recognition
+        DaemonOption("--lang", .recognition, "LANGS", "Tesseract languages, e.g. eng or eng+deu (default eng).", reload: .live,
+                     example: "eng+deu", .camera(.value(\.spec.recognizer.language, language))),
+        DaemonOption("--psm", .recognition, "N", "Tesseract page segmentation mode, 0-13 (default 3, automatic).", reload: .live,
+                     example: "6", .camera(.value(\.spec.recognizer.pageSegmentation, .integer(0...13)))),
+        DaemonOption("--downscale", .recognition, "auto|1|2",
+                     "Halve frames before recognition; auto halves only while text is large (default auto).", reload: .live,
+                     example: "2", .camera(.value(\.spec.recognizer.downscale, .choice(["auto", "1", "2"]) { Downscale($0) }))),
+        DaemonOption("--roi", .recognition, "X,Y,W,H", "Read only this region of the upright image.", reload: .live,
+                     example: "10,20,300,100", .camera(.optional(\.spec.recognizer.regionOfInterest, .choice(["X,Y,W,H"], ValueSyntax.box)))),
+        DaemonOption("--deadline-ms", .recognition, "N", "Abandon a frame's recognition after N ms (default 3000).", reload: .live,
+                     example: "500", .camera(.value(\.spec.recognizer.deadlineMilliseconds, .integer(10...600_000)))),
+        DaemonOption("--symbols", .recognition, nil, "Also report individual characters.", reload: .live,
+                     .camera(.value(\.spec.recognizer.symbols, .bool))),
+        DaemonOption("--tessdata", .recognition, "PATH", "Folder holding the .traineddata files.", reload: .live,
+                     example: "/usr/share/tesseract-ocr/5/tessdata", .camera(.optional(\.spec.recognizer.dataPath, .text))),
+        // Live text
+        DaemonOption("--stack", .live, "N|off", "Average up to N motion-aligned frames of a still scene before reading (default 16).",
+                     example: "8", .camera(.value(\.spec.live.stack, .choice(["1-\(LiveSettings.maximumStack)", "off"]) { (text: String) -> Int?? in
+                         if text == "off" { return .some(nil) }
+                         guard let frames = Int(text), (1...LiveSettings.maximumStack).contains(frames) else { return nil }
+                         return .some(frames)
+                     }))),
+        DaemonOption("--gate", .live, "on|off", "Skip reading frames that show nothing new while every line has settled (default on).",
+                     example: "off", .camera(.value(\.spec.live.gate, .bool))),
+        DaemonOption("--track-timeout-ms", .live, "N", "Report a line track gone after N ms unseen (default 1500).", example: "3000",
+                     .camera(.value(\.spec.live.tracks.timeoutMilliseconds, ValueParser.integer(100...600_000).map { Double($0) }))),
+        DaemonOption("--refresh-s", .live, "N", "Read a still scene again at least every N seconds (default 10).", example: "30",
+                     .camera(.value(\.spec.live.refreshSeconds, .number(0.1...86400)))),
+        // Output
+        DaemonOption("--stdout", inFile: false, .output, nil, "Print the stream (TEXT, FRAME and TRACK lines) on standard output.",
+                     .daemon(.value(\.stdout, .bool))),
+        DaemonOption("--max-frames", inFile: false, .output, "N", "Exit 0 after N recognized frames.", example: "3",
+                     .daemon(.optional(\.maxFrames, .integer(1...Int(Int32.max))))),
+        // Server
+        DaemonOption("--socket", .server, "PATH",
+                     "Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock, "
+                        + "/run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock).",
+                     example: "/tmp/lector-example.sock", .daemon(.optional(\.socketPath, .text))),
+        DaemonOption("--socket-group", .server, "G", "Group that may connect (the socket is mode 0660).", example: "video",
+                     .daemon(.optional(\.socketGroup, .text))),
+        DaemonOption("--always-on", .server, nil, "Recognize even when no client watches (--stdout implies it).", reload: .live,
+                     .daemon(.value(\.alwaysOn, .bool))),
+        DaemonOption("--max-clients", .server, "N", "Clients served at once (default 32).", reload: .live, example: "8",
+                     .daemon(.value(\.server.maximumClients, .integer(1...4096)))),
+        DaemonOption("--client-timeout", .server, "SECONDS", "Disconnect a client that takes no data for this long (default 10).",
+                     reload: .live, example: "2.5", .daemon(.value(\.server.clientTimeout, .number(0.1...86400)))),
+        DaemonOption("--client-buffer", .server, "BYTES",
+                     "Stream bytes queued per client before the oldest are dropped (default 1048576).", reload: .live, example: "65536",
+                     .daemon(.value(\.server.clientBufferBytes, .integer(4096...(1 << 30))))),
+        DaemonOption("--config", inFile: false, .server, "FILE", "Configuration file (default /etc/lector/lectord.conf when present).",
+                     example: "/etc/lector/other.conf", .daemon(.optional(\.configPath, .text))),
+        DaemonOption("--log-level", .server, "L", Logger.Level.allCases.map(\.name).joined(separator: "|") + " (default info).",
+                     reload: .live, example: "debug",
+                     .daemon(.value(\.logLevel, .choice(Logger.Level.allCases.map(\.name), Logger.Level.init(name:))))),
+        DaemonOption("--help", aliases: ["-h"], inFile: false, .server, nil, "Show this help.", .daemon(.value(\.showHelp, .bool))),
+        DaemonOption("--version", inFile: false, .server, nil, "Show the version.", .daemon(.value(\.showVersion, .bool))),
+    ]
+
+    /// Rules over options given in one place (the command line, or one `[camera]`).
+    public enum Rule: Sendable {
+        /// None of the first may be given with any of the second. A flag of one side
+        /// also clears the other side's values in the file's cameras.
+        case exclusive([String], [String])
+        /// The first only goes with the second.
+        case requires(String, String)
+    }
+
+    public static let rules: [Rule] = [
+        .exclusive(["--rotation", "--mirror"], ["--device-orientation"]),
+        .requires("--replay-format", "--replay"),
+    ]
+
+    /// The option `--flag` (or an alias).
+    public static func option(flag: String) -> DaemonOption? {
+        options.first { $0.flag == flag || $0.aliases.contains(flag) }
+    }
+
+    /// The option with configuration key `key`.
+    public static func option(key: String) -> DaemonOption? { options.first { $0.key == key } }
+
+    /// The configuration keys of `scope`, in table order.
+    public static func keys(_ scope: DaemonOption.Scope) -> [String] {
+        options.filter { $0.scope == scope }.compactMap(\.key)
+    }
+
+    /// The first rule that the options given in one place (their flags) break: the
+    /// option to blame and the message, naming options with `name` (flag or key).
+    static func violation(given: Set<String>, name: (DaemonOption) -> String) -> (option: DaemonOption, message: String)? {
+        func named(_ flags: [String]) -> String { flags.compactMap(option(flag:)).map(name).joined(separator: "/") }
+        for rule in rules {
+            switch rule {
+            case let .exclusive(first, second):
+                if let blamed = first.first(where: given.contains), second.contains(where: given.contains), let option = option(flag: blamed) {
+                    return (option, "give either \(named(first)) or \(named(second)), not both")
+                }
+            case let .requires(dependent, required):
+                if given.contains(dependent), !given.contains(required), let option = option(flag: dependent) {
+                    return (option, "\(named([dependent])) goes with \(named([required]))")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The options a flag `flag` clears in a camera of the file (the other side of an
+    /// exclusive rule).
+    static func cleared(by flag: String) -> [DaemonOption] {
+        rules.flatMap { rule -> [String] in
+            guard case let .exclusive(first, second) = rule else { return [] }
+            if first.contains(flag) { return second }
+            if second.contains(flag) { return first }
+            return []
+        }.compactMap(option(flag:))
+    }
+
+    /// `lectord --help`.
+    public static var usage: String {
+        var lines = ["Usage: lectord [options]", "", "Reads text from live camera frames and publishes it as line-delimited JSON."]
+        for group in DaemonOption.Group.allCases {
+            lines += ["", "\(group.rawValue):"]
+            for option in options where option.group == group {
+                let name = option.valueName.map { "\(option.flag) \($0)" } ?? option.flag
+                lines += wrapped("  " + name.padding(toLength: max(29, name.count + 1), withPad: " ", startingAt: 0), option.help)
+            }
+        }
+        let commandLineOnly = options.filter { $0.scope == .commandLine }.map(\.flag)
+        lines += ["", "Configuration file:"]
+        lines += wrapped("  ", "Every other option is also a key of the configuration file: the flag without -- and with _ for -, "
+                            + "before the first [camera] for the Server options, under [camera NAME] for the others "
+                            + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
+                            + "Command-line flags override the file. Command line only: "
+                            + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
+        lines += [""]
+        lines += wrapped("  ", "SIGHUP reads the file again and applies at once: "
+                            + options.filter { $0.reload == .live }.compactMap(\.key).joined(separator: ", ")
+                            + "; other changes need a restart.", indent: 2)
+        return lines.joined(separator: "\n")
+    }
+
+    /// `head` then `text` wrapped at 120 columns, continuation lines under the text.
+    private static func wrapped(_ head: String, _ text: String, indent: Int? = nil) -> [String] {
+        let width = 120
+        let margin = String(repeating: " ", count: indent ?? head.count)
+        var lines: [String] = []
+        var line = head
+        var lineHasWord = false
+        for word in text.split(separator: " ") {
+            if lineHasWord && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = margin
+                lineHasWord = false
+            }
+            line += (lineHasWord ? " " : "") + word
+            lineHasWord = true
+        }
+        lines.append(line)
+        return lines
+    }
+
+    /// README's list of options, a Markdown table (README holds a copy; a test keeps
+    /// them equal).
+    public static var markdown: String {
+        var rows = ["| flag | file key | where in the file | SIGHUP | meaning |", "| --- | --- | --- | --- | --- |"]
+        for option in options {
+            let name = option.valueName.map { "\(option.flag) \($0)" } ?? option.flag
+            let place = switch option.scope {
+            case .daemon: "daemon"
+            case .camera: "[camera]"
+            case .commandLine: "command line only"
+            }
+            let reload = option.key == nil ? "" : option.reload == .live ? "applied" : "restart"
+            let cells = ["`\(name)`", option.key.map { "`\($0)`" } ?? "", place, reload, option.help]
+            rows.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+        }
+        return rows.joined(separator: "\n")
+    }
+
+    /// A source option: appends the parsed source (a camera each).
+    private static func source(_ parse: @escaping @Sendable (String) throws(OptionValueError) -> SourceSpec?) -> Camera {
+        Camera(set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
+                   if let source = try parse(text) { settings.sources.append(source) }
+               },
+               copy: { $0.sources = $1.sources },
+               describe: { "\($0.sources)" })
+    }
+
+    /// `eng`, `eng+deu`, `chi_sim`.
+    private static let language = ValueParser<String> { (text: String) throws(OptionValueError) -> String in
+        guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "_" }) else {
+            throw OptionValueError("must look like eng or eng+deu, not '\(text)'")
+        }
+        return text
+    }
+}
