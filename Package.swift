@@ -34,7 +34,9 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
-        .target(name: "LectorSystem"),
+        // What Glibc's Swift module hides: accept4, eventfd, gettid (no other library).
+        .target(name: "CLectorSystem"),
+        .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
         .target(name: "LectorProtocol"),
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
@@ -43,7 +45,7 @@ let package = Package(
             resources: [.copy("Resources/demo")]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
-        .executableTarget(name: "lector", dependencies: ["LectorClient"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorSystem"]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         .target(
             name: "CBenchReference",
@@ -53,6 +55,16 @@ let package = Package(
             name: "lector-bench",
             dependencies: ["LectorCore", "LectorClient", "CBenchReference"],
             resources: [.copy("Frames")]
+        ),
+        // The protocol fuzz target (scripts/fuzz-requests builds it with libFuzzer;
+        // a plain build replays input files). libFuzzer supplies main, hence
+        // -parse-as-library.
+        .executableTarget(
+            name: "lector-fuzz",
+            dependencies: ["LectorProtocol"],
+            path: "tests/fuzz",
+            exclude: ["corpus"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
         .testTarget(
             name: "LectorTests",

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <libv4l2.h>
 
@@ -66,4 +65,3 @@ void *lector_libv4l2_mmap(size_t length, int protection, int flags, int fd, int6
 }
 int lector_libv4l2_munmap(void *address, size_t length) { return v4l2_munmap(address, length); }
 
-pid_t lector_thread_id(void) { return (pid_t)syscall(SYS_gettid); }

@@ -20,55 +20,49 @@ enum ClientFormat {
 
     /// A TEXT message as "DEVICE CONFIDENCE TEXT", one line per recognized text line
     /// (per block line when the message stops at blocks).
-    static func textLines(_ message: JSONValue) -> [String] {
-        let device = message["device"]?.stringValue ?? "?"
+    static func textLines(_ message: TextMessage) -> [String] {
         var out: [String] = []
-        for block in message["blocks"]?.arrayValue ?? [] {
-            if let lines = block["lines"]?.arrayValue {
-                for line in lines {
-                    out.append("\(device) \(fixed(line["confidence"]?.doubleValue)) \(line["text"]?.stringValue ?? "")")
-                }
+        for block in message.blocks {
+            if let lines = block.children {
+                for line in lines { out.append("\(message.device) \(fixed(line.confidence)) \(line.text)") }
             } else {
-                for line in (block["text"]?.stringValue ?? "").split(separator: "\n") {
-                    out.append("\(device) \(fixed(block["confidence"]?.doubleValue)) \(line)")
-                }
+                for line in block.text.split(separator: "\n") { out.append("\(message.device) \(fixed(block.confidence)) \(line)") }
             }
         }
         return out
     }
 
     /// One line per DEVICE.
-    static func devices(_ message: JSONValue) -> [String] {
-        (message["devices"]?.arrayValue ?? []).map { device in
-            var parts = [device["path"]?.stringValue ?? "?", device["state"]?.stringValue ?? "?"]
-            if let format = device["format"]?.stringValue { parts.append(format) }
-            if let width = device["width"]?.intValue, let height = device["height"]?.intValue { parts.append("\(width)x\(height)") }
-            if let fps = device["fps"]?.doubleValue { parts.append("\(fixed(fps, 1)) fps") }
-            if let exif = device["orientation"]?["exif"]?.intValue, let name = device["orientation"]?["name"]?.stringValue {
-                parts.append("orientation \(exif) (\(name))")
-            }
-            if let position = device["camera_position"]?.stringValue { parts.append("camera \(position)") }
-            if device["watched"]?.boolValue == true { parts.append("watched") }
-            if let name = device["name"]?.stringValue { parts.append("\"\(name)\"") }
-            if let error = device["error"]?.stringValue { parts.append("error: \(error)") }
+    static func devices(_ message: DevicesMessage) -> [String] {
+        message.devices.map { device in
+            let info = device.info
+            var parts = [info.path, info.state.rawValue]
+            if let format = info.format { parts.append(format) }
+            if let width = info.width, let height = info.height { parts.append("\(width)x\(height)") }
+            if let fps = info.fps { parts.append("\(fixed(fps, 1)) fps") }
+            parts.append("orientation \(device.orientation.exif) (\(device.orientation.name))")
+            parts.append("camera \(device.cameraPosition.rawValue)")
+            if device.watched { parts.append("watched") }
+            if let name = info.name { parts.append("\"\(name)\"") }
+            if let error = info.error { parts.append("error: \(error)") }
             return parts.joined(separator: "  ")
         }
     }
 
     /// STATUS as a few lines.
-    static func status(_ message: JSONValue) -> [String] {
-        var out = ["lectord \(message["release"]?.stringValue ?? "?"), up \(fixed(message["uptime"]?.doubleValue, 1)) s, "
-                   + "\(message["clients"]?.intValue ?? 0) clients, \(message["watchers"]?.intValue ?? 0) watching"]
-        for device in message["devices"]?.arrayValue ?? [] {
-            var line = "\(device["path"]?.stringValue ?? "?"): \(device["state"]?.stringValue ?? "?")"
-            line += ", captured \(device["captured"]?.intValue ?? 0) recognized \(device["recognized"]?.intValue ?? 0)"
-            line += " dropped \(device["dropped"]?.intValue ?? 0) rejected \(device["rejected"]?.intValue ?? 0)"
-            line += ", \(fixed(device["capture_fps"]?.doubleValue, 1)) fps captured, \(fixed(device["recognize_fps"]?.doubleValue, 1)) fps recognized"
-            if let recognize = device["recognize_ms"] {
-                line += ", recognize p50 \(fixed(recognize["p50"]?.doubleValue, 1)) ms p99 \(fixed(recognize["p99"]?.doubleValue, 1)) ms"
+    static func status(_ message: StatusMessage) -> [String] {
+        var out = ["lectord \(message.release), up \(fixed(message.uptime, 1)) s, "
+                   + "\(message.clients) clients, \(message.watchers) watching"]
+        for device in message.devices {
+            var line = "\(device.path): \(device.state.rawValue)"
+            line += ", captured \(device.captured) recognized \(device.recognized)"
+            line += " dropped \(device.dropped) rejected \(device.rejected)"
+            line += ", \(fixed(device.captureFPS, 1)) fps captured, \(fixed(device.recognizeFPS, 1)) fps recognized"
+            if let recognize = device.recognizeMilliseconds {
+                line += ", recognize p50 \(fixed(recognize.p50, 1)) ms p99 \(fixed(recognize.p99, 1)) ms"
             }
-            if let latency = device["latency_ms"] {
-                line += ", latency p50 \(fixed(latency["p50"]?.doubleValue, 1)) ms p99 \(fixed(latency["p99"]?.doubleValue, 1)) ms"
+            if let latency = device.latencyMilliseconds {
+                line += ", latency p50 \(fixed(latency.p50, 1)) ms p99 \(fixed(latency.p99, 1)) ms"
             }
             out.append(line)
         }
@@ -76,9 +70,7 @@ enum ClientFormat {
     }
 
     /// ORIENTATION as "DEVICE: orientation N (name)".
-    static func orientation(_ message: JSONValue) -> String {
-        let exif = message["orientation"]?["exif"]?.intValue ?? 0
-        let name = message["orientation"]?["name"]?.stringValue ?? "?"
-        return "\(message["device"]?.stringValue ?? "?"): orientation \(exif) (\(name))"
+    static func orientation(_ message: OrientationMessage) -> String {
+        "\(message.device): orientation \(message.orientation.exif) (\(message.orientation.name))"
     }
 }

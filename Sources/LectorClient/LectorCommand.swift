@@ -33,30 +33,26 @@ public enum LectorCommand {
             switch command.action {
             case .watch: try watch(command, connection, output)
             case .devices:
-                let reply = try request(.request("DEVICES"), expecting: "DEVICES", command, connection, output)
-                if !command.json { ClientFormat.devices(reply.message).forEach(output.standard) }
+                let reply = try request(.devices, expecting: DevicesMessage.self, command, connection, output)
+                if !command.json { ClientFormat.devices(reply).forEach(output.standard) }
             case .status:
-                let reply = try request(.request("STATUS"), expecting: "STATUS", command, connection, output)
-                if !command.json { ClientFormat.status(reply.message).forEach(output.standard) }
+                let reply = try request(.status, expecting: StatusMessage.self, command, connection, output)
+                if !command.json { ClientFormat.status(reply).forEach(output.standard) }
             case .poll:
-                var poll = JSONObjectBuilder(class: "WATCH")
-                poll.add("enable", false)
-                poll.add("level", command.level.rawValue)
-                poll.add("min_confidence", command.minimumConfidence)
-                _ = try request(poll.value, expecting: "WATCH", command, connection, ClientOutput(standard: { _ in }, error: output.error), quiet: true)
-                let reply = try request(.request("POLL"), expecting: "POLL", command, connection, output)
+                var filters = WatchRequest()
+                filters.enable = false
+                filters.level = command.level
+                filters.minimumConfidence = command.minimumConfidence
+                _ = try request(.watch(filters), expecting: WatchMessage.self, command, connection,
+                                ClientOutput(standard: { _ in }, error: output.error), quiet: true)
+                let reply = try request(.poll, expecting: PollMessage.self, command, connection, output)
                 if !command.json {
-                    for text in reply.message["texts"]?.arrayValue ?? [] { ClientFormat.textLines(text).forEach(output.standard) }
+                    for text in reply.texts { ClientFormat.textLines(text).forEach(output.standard) }
                 }
             case .orientation:
-                var change = JSONObjectBuilder(class: "ORIENTATION")
-                change.add("device", command.devices.first)
-                change.add("device_orientation", command.orientation.deviceOrientation?.rawValue)
-                change.add("camera_position", command.orientation.cameraPosition?.rawValue)
-                change.add("rotation", command.orientation.rotation)
-                change.add("mirror", command.orientation.mirror)
-                let reply = try request(change.value, expecting: "ORIENTATION", command, connection, output)
-                if !command.json { output.standard(ClientFormat.orientation(reply.message)) }
+                let change = Request.orientation(device: command.devices.first, command.orientation)
+                let reply = try request(change, expecting: OrientationMessage.self, command, connection, output)
+                if !command.json { output.standard(ClientFormat.orientation(reply)) }
             case .snapshot:
                 try snapshot(command, connection, output)
             }
@@ -74,57 +70,61 @@ public enum LectorCommand {
         }
     }
 
-    /// Sends `message` and waits for the reply of class `expected`, skipping stream
+    /// Sends `request` and waits for the reply of type `expected`, skipping stream
     /// messages; an ERROR throws ``ErrorReply``. With `--json` the reply is printed as is.
-    private static func request(_ message: JSONValue, expecting expected: String, _ command: ClientCommand,
-                                _ connection: LectorConnection, _ output: ClientOutput,
-                                quiet: Bool = false) throws -> (line: [UInt8], message: JSONValue) {
-        try connection.send(message)
+    private static func request<Reply: ProtocolMessage>(_ request: Request, expecting expected: Reply.Type,
+                                                        _ command: ClientCommand, _ connection: LectorConnection,
+                                                        _ output: ClientOutput, quiet: Bool = false) throws -> Reply {
+        try requestLine(request, expecting: expected, command, connection, output, quiet: quiet).reply
+    }
+
+    /// ``request(_:expecting:_:_:_:quiet:)`` that also returns the reply's line as received.
+    private static func requestLine<Reply: ProtocolMessage>(_ request: Request, expecting expected: Reply.Type,
+                                                            _ command: ClientCommand, _ connection: LectorConnection,
+                                                            _ output: ClientOutput,
+                                                            quiet: Bool = false) throws -> (line: [UInt8], reply: Reply) {
+        try connection.send(request)
         let deadline = Date().addingTimeInterval(command.timeout)
         while true {
-            let reply = try connection.readMessage(timeout: max(0.001, deadline.timeIntervalSinceNow))
-            switch reply.message["class"]?.stringValue {
-            case "ERROR":
+            let reply = try connection.receive(timeout: max(0.001, deadline.timeIntervalSinceNow))
+            if case let .error(refusal) = reply.message {
                 if command.json && !quiet { output.standard(String(decoding: reply.line, as: UTF8.self)) }
-                throw ErrorReply(message: reply.message["message"]?.stringValue ?? "lectord refused the request")
-            case expected:
+                throw ErrorReply(message: refusal.message)
+            }
+            if let typed = reply.message.message as? Reply {
                 if command.json && !quiet { output.standard(String(decoding: reply.line, as: UTF8.self)) }
-                return reply
-            default:
-                continue
+                return (reply.line, typed)
             }
         }
     }
 
     private static func watch(_ command: ClientCommand, _ connection: LectorConnection, _ output: ClientOutput) throws {
-        var watch = JSONObjectBuilder(class: "WATCH")
-        watch.add("enable", true)
-        if !command.devices.isEmpty { watch.add("devices", .array(command.devices.map(JSONValue.string))) }
-        watch.add("text", true)
-        watch.add("frame", command.json)
-        watch.add("level", command.level.rawValue)
-        watch.add("min_confidence", command.minimumConfidence)
-        if command.changesOnly { watch.add("changes_only", true) }
-        try connection.send(watch.value)
+        var watch = WatchRequest()
+        watch.enable = true
+        if !command.devices.isEmpty { watch.devices = command.devices }
+        watch.text = true
+        watch.frame = command.json
+        watch.level = command.level
+        watch.minimumConfidence = command.minimumConfidence
+        if command.changesOnly { watch.changesOnly = true }
+        try connection.send(.watch(watch))
         var texts = 0
         while true {
-            let (line, message) = try connection.readMessage()
+            let (line, message) = try connection.receive()
             if command.json { output.standard(String(decoding: line, as: UTF8.self)) }
-            switch message["class"]?.stringValue {
-            case "ERROR":
-                throw ErrorReply(message: message["message"]?.stringValue ?? "lectord refused the request")
-            case "TEXT":
-                if !command.json { ClientFormat.textLines(message).forEach(output.standard) }
+            switch message {
+            case let .error(refusal):
+                throw ErrorReply(message: refusal.message)
+            case let .text(text):
+                if !command.json { ClientFormat.textLines(text).forEach(output.standard) }
                 texts += 1
                 if let count = command.count, texts >= count { return }
-            case "OVERFLOW":
-                if !command.json { output.error("\(message["dropped"]?.intValue ?? 0) messages dropped: reading too slowly") }
-            case "DEVICES":
+            case let .overflow(overflow):
+                if !command.json { output.error("\(overflow.dropped) messages dropped: reading too slowly") }
+            case let .devices(devices):
                 if !command.json {
-                    for device in message["devices"]?.arrayValue ?? [] {
-                        if device["state"]?.stringValue == "lost" {
-                            output.error("\(device["path"]?.stringValue ?? "?") is lost: \(device["error"]?.stringValue ?? "no reason given")")
-                        }
+                    for device in devices.devices where device.info.state == .lost {
+                        output.error("\(device.info.path) is lost: \(device.info.error ?? "no reason given")")
                     }
                 }
             default:
@@ -134,38 +134,35 @@ public enum LectorCommand {
     }
 
     private static func snapshot(_ command: ClientCommand, _ connection: LectorConnection, _ output: ClientOutput) throws {
-        var snapshot = JSONObjectBuilder(class: "SNAPSHOT")
-        snapshot.add("device", command.devices.first)
-        if command.boxes { snapshot.add("boxes", true) }
-        snapshot.add("max_width", command.maximumWidth)
+        let snapshot = Request.snapshot(device: command.devices.first, boxes: command.boxes, maximumWidth: command.maximumWidth)
         let quietOutput = ClientOutput(standard: { _ in }, error: output.error)
-        var reply: (line: [UInt8], message: JSONValue)
+        var reply: (line: [UInt8], reply: SnapshotMessage)
         do {
-            reply = try request(snapshot.value, expecting: "SNAPSHOT", command, connection, quietOutput)
+            reply = try requestLine(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
         } catch is ErrorReply {
             // Nothing recognized yet (the camera runs only while watched): watch until a
             // first TEXT of the device, then ask again.
-            var watch = JSONObjectBuilder(class: "WATCH")
-            watch.add("enable", true)
-            if let device = command.devices.first { watch.add("devices", .array([.string(device)])) }
-            watch.add("frame", false)
-            watch.add("level", "block")
-            _ = try request(watch.value, expecting: "WATCH", command, connection, quietOutput)
+            var watch = WatchRequest()
+            watch.enable = true
+            if let device = command.devices.first { watch.devices = [device] }
+            watch.frame = false
+            watch.level = .block
+            _ = try request(.watch(watch), expecting: WatchMessage.self, command, connection, quietOutput)
             let deadline = Date().addingTimeInterval(command.timeout)
-            while try connection.readMessage(timeout: max(0.001, deadline.timeIntervalSinceNow)).message["class"]?.stringValue != "TEXT" {}
-            reply = try request(snapshot.value, expecting: "SNAPSHOT", command, connection, quietOutput)
+            while true {
+                if case .text = try connection.receive(timeout: max(0.001, deadline.timeIntervalSinceNow)).message { break }
+            }
+            reply = try requestLine(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
         }
-        guard let data = reply.message["data"]?.stringValue, let jpeg = Base64.decode(data), let path = command.output else {
-            throw ErrorReply(message: "SNAPSHOT reply without data")
-        }
-        guard FileManager.default.createFile(atPath: path, contents: Data(jpeg)) else {
+        let (line, message) = reply
+        guard let path = command.output else { throw ErrorReply(message: "SNAPSHOT reply without data") }
+        guard FileManager.default.createFile(atPath: path, contents: Data(message.data)) else {
             throw ErrorReply(message: "cannot write \(path)")
         }
         if command.json {
-            output.standard(String(decoding: reply.line, as: UTF8.self))
+            output.standard(String(decoding: line, as: UTF8.self))
         } else {
-            output.standard("\(path): \(reply.message["width"]?.intValue ?? 0)x\(reply.message["height"]?.intValue ?? 0) JPEG, "
-                            + "\(jpeg.count) bytes, frame \(reply.message["seq"]?.intValue ?? 0) of \(reply.message["device"]?.stringValue ?? "?")")
+            output.standard("\(path): \(message.width)x\(message.height) JPEG, \(message.data.count) bytes, frame \(message.sequence) of \(message.device)")
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -17,7 +16,7 @@ public enum ConnectionError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .cannotConnect(path, error): "cannot connect to \(path): \(String(cString: strerror(error.errno)))"
+        case let .cannotConnect(path, error): "cannot connect to \(path): \(error.reason)"
         case .closed: "lectord closed the connection"
         case let .timedOut(seconds): "no answer from lectord within \(seconds) s"
         case let .malformed(reason): "unexpected data from lectord: \(reason)"
@@ -56,6 +55,11 @@ public final class LectorConnection {
         try sendRaw(line)
     }
 
+    /// Sends one typed request.
+    public func send(_ request: Request) throws(ConnectionError) {
+        try sendRaw(request.bytes + [UInt8(ascii: "\n")])
+    }
+
     /// Sends bytes as they are (tests send malformed requests with it).
     public func sendRaw(_ line: [UInt8]) throws(ConnectionError) {
         var offset = 0
@@ -92,10 +96,9 @@ public final class LectorConnection {
                 throw .malformed("a line longer than \(ProtocolVersion.maximumServerLine) bytes")
             }
             if let timeout {
-                var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-                let ready: Int
-                do { ready = try Syscalls.poll(&descriptors, timeoutMilliseconds: Int32(max(0, timeout * 1000))) } catch { throw .system(error) }
-                if ready == 0 { throw .timedOut(seconds: timeout) }
+                let ready: Bool
+                do { ready = try Syscalls.waitReadable(descriptor, timeoutMilliseconds: Int32(max(0, timeout * 1000))) } catch { throw .system(error) }
+                if !ready { throw .timedOut(seconds: timeout) }
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let outcome: Result<IOResult<Int>, SystemError> = chunk.withUnsafeMutableBytes { raw in
@@ -117,6 +120,32 @@ public final class LectorConnection {
             return (line, try JSONParser.parse(line))
         } catch {
             throw .malformed("\(error)")
+        }
+    }
+
+    /// The next line, decoded into its typed message (unknown classes as
+    /// ``ServerMessage/other(_:)``); the line is kept for `--json` output.
+    public func receive(timeout: Double? = nil) throws(ConnectionError) -> (line: [UInt8], message: ServerMessage) {
+        let line = try readLine(timeout: timeout)
+        do {
+            return (line, try ServerMessage(line: line))
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+
+    /// Reads until a message of type `type` arrives, skipping the others (stream
+    /// messages), for at most `timeout` seconds.
+    public func read<Message: ProtocolMessage>(_ type: Message.Type, timeout: Double = 10) throws(ConnectionError) -> Message {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let line = try readLine(timeout: max(0.001, deadline.timeIntervalSinceNow))
+            do {
+                let json = try ServerMessage.parseObject(line)
+                if json["class"]?.stringValue == Message.messageClass { return try Message(json: json) }
+            } catch {
+                throw .malformed("\(error)")
+            }
         }
     }
 

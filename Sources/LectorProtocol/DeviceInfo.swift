@@ -1,5 +1,5 @@
 /// Where a camera is in its life.
-public enum CameraState: String, Sendable {
+public enum CameraState: String, CaseIterable, Sendable {
     /// Being opened and negotiated.
     case opening
     /// Delivering frames.

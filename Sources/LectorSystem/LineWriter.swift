@@ -1,7 +1,5 @@
-import Glibc
-
-/// Writes whole lines to a file descriptor (standard output for `--stdout`),
-/// retrying on EINTR and short writes.
+/// Writes whole lines to a file descriptor (standard output for `--stdout`), through
+/// ``Syscalls/writeFile(_:from:)`` (which retries EINTR) until every byte is written.
 public enum LineWriter {
     /// Writes `bytes` and a newline.
     /// - Throws: the failing write's ``SystemError`` (EPIPE when the reader went away).
@@ -10,14 +8,15 @@ public enum LineWriter {
         line.append(UInt8(ascii: "\n"))
         var offset = 0
         while offset < line.count {
-            let written = line.withUnsafeBytes { raw in
-                Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            let outcome = line.withUnsafeBytes { raw in
+                Result { () throws(SystemError) in
+                    try Syscalls.writeFile(descriptor, from: UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
             }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw SystemError.current("write")
+            switch try outcome.get() {
+            case let .done(count): offset += count
+            case .wouldBlock: _ = try Syscalls.waitWritable(descriptor, timeoutMilliseconds: -1)
             }
-            offset += written
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Where lectord's socket is when nobody names it: both the daemon and its clients
 /// derive it the same way.
@@ -8,13 +7,13 @@ public enum SocketPath {
     /// `/run/lector/lector.sock` as root, else `$XDG_RUNTIME_DIR/lector.sock`
     /// (falling back to /tmp/lector-UID.sock).
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                isRoot: Bool = getuid() == 0) -> String {
+                                isRoot: Bool = Syscalls.userID == 0) -> String {
         if let runtime = environment["RUNTIME_DIRECTORY"], !runtime.isEmpty {
             // systemd may list several directories separated by colons.
             return String(runtime.split(separator: ":").first ?? "") + "/lector.sock"
         }
         if isRoot { return "/run/lector/lector.sock" }
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/lector.sock" }
-        return "/tmp/lector-\(getuid()).sock"
+        return "/tmp/lector-\(Syscalls.userID).sock"
     }
 }

@@ -1,5 +1,9 @@
+import CLectorSystem
 import Glibc
 import Synchronization
+
+/// One buffer of a gathered write (`struct iovec`).
+public typealias IOVector = iovec
 
 /// The outcome of a non-blocking transfer: EAGAIN is a value, not an error (swift-nio's
 /// `IOResult`).
@@ -8,15 +12,18 @@ public enum IOResult<Value: Sendable>: Sendable {
     case wouldBlock
 }
 
-/// The only place that calls the socket, poll and file-mode functions of the C library
-/// (swift-system's `Syscalls.swift` shape). Each wrapper retries EINTR (never for
+/// The only place that calls the C library from Lector's Swift code (swift-system's
+/// `Syscalls.swift` shape): sockets, poll and the wake event here; files, processes and
+/// signals in the `Syscalls+…` files beside it. Each wrapper retries EINTR (never for
 /// `close`), turns EAGAIN into ``IOResult/wouldBlock``, traps on errnos that can only
 /// mean a bug (EBADF, EFAULT), and throws ``SystemError`` for the rest.
 ///
-/// It is also the seam for fault injection: a test can make the next calls of a named
-/// function on a given descriptor fail with an errno (``injectFault(_:call:descriptor:count:)``).
+/// In debug builds it is also the seam for fault injection: a test can make the next
+/// calls of a named function on a given descriptor fail with an errno
+/// (``injectFault(_:call:descriptor:count:)``). Release builds have no such check.
 public enum Syscalls {
-    // MARK: Fault injection
+#if DEBUG
+    // MARK: Fault injection (debug builds only)
 
     private struct FaultKey: Hashable {
         var call: String
@@ -28,7 +35,8 @@ public enum Syscalls {
     private static let anyFault = Atomic<Bool>(false)
 
     /// Makes the next `count` calls of `call` (e.g. `"write"`) on `descriptor` fail with
-    /// `errno`. For tests of faults real sockets cannot produce on demand.
+    /// `errno`. For tests of faults real sockets cannot produce on demand; debug builds
+    /// only.
     public static func injectFault(_ errno: Int32, call: String, descriptor: Int32, count: Int = 1) {
         faults.withLock {
             $0[FaultKey(call: call, descriptor: descriptor)] = (errno, count)
@@ -36,15 +44,8 @@ public enum Syscalls {
         }
     }
 
-    /// Removes every injected fault.
-    public static func clearFaults() {
-        faults.withLock {
-            $0.removeAll()
-            anyFault.store(false, ordering: .releasing)
-        }
-    }
-
-    private static func injected(_ call: String, _ descriptor: Int32) -> Int32? {
+    /// The errno injected for this call of `call` on `descriptor`, if any (used once).
+    static func injected(_ call: String, _ descriptor: Int32) -> Int32? {
         guard anyFault.load(ordering: .acquiring) else { return nil }
         return faults.withLock { table in
             let key = FaultKey(call: call, descriptor: descriptor)
@@ -53,16 +54,21 @@ public enum Syscalls {
             return fault.errno
         }
     }
+#else
+    /// Release builds inject nothing.
+    @inline(__always)
+    static func injected(_ call: String, _ descriptor: Int32) -> Int32? { nil }
+#endif
 
     // MARK: Helpers
 
-    private static func checkBug(_ call: String) {
+    static func checkBug(_ call: String) {
         let code = Glibc.errno
         precondition(code != EBADF && code != EFAULT, "\(call) failed with \(String(cString: strerror(code))): a bug")
     }
 
     /// Runs `body` until it does not fail with EINTR; a negative result throws.
-    private static func retrying(_ call: String, _ descriptor: Int32, _ body: () -> Int) throws(SystemError) -> Int {
+    static func retrying(_ call: String, _ descriptor: Int32, _ body: () -> Int) throws(SystemError) -> Int {
         if let code = injected(call, descriptor) { throw SystemError(errno: code, call: call) }
         while true {
             let result = body()
@@ -74,7 +80,7 @@ public enum Syscalls {
     }
 
     /// Like ``retrying(_:_:_:)`` with EAGAIN/EWOULDBLOCK as ``IOResult/wouldBlock``.
-    private static func nonBlocking(_ call: String, _ descriptor: Int32, _ body: () -> Int) throws(SystemError) -> IOResult<Int> {
+    static func nonBlocking(_ call: String, _ descriptor: Int32, _ body: () -> Int) throws(SystemError) -> IOResult<Int> {
         do {
             return .done(try retrying(call, descriptor, body))
         } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
@@ -149,28 +155,14 @@ public enum Syscalls {
         _ = try retrying("listen", descriptor) { Int(Glibc.listen(descriptor, backlog)) }
     }
 
-    /// Accepts a connection as a non-blocking, close-on-exec descriptor.
-    /// The corresponding C functions are `accept` and `fcntl` (Glibc's module map does
-    /// not export `accept4`; the server thread is the only one that execs nothing, so
-    /// the short window before FD_CLOEXEC does not matter).
+    /// Accepts a connection as a non-blocking, close-on-exec descriptor, in one call.
+    /// The corresponding C function is `accept4` (from the `CLectorSystem` shim: Glibc's
+    /// module map does not export it).
     public static func accept(_ descriptor: Int32) throws(SystemError) -> IOResult<Int32> {
-        switch try nonBlocking("accept", descriptor, { Int(Glibc.accept(descriptor, nil, nil)) }) {
-        case let .done(client):
-            do {
-                try makeNonBlocking(Int32(client))
-            } catch {
-                close(Int32(client))
-                throw error
-            }
-            return .done(Int32(client))
-        case .wouldBlock: return .wouldBlock
+        switch try nonBlocking("accept", descriptor, { Int(lector_accept4_nonblocking(descriptor)) }) {
+        case let .done(client): .done(Int32(client))
+        case .wouldBlock: .wouldBlock
         }
-    }
-
-    /// Sets the kernel send buffer size. The corresponding C function is `setsockopt`.
-    public static func setSendBuffer(_ descriptor: Int32, bytes: Int) {
-        var size = Int32(clamping: bytes)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Whether `descriptor` is a listening Unix stream socket (systemd socket activation).
@@ -208,9 +200,16 @@ public enum Syscalls {
         try nonBlocking("write", descriptor) { send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Writes from `buffer` to any descriptor (a pipe, a file, a terminal), possibly
+    /// partly: for standard output, where ``write(_:from:)``'s `send` does not apply.
+    /// The corresponding C function is `write`.
+    public static func writeFile(_ descriptor: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        try nonBlocking("write", descriptor) { Glibc.write(descriptor, buffer.baseAddress, buffer.count) }
+    }
+
     /// Writes from `buffers` in order, possibly partly, in one call. The corresponding C
     /// function is `sendmsg` (with MSG_NOSIGNAL, as ``write(_:from:)``).
-    public static func write(_ descriptor: Int32, gathering buffers: UnsafeBufferPointer<iovec>) throws(SystemError) -> IOResult<Int> {
+    public static func write(_ descriptor: Int32, gathering buffers: UnsafeBufferPointer<IOVector>) throws(SystemError) -> IOResult<Int> {
         try nonBlocking("sendmsg", descriptor) {
             var message = msghdr()
             message.msg_iov = UnsafeMutablePointer(mutating: buffers.baseAddress)
@@ -266,74 +265,38 @@ public enum Syscalls {
 
     // MARK: Wakeup
 
-    /// A non-blocking pipe used to wake a poll loop (the self-pipe trick; Glibc's module
-    /// map does not export `eventfd`). The corresponding C function is `pipe`.
-    /// - Returns: the read end (to poll) and the write end (to signal).
-    public static func wakePipe() throws(SystemError) -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        _ = try retrying("pipe", -1) { Int(pipe(&ends)) }
-        do {
-            try makeNonBlocking(ends[0])
-            try makeNonBlocking(ends[1])
-        } catch {
-            close(ends[0])
-            close(ends[1])
-            throw error
-        }
-        return (ends[0], ends[1])
+    /// A non-blocking, close-on-exec event descriptor that wakes a poll loop: readable
+    /// while signalled. One descriptor, owned by the caller, closed with ``close(_:)``.
+    /// The corresponding C function is `eventfd` (from the `CLectorSystem` shim).
+    public static func wakeEvent() throws(SystemError) -> Int32 {
+        Int32(try retrying("eventfd", -1) { Int(lector_eventfd_nonblocking()) })
     }
 
-    /// Writes a byte to a wake pipe; a full pipe already wakes the reader, so EAGAIN is fine.
+    /// Signals a wake event; a counter already at its maximum still wakes the reader,
+    /// so EAGAIN is fine. The corresponding C function is `write`.
     public static func signalWake(_ descriptor: Int32) {
-        var byte: UInt8 = 1
-        _ = Glibc.write(descriptor, &byte, 1)
+        var one: UInt64 = 1
+        while Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size) < 0 && Glibc.errno == EINTR {}
     }
 
-    /// Empties a wake pipe.
+    /// Resets a wake event (not signalled any more); EAGAIN (not signalled) is fine.
+    /// The corresponding C function is `read`.
     public static func drainWake(_ descriptor: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while Glibc.read(descriptor, &buffer, buffer.count) > 0 {}
+        var count: UInt64 = 0
+        while Glibc.read(descriptor, &count, MemoryLayout<UInt64>.size) < 0 && Glibc.errno == EINTR {}
     }
 
-    // MARK: Files
-
-    /// The corresponding C function is `chmod`.
-    public static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
-        _ = try retrying("chmod", -1) { Int(Glibc.chmod(path, mode)) }
+    /// Whether `descriptor` can take more bytes within `timeoutMilliseconds` (negative:
+    /// waits for ever); EINTR counts as not yet. The corresponding C function is `poll`.
+    public static func waitWritable(_ descriptor: Int32, timeoutMilliseconds: Int32) throws(SystemError) -> Bool {
+        var entry = [pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)]
+        return try poll(&entry, timeoutMilliseconds: timeoutMilliseconds) > 0
     }
 
-    /// Changes only the group. The corresponding C function is `chown`.
-    public static func chgrp(_ path: String, group: gid_t) throws(SystemError) {
-        _ = try retrying("chown", -1) { Int(Glibc.chown(path, uid_t.max, group)) }
-    }
-
-    /// The corresponding C function is `unlink`.
-    public static func unlink(_ path: String) throws(SystemError) {
-        _ = try retrying("unlink", -1) { Int(Glibc.unlink(path)) }
-    }
-
-    /// Creates a directory; an existing one is fine. The corresponding C function is `mkdir`.
-    public static func makeDirectory(_ path: String, mode: mode_t) throws(SystemError) {
-        if Glibc.mkdir(path, mode) == 0 || Glibc.errno == EEXIST { return }
-        throw SystemError.current("mkdir")
-    }
-
-    /// What kind of file `path` is, without following a symbolic link; nil when it does
-    /// not exist. The corresponding C function is `lstat`.
-    public static func fileType(_ path: String) -> mode_t? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return info.st_mode & S_IFMT
-    }
-
-    /// A group's id from its name or number. The corresponding C function is `getgrnam_r`.
-    public static func groupID(_ name: String) -> gid_t? {
-        if let number = UInt32(name) { return gid_t(number) }
-        var group = Glibc.group()
-        var result: UnsafeMutablePointer<Glibc.group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
-        guard status == 0, result != nil else { return nil }
-        return group.gr_gid
+    /// Whether `descriptor` becomes readable within `timeoutMilliseconds` (negative:
+    /// waits for ever); EINTR counts as not yet. The corresponding C function is `poll`.
+    public static func waitReadable(_ descriptor: Int32, timeoutMilliseconds: Int32) throws(SystemError) -> Bool {
+        var entry = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        return try poll(&entry, timeoutMilliseconds: timeoutMilliseconds) > 0
     }
 }

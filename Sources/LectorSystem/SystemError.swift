@@ -11,10 +11,11 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
         self.call = call
     }
 
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+    public var description: String { "\(call): \(reason)" }
 
-    /// The device has gone (unplugged, unbound).
-    public var isDeviceGone: Bool { errno == ENODEV || errno == ENXIO }
+    /// What the errno means, in the C library's words ("Connection refused").
+    /// The corresponding C function is `strerror`.
+    public var reason: String { String(cString: strerror(errno)) }
 }
 
 extension SystemError {

@@ -88,7 +88,7 @@ final class Benchmark {
         let frame = FrameReport(device: "/dev/video0", sequence: 1, unixTime: 1.8e9, format: .yuyv,
                                 width: image.width, height: image.height, orientation: .up, counters: counters,
                                 latencyMilliseconds: 70, recognizeMilliseconds: 60, overheadMilliseconds: 1)
-        return Publication(text: report, textLine: JSONWriter.bytes(report.message()), frame: frame, upright: image)
+        return Publication(text: report, textLine: report.message().bytes, frame: frame, upright: image)
     }
 
     /// A frame set by name, if it is part of this run.

@@ -54,7 +54,7 @@ struct FanOutBenchmark {
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max
         setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        let lines = publication.textLine + [10] + JSONWriter.bytes(publication.frame.message) + [10]
+        let lines = publication.textLine + [10] + publication.frame.message.bytes + [10]
         bench.report.note("fan-out: lectord's SocketServer on a Unix socket; each subscriber sends the default WATCH and gets the \(frames.name) TEXT and FRAME lines (\(lines.count) bytes) of every message; \(Self.rate) messages per second; client_buffer \(Self.clientBuffer / 1024) KB; one reader thread polls every subscriber. Beside it, a minimal C fan-out of the same bytes over socketpair() sockets")
         for count in [1, 16, 64, 256] {
             let floor: Result, server: Result

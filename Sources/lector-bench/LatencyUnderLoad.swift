@@ -194,7 +194,7 @@ struct LatencyUnderLoad {
             let report = TextReport(device: "replay", sequence: frame.sequence, captureTime: frame.timestamp,
                                     unixTime: frame.timestamp.unixTime, transform: transform, text: text,
                                     recognizeMilliseconds: sleep)
-            _ = JSONWriter.bytes(report.message())
+            _ = report.message().bytes
             latency.append(MonotonicInstant.now().milliseconds(since: frame.timestamp))
             sequences.append(frame.sequence)
             processed += 1

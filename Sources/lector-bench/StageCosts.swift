@@ -53,8 +53,8 @@ struct StageCosts {
             let report = publication.text, frameReport = publication.frame
             var bytes: [UInt8] = []
             stages.append(Stage(name: "TEXT message build (\(report.text.words.count) words)") { _ = report.message() })
-            stages.append(Stage(name: "TEXT build + JSON encode") { bytes = JSONWriter.bytes(report.message()) })
-            stages.append(Stage(name: "FRAME build + JSON encode") { bytes = JSONWriter.bytes(frameReport.message) })
+            stages.append(Stage(name: "TEXT build + JSON encode") { bytes = report.message().bytes })
+            stages.append(Stage(name: "FRAME build + JSON encode") { bytes = frameReport.message.bytes })
             bench.report.note("\(frames.name): the TEXT line is \(publication.textLine.count) bytes for \(report.text.words.count) words")
             _ = bytes
         }

@@ -1,4 +1,4 @@
-import Foundation
 import LectorClient
+import LectorSystem
 
-exit(LectorCommand.main(Array(CommandLine.arguments.dropFirst())))
+Syscalls.exit(LectorCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -11,15 +11,15 @@ do {
     commandLine = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
     FileHandle.standardError.write(Data("lectord: \(error)\nTry 'lectord --help'.\n".utf8))
-    exit(2)
+    Syscalls.exit(2)
 }
 if commandLine.showHelp {
     print(DaemonOptions.usage)
-    exit(0)
+    Syscalls.exit(0)
 }
 if commandLine.showVersion {
     print("lectord \(LectorRelease.version)")
-    exit(0)
+    Syscalls.exit(0)
 }
 // The configuration file: --config, else the default one when it exists.
 let configPath = commandLine.configPath
@@ -29,10 +29,10 @@ do {
     options = try commandLine.merged(with: try configPath.map { path throws(ConfigError) in try ConfigFile.load(path: path) })
 } catch let error as UsageError {
     FileHandle.standardError.write(Data("lectord: \(error)\nTry 'lectord --help'.\n".utf8))
-    exit(2)
+    Syscalls.exit(2)
 } catch {
     FileHandle.standardError.write(Data("lectord: \(error)\n".utf8))
-    exit(2)
+    Syscalls.exit(2)
 }
 let logger = Logger(label: "lectord", level: options.logLevel)
-exit(Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run())
+Syscalls.exit(Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run())

@@ -154,7 +154,7 @@ struct RecognizerTests {
         let transform = OrientationTransform(orientation: .right, sourceWidth: 480, sourceHeight: 640)
         let report = TextReport(device: "test", sequence: 7, captureTime: .now(), unixTime: 1_700_000_000.5, transform: transform,
                                 text: text, recognizeMilliseconds: 12.5)
-        let message = report.message()
+        let message = report.message().json
         let json = JSONWriter.string(message)
         #expect(json.hasPrefix(#"{"class":"TEXT","device":"test","seq":7,"time":"2023-11-14T22:13:20.500Z","orientation":{"exif":6,"name":"right"},"width":640,"height":480"#))
         #expect(!json.contains("null"))
@@ -164,9 +164,9 @@ struct RecognizerTests {
         #expect(word["text"]?.stringValue == "HELLO")
         #expect(word["box"]?["width"]?.intValue ?? 0 > 0)
         // Levels and confidence filter.
-        #expect(report.message(level: .block)["blocks"]?.arrayValue?.first?["lines"] == nil)
-        #expect(report.message(level: .line)["blocks"]?.arrayValue?.first?["lines"]?.arrayValue?.first?["words"] == nil)
-        #expect(report.message(minimumConfidence: 1.01)["blocks"]?.arrayValue?.isEmpty == true)
+        #expect(report.message(level: .block).json["blocks"]?.arrayValue?.first?["lines"] == nil)
+        #expect(report.message(level: .line).json["blocks"]?.arrayValue?.first?["lines"]?.arrayValue?.first?["words"] == nil)
+        #expect(report.message(minimumConfidence: 1.01).json["blocks"]?.arrayValue?.isEmpty == true)
         #expect(try JSONParser.parse(json) == message)
     }
 }

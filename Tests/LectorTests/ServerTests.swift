@@ -94,6 +94,8 @@ struct ServerTests {
         try connection.send(.request("STATUS"))
         let idleStatus = try connection.read(class: "STATUS")
         #expect(idleStatus["publish_ms"] == nil, "no publication yet")
+        #expect(idleStatus["inbox_dropped"]?.intValue == 0, "nothing dropped in the server's hand-off")
+        #expect(try StatusMessage(json: idleStatus).inboxDropped == 0)
         let idle = idleStatus["devices"]?.arrayValue?.first
         #expect(idle?["captured"]?.intValue == 0, "no frame captured without a watcher")
         #expect(idle?["recognized"]?.intValue == 0, "no frame recognized without a watcher")

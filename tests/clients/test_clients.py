@@ -450,6 +450,17 @@ def systemd_socket_activation():
     assert os.path.exists(path), "a socket systemd owns is not removed"
 
 
+@test
+def wire_unchanged_since_c959108():
+    """A fixed session (every request, refusals, every level) answers as the lectord of
+    commit c959108 did, timings and counters aside (tests/clients/wire_session.py)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run([sys.executable, os.path.join(here, "wire_session.py"), LECTORD,
+                             os.path.join(here, "wire-session.golden")], capture_output=True, text=True, env=ENV,
+                            timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def main():
     selected = sys.argv[1:]
     passed = failed = 0

@@ -68,7 +68,4 @@ int lector_libv4l2_ioctl(int fd, unsigned long request, void *argument);
 void *lector_libv4l2_mmap(size_t length, int protection, int flags, int fd, int64_t offset);
 int lector_libv4l2_munmap(void *address, size_t length);
 
-/// The calling thread's kernel id (glibc < 2.30 has no gettid()), for setpriority().
-pid_t lector_thread_id(void);
-
 #endif

@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 import LectorProtocol
 import LectorSystem
 import Synchronization

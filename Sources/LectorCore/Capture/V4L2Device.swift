@@ -1,5 +1,5 @@
 import CV4L2
-import Glibc
+import Foundation
 import LectorProtocol
 import LectorSystem
 

@@ -143,7 +143,7 @@ public final class V4L2Source: FrameSource {
     /// (one recognition plus one frame interval) assumes it wakes promptly. Best effort:
     /// without CAP_SYS_NICE (or systemd's `Nice=`/`LimitNICE=`) it stays as it is.
     private static func raiseThreadPriority() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(currentThreadID()), -5)
+        try? Syscalls.setThreadPriority(-5)
     }
 
     /// Reports a lost device and logs the reason, once until it changes.

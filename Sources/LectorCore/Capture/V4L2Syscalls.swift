@@ -4,7 +4,13 @@ import LectorProtocol
 import LectorSystem
 
 /// The system calls V4L2 capture makes, as one replaceable set: the only place in
-/// Lector that calls the CV4L2 entry points (and `poll`).
+/// Lector that calls the CV4L2 entry points.
+///
+/// The one Swift file outside LectorSystem that reaches the C library (it reads `errno`
+/// after CV4L2's plain-libc or libv4l2 calls; tests/seam/allow-list names it): the
+/// plain-libc half must stay beside the libv4l2 half, chosen at run time, and
+/// LectorSystem must not link libv4l2, since `lector` links LectorSystem. `poll` goes
+/// through ``Syscalls/poll(_:timeoutMilliseconds:)``.
 ///
 /// This is the thin layer: every call returns what the C function returned, with a
 /// failure as a negative errno (`-EINTR`, `-ENODEV`), and never retries. ``V4L2Device``
@@ -58,11 +64,14 @@ private func mapResult(_ address: UnsafeMutableRawPointer?, _ call: String) -> R
     return .success(address)
 }
 
+/// Polls through LectorSystem's seam (EINTR is a timeout there, as here).
 private func pollOne(_ fd: Int32, _ events: Int16, _ timeout: Int32) -> Int32 {
-    var entry = pollfd(fd: fd, events: events, revents: 0)
-    let result = Glibc.poll(&entry, 1, timeout)
-    if result < 0 { return -Glibc.errno }
-    return result == 0 ? 0 : Int32(entry.revents)
+    var entry = [pollfd(fd: fd, events: events, revents: 0)]
+    do {
+        return try Syscalls.poll(&entry, timeoutMilliseconds: timeout) == 0 ? 0 : Int32(entry[0].revents)
+    } catch {
+        return -error.errno
+    }
 }
 
 /// Plain libc calls, interceptable by LD_PRELOAD.
@@ -104,6 +113,3 @@ public struct LibV4L2Syscalls: V4L2Syscalls {
     }
 }
 
-/// The calling thread's kernel id (for per-thread scheduling priority).
-/// The corresponding C function is `gettid`.
-func currentThreadID() -> pid_t { lector_thread_id() }

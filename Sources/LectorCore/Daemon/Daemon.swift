@@ -208,8 +208,8 @@ final class StdoutPublisher: Sendable {
             if let maxFrames, state.published >= maxFrames { return .finished }
             do throws(SystemError) {
                 try LineWriter.writeLine(publication.textLine, to: 1)
-                try LineWriter.writeLine(JSONWriter.bytes(publication.frame.message), to: 1)
-                for track in publication.trackMessages { try LineWriter.writeLine(JSONWriter.bytes(track), to: 1) }
+                try LineWriter.writeLine(publication.frame.message.bytes, to: 1)
+                for track in publication.trackMessages { try LineWriter.writeLine(track.bytes, to: 1) }
             } catch {
                 state.failed = error.errno != EPIPE  // a reader that left is a normal end
                 return .finished

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -8,30 +7,18 @@ import LectorSystem
 /// with `sigwait`, which calls the handler outside signal context. SIGPIPE is ignored:
 /// a closed reader shows up as EPIPE from `write`.
 public final class SignalObserver: Sendable {
+    private static let observed = [SIGINT, SIGTERM, SIGHUP]
+
     /// Blocks the signals; call before starting any other thread so they inherit the mask.
     public static func blockSignals() {
-        signal(SIGPIPE, SIG_IGN)
-        var set = observedSet()
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-    }
-
-    private static func observedSet() -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGHUP)
-        return set
+        Syscalls.ignoreBrokenPipeSignal()
+        Syscalls.blockSignals(observed)
     }
 
     /// Starts the receiving thread; `handler` gets each signal number.
     public init(handler: @escaping @Sendable (Int32) -> Void) {
         Thread.detachNewThread {
-            var set = Self.observedSet()
-            while true {
-                var received: Int32 = 0
-                if sigwait(&set, &received) == 0 { handler(received) }
-            }
+            while true { handler(Syscalls.waitForSignal(Self.observed)) }
         }
     }
 }

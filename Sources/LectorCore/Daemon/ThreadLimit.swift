@@ -1,5 +1,3 @@
-import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -11,13 +9,12 @@ public enum ThreadLimit {
     /// Re-executes the current program with OMP_THREAD_LIMIT=1 unless it is set.
     /// Returns only when nothing had to be done (or the re-exec failed).
     public static func ensureSingleThreadedOpenMP() {
-        guard getenv("OMP_THREAD_LIMIT") == nil else { return }
-        setenv("OMP_THREAD_LIMIT", "1", 1)
-        let arguments = CommandLine.arguments
-        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        pointers.append(nil)
-        execv("/proc/self/exe", pointers)
-        // execv returned: it failed (no /proc?). Run on, slower.
-        for pointer in pointers { free(pointer) }
+        guard Syscalls.environmentValue("OMP_THREAD_LIMIT") == nil else { return }
+        do {
+            try Syscalls.setEnvironmentValue("OMP_THREAD_LIMIT", "1")
+            try Syscalls.execute("/proc/self/exe", arguments: CommandLine.arguments)
+        } catch {
+            // execv failed (no /proc?). Run on, slower.
+        }
     }
 }

@@ -38,18 +38,10 @@ public struct TrackEvent: Sendable, Equatable {
     }
 
     /// The TRACK message; `transform` maps the box to captured-frame corners.
-    public func message(transform: OrientationTransform) -> JSONValue {
-        var message = JSONObjectBuilder(class: "TRACK")
-        message.add("device", device)
-        message.add("id", id)
-        message.add("event", kind.rawValue)
-        message.add("text", text)
-        message.add("box", boxJSON(box))
-        message.add("corners", .array(transform.sourceCorners(of: box).map { .array([.int($0.x), .int($0.y)]) }))
-        message.add("confidence", (confidence * 1000).rounded() / 1000)
-        message.add("observations", observations)
-        message.add("first_seen", firstSeen.rfc3339)
-        message.add("last_seen", lastSeen.rfc3339)
-        return message.value
+    public func message(transform: OrientationTransform) -> TrackMessage {
+        TrackMessage(device: device, id: id, event: TrackMessage.Event(rawValue: kind.rawValue) ?? .new, text: text, box: box,
+                     corners: transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) },
+                     confidence: (confidence * 1000).rounded() / 1000, observations: observations,
+                     firstSeen: firstSeen.rfc3339, lastSeen: lastSeen.rfc3339)
     }
 }

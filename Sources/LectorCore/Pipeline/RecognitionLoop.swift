@@ -14,11 +14,11 @@ public struct Publication: Sendable {
     public var upright: GrayImage
     /// What this frame did to the camera's line tracks (TRACK messages).
     public var tracks: [TrackEvent]
-    /// The consensus of each line's track, in the order of the text's lines
-    /// (`changes_only` compares these, not a frame's raw text).
+    /// The voted text of each line's track, in the order of the text's lines
+    /// (`changes_only` compares this, not a frame's raw text).
     public var consensus: String
 
-    /// - Parameter textLine: `JSONWriter.bytes(text.message())`, encoded once by the caller.
+    /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
     public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage,
                 tracks: [TrackEvent] = [], consensus: String? = nil) {
         self.text = text
@@ -30,7 +30,7 @@ public struct Publication: Sendable {
     }
 
     /// The TRACK messages of ``tracks``.
-    public var trackMessages: [JSONValue] { tracks.map { $0.message(transform: text.transform) } }
+    public var trackMessages: [TrackMessage] { tracks.map { $0.message(transform: text.transform) } }
 }
 
 /// The recognizer side of a camera: takes the newest frame from the mailbox, extracts
@@ -56,7 +56,8 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let live: LiveSettings
     /// The camera's line tracks; recognizer thread only.
     public let tracker: LineTracker
-    /// The stack generation, signature and capture time of the frame last recognized (the gate's reference).
+    /// The stack generation, signature, capture time and fullness of the frame last
+    /// recognized (the gate's reference).
     private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool)?
     /// Reads of the current still scene since its stack filled.
     private var readsOfScene = 0
@@ -183,7 +184,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
             lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull)
         }
-        let line = JSONWriter.bytes(report.message())
+        let line = report.message().bytes
         let done = MonotonicInstant.now()
         let frameReport = FrameReport(
             device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,

@@ -49,50 +49,13 @@ public struct TextReport: Sendable {
     ///   - level: the deepest element to include (`word` by default; `symbol` needs a
     ///     recognizer that reports symbols).
     ///   - minimumConfidence: words below it are left out.
-    public func message(level: DetailLevel = .word, minimumConfidence: Double = 0) -> JSONValue {
-        let text = filtered(minimumConfidence: minimumConfidence)
-        var message = JSONObjectBuilder(class: "TEXT")
-        message.add("device", device)
-        message.add("seq", Int(sequence))
-        message.add("time", MonotonicInstant.rfc3339(unixTime: unixTime))
-        message.add("orientation", orientationJSON(transform.orientation))
-        message.add("width", transform.uprightWidth)
-        message.add("height", transform.uprightHeight)
-        message.add("text", text.text)
-        message.add("blocks", .array(text.blocks.map { block in
-            var members = element(text: block.text, box: block.box, confidence: block.confidence)
-            members.add("language", block.language)
-            if level >= .line {
-                members.add("lines", .array(block.lines.map { line in
-                    var members = element(text: line.text, box: line.box, confidence: line.confidence)
-                    members.add("track", lineTracks[line.box])
-                    if level >= .word {
-                        members.add("words", .array(line.words.map { word in
-                            var members = element(text: word.text, box: word.box, confidence: word.confidence)
-                            if level >= .symbol {
-                                members.add("symbols", .array(word.symbols.map {
-                                    element(text: $0.text, box: $0.box, confidence: $0.confidence).value
-                                }))
-                            }
-                            return members.value
-                        }))
-                    }
-                    return members.value
-                }))
-            }
-            return members.value
-        }))
-        message.add("recognize_ms", recognizeMilliseconds)
-        return message.value
-    }
-
-    private func element(text: String, box: PixelBox, confidence: Double) -> JSONObjectBuilder {
-        var members = JSONObjectBuilder()
-        members.add("text", text)
-        members.add("box", boxJSON(box))
-        members.add("corners", .array(transform.sourceCorners(of: box).map { .array([.int($0.x), .int($0.y)]) }))
-        members.add("confidence", (confidence * 1000).rounded() / 1000)
-        return members
+    public func message(level: DetailLevel = .word, minimumConfidence: Double = 0) -> TextMessage {
+        TextMessage(device: device, sequence: sequence, time: MonotonicInstant.rfc3339(unixTime: unixTime),
+                    orientation: transform.orientation, width: transform.uprightWidth, height: transform.uprightHeight,
+                    tree: filtered(minimumConfidence: minimumConfidence), level: level,
+                    recognizeMilliseconds: recognizeMilliseconds, lineTracks: lineTracks) { [transform] box in
+            transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) }
+        }
     }
 }
 
@@ -135,24 +98,12 @@ public struct FrameReport: Sendable {
     }
 
     /// The FRAME message.
-    public var message: JSONValue {
-        var message = JSONObjectBuilder(class: "FRAME")
-        message.add("device", device)
-        message.add("seq", Int(sequence))
-        message.add("time", MonotonicInstant.rfc3339(unixTime: unixTime))
-        message.add("format", format.fourcc)
-        message.add("width", width)
-        message.add("height", height)
-        message.add("orientation", orientationJSON(orientation))
-        message.add("captured", counters.captured)
-        message.add("recognized", counters.recognized)
-        message.add("dropped", counters.dropped)
-        message.add("rejected", counters.rejected)
-        message.add("unchanged", counters.unchanged)
-        message.add("stacked", stacked)
-        message.add("latency_ms", latencyMilliseconds)
-        message.add("recognize_ms", recognizeMilliseconds)
-        message.add("overhead_ms", overheadMilliseconds)
-        return message.value
+    public var message: FrameMessage {
+        FrameMessage(device: device, sequence: sequence, time: MonotonicInstant.rfc3339(unixTime: unixTime),
+                     format: format.fourcc, width: width, height: height, orientation: orientation,
+                     captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
+                     rejected: counters.rejected, latencyMilliseconds: latencyMilliseconds,
+                     recognizeMilliseconds: recognizeMilliseconds, overheadMilliseconds: overheadMilliseconds,
+                     unchanged: counters.unchanged, stacked: stacked)
     }
 }

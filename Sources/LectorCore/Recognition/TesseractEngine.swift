@@ -1,5 +1,4 @@
 import CTesseract
-import Glibc
 import LectorProtocol
 import LectorSystem
 import Synchronization
@@ -176,9 +175,7 @@ public struct RecognitionTimings: Equatable, Sendable {
 
     /// CPU time the calling thread has used, in milliseconds (CLOCK_THREAD_CPUTIME_ID).
     public static func threadCPUMilliseconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
+        Double(Syscalls.threadCPUNanoseconds) / 1e6
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -52,9 +51,7 @@ public struct ListeningSocket: Sendable {
         do { descriptor = try Syscalls.unixSocket(nonBlocking: true) } catch { throw .system(path: path, error) }
         do {
             // Created with 0660 from the start: no window in which others may connect.
-            let oldMask = umask(0o117)
-            defer { umask(oldMask) }
-            try Syscalls.bind(descriptor, path: path)
+            try Syscalls.withCreationMask(0o117) { () throws(SystemError) in try Syscalls.bind(descriptor, path: path) }
         } catch {
             Syscalls.close(descriptor)
             throw error.errno == EADDRINUSE ? .inUse(path: path) : .system(path: path, error)
@@ -75,11 +72,9 @@ public struct ListeningSocket: Sendable {
     /// LISTEN_FDS ≥ 1: the first is descriptor 3), or nil. The variables are removed so
     /// children do not inherit them.
     public static func fromSystemd(environment: [String: String] = ProcessInfo.processInfo.environment) -> ListeningSocket? {
-        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == Syscalls.processID,
               let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1 else { return nil }
-        unsetenv("LISTEN_PID")
-        unsetenv("LISTEN_FDS")
-        unsetenv("LISTEN_FDNAMES")
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { Syscalls.removeEnvironmentValue(name) }
         let descriptor: Int32 = 3  // SD_LISTEN_FDS_START
         guard Syscalls.isListeningUnixSocket(descriptor), (try? Syscalls.makeNonBlocking(descriptor)) != nil else { return nil }
         return ListeningSocket(descriptor: descriptor, path: nil)

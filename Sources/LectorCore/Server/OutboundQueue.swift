@@ -1,4 +1,3 @@
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -73,7 +72,7 @@ struct OutboundQueue {
             }
         }
         if droppedSinceNotice > 0 {
-            append(OutboundLine(ServerMessages.overflow(dropped: droppedSinceNotice, total: droppedTotal)), kind: .reply)
+            append(OutboundLine(OverflowMessage(dropped: droppedSinceNotice, droppedTotal: droppedTotal).bytes), kind: .reply)
             droppedSinceNotice = 0
         }
         append(line, kind: .stream)
@@ -88,15 +87,15 @@ struct OutboundQueue {
     /// Writes as much as `write` takes, in order, up to ``linesPerWrite`` lines a call.
     /// - Parameter write: one non-blocking gathered write of the given buffers.
     /// - Returns: the number of bytes written (0 when the socket took nothing).
-    mutating func flush(_ write: (UnsafeBufferPointer<iovec>) throws(SystemError) -> IOResult<Int>) throws(SystemError) -> Int {
+    mutating func flush(_ write: (UnsafeBufferPointer<IOVector>) throws(SystemError) -> IOResult<Int>) throws(SystemError) -> Int {
         var total = 0
         while first < entries.count {
             let count = min(entries.count - first, Self.linesPerWrite)
-            let result = try withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors throws(SystemError) in
+            let result = try withUnsafeTemporaryAllocation(of: IOVector.self, capacity: count) { vectors throws(SystemError) in
                 for slot in 0..<count {
                     let bytes = entries[first + slot].line.bytes
                     let skip = slot == 0 ? written : 0
-                    vectors[slot] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + skip), iov_len: bytes.count - skip)
+                    vectors[slot] = IOVector(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + skip), iov_len: bytes.count - skip)
                 }
                 return try write(UnsafeBufferPointer(vectors))
             }

@@ -12,21 +12,23 @@ enum ServerEvent: Sendable {
 }
 
 /// The hand-off from recognizer, source and signal threads to the server thread: a
-/// lock-protected queue plus a wake pipe that wakes the server's `poll`. Posting never
+/// lock-protected queue plus a wake event (an eventfd) that wakes the server's `poll`. Posting never
 /// blocks on the server: when publications pile up (the server thread is slow) the
-/// oldest waiting one is dropped.
+/// oldest waiting one is dropped, and counted (STATUS `inbox_dropped`).
 final class ServerInbox: Sendable {
     /// Publications kept waiting at most; older ones are dropped.
     static let publicationLimit = 64
 
-    /// The wake pipe's read end, polled by the server; both ends are owned by the inbox
-    /// and closed by ``close()``.
+    /// The wake event, polled by the server; owned by the inbox and closed by ``close()``.
     let wakeDescriptor: Int32
-    private let signalDescriptor: Int32
     private let queue = Mutex<[ServerEvent]>([])
+    private let droppedCount = Atomic<Int>(0)
+
+    /// Publications dropped so far because the server thread fell behind.
+    var dropped: Int { droppedCount.load(ordering: .relaxed) }
 
     init() throws(SystemError) {
-        (wakeDescriptor, signalDescriptor) = try Syscalls.wakePipe()
+        wakeDescriptor = try Syscalls.wakeEvent()
     }
 
     /// Queues `event` and wakes the server thread.
@@ -36,10 +38,11 @@ final class ServerInbox: Sendable {
                events.count(where: { if case .publication = $0 { true } else { false } }) >= Self.publicationLimit,
                let oldest = events.firstIndex(where: { if case .publication = $0 { true } else { false } }) {
                 events.remove(at: oldest)
+                droppedCount.add(1, ordering: .relaxed)
             }
             events.append(event)
         }
-        Syscalls.signalWake(signalDescriptor)
+        Syscalls.signalWake(wakeDescriptor)
     }
 
     /// Takes every waiting event (on the server thread).
@@ -53,6 +56,5 @@ final class ServerInbox: Sendable {
 
     func close() {
         Syscalls.close(wakeDescriptor)
-        Syscalls.close(signalDescriptor)
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 import Synchronization
 
 /// The socket server: one thread runs a `poll` loop over the listening socket, every
-/// client and a wake pipe. Recognizer threads hand publications over with
+/// client and a wake event. Recognizer threads hand publications over with
 /// ``publish(_:)``, which never blocks; each client has its own bounded outbound
 /// buffer (``OutboundQueue``), so a slow client loses stream messages and, if it takes
 /// nothing for ``Configuration/clientTimeout``, is disconnected, while every other
@@ -159,7 +158,7 @@ final class ServerLoop: @unchecked Sendable {
             guard previous?.state != info.state || previous?.error != info.error else { return }
             lastDeviceStates[info.path] = info
             logger.info("device state", [("device", info.path), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
-            let message = JSONWriter.bytes(devicesMessage())
+            let message = devicesMessage().bytes
             for client in clients where client.watch.enable && !client.closing {
                 client.outbound.enqueueReply(message)
                 flush(client)
@@ -192,20 +191,21 @@ final class ServerLoop: @unchecked Sendable {
         let device = publication.text.device
         var frameLine: OutboundLine?
         var textLines: [TextVariant: OutboundLine] = [:]
+        var trackLines: [OutboundLine]?
         for client in clients where client.watch.streams(device) && !client.closing {
             let watch = client.watch
             if watch.text {
                 var send = true
                 if watch.changesOnly {
-                    let text = watch.minimumConfidence > 0
-                        ? publication.text.filtered(minimumConfidence: watch.minimumConfidence).text : publication.text.text.text
+                    // The tracks' voted text, not this frame's raw reading: flicker is not a change.
+                    let text = publication.consensus
                     send = client.lastText[device] != text
                     client.lastText[device] = text
                 }
                 if send {
                     let variant = TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)
                     let line = textLines[variant] ?? OutboundLine(variant == .default ? publication.textLine
-                        : JSONWriter.bytes(publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence)))
+                        : publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence).bytes)
                     textLines[variant] = line
                     if line.count <= ProtocolVersion.maximumServerLine {
                         client.outbound.enqueueStream(line)
@@ -215,9 +215,14 @@ final class ServerLoop: @unchecked Sendable {
                 }
             }
             if watch.frame {
-                let line = frameLine ?? OutboundLine(JSONWriter.bytes(publication.frame.message))
+                let line = frameLine ?? OutboundLine(publication.frame.message.bytes)
                 frameLine = line
                 client.outbound.enqueueStream(line)
+            }
+            if watch.tracks && !publication.tracks.isEmpty {
+                let lines = trackLines ?? publication.trackMessages.map { OutboundLine($0.bytes) }
+                trackLines = lines
+                for line in lines { client.outbound.enqueueStream(line) }
             }
             flush(client)
         }
@@ -243,12 +248,12 @@ final class ServerLoop: @unchecked Sendable {
             if clients.count > configuration.maximumClients {
                 logger.warning("client refused: too many clients", [("client", "\(client.id)"),
                                                                     ("max_clients", "\(configuration.maximumClients)")])
-                client.outbound.enqueueReply(JSONWriter.bytes(ServerMessages.error(
-                    "too many clients (at most \(configuration.maximumClients))")))
+                client.outbound.enqueueReply(ErrorMessage(
+                    "too many clients (at most \(configuration.maximumClients))").bytes)
                 client.closing = true
             } else {
                 logger.debug("client connected", [("client", "\(client.id)")])
-                client.outbound.enqueueReply(JSONWriter.bytes(ServerMessages.version(release: LectorRelease.version)))
+                client.outbound.enqueueReply(VersionMessage(release: LectorRelease.version).bytes)
             }
             flush(client)
         }
@@ -315,8 +320,8 @@ final class ServerLoop: @unchecked Sendable {
 
     private func refuseLongLine(_ client: ClientConnection) {
         client.inbound.removeAll()
-        client.outbound.enqueueReply(JSONWriter.bytes(ServerMessages.error(
-            "request line longer than \(ProtocolVersion.maximumRequestLine) bytes; closing")))
+        client.outbound.enqueueReply(ErrorMessage(
+            "request line longer than \(ProtocolVersion.maximumRequestLine) bytes; closing").bytes)
         client.watch.enable = false
         client.closing = true
         updateWatched()

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorProtocol
 import LectorSystem
 
@@ -128,7 +127,7 @@ public enum WatchdogSettings {
     ///   - processID: This process's id, compared with `$WATCHDOG_PID`.
     /// - Returns: The interval in seconds.
     public static func interval(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                processID: Int32 = getpid()) -> Double? {
+                                processID: Int32 = Syscalls.processID) -> Double? {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else { return nil }
         if let owner = environment["WATCHDOG_PID"] {
             guard let pid = Int32(owner), pid == processID else { return nil }

@@ -91,13 +91,7 @@ public final class SystemdService: Sendable {
     /// Reads `hub`'s cameras: state, counters and median latency (rates are measured by
     /// the supervisor from the counters).
     public static func samples(of hub: CameraHub) -> [CameraSample] {
-        hub.entries.map { entry in
-            let camera = entry.camera
-            let info = camera.deviceInfo
-            let counts = camera.counters.snapshot
-            return CameraSample(name: camera.name, state: info.state, captured: counts.captured, recognized: counts.recognized,
-                                latencyMilliseconds: hub.timings(camera.name).latencyMilliseconds?.p50, error: info.error)
-        }
+        hub.status().map(\.sample)
     }
 
     /// Waits until no state from `states` is `opening` (nor `idle`: a camera that was

@@ -1,0 +1,58 @@
+import Glibc
+
+/// Files and directories: what the listening socket's path needs.
+extension Syscalls {
+    /// The corresponding C function is `chmod`.
+    public static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
+        _ = try retrying("chmod", -1) { Int(Glibc.chmod(path, mode)) }
+    }
+
+    /// Changes only the group. The corresponding C function is `chown`.
+    public static func chgrp(_ path: String, group: gid_t) throws(SystemError) {
+        _ = try retrying("chown", -1) { Int(Glibc.chown(path, uid_t.max, group)) }
+    }
+
+    /// The corresponding C function is `unlink`.
+    public static func unlink(_ path: String) throws(SystemError) {
+        _ = try retrying("unlink", -1) { Int(Glibc.unlink(path)) }
+    }
+
+    /// Creates a directory; an existing one is fine. The corresponding C function is `mkdir`.
+    public static func makeDirectory(_ path: String, mode: mode_t) throws(SystemError) {
+        if Glibc.mkdir(path, mode) == 0 || Glibc.errno == EEXIST { return }
+        throw SystemError.current("mkdir")
+    }
+
+    /// What kind of file `path` is, without following a symbolic link; nil when it does
+    /// not exist. The corresponding C function is `lstat`.
+    public static func fileType(_ path: String) -> mode_t? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
+    }
+
+    /// A group's id from its name or number. The corresponding C function is `getgrnam_r`.
+    public static func groupID(_ name: String) -> gid_t? {
+        if let number = UInt32(name) { return gid_t(number) }
+        var group = Glibc.group()
+        var result: UnsafeMutablePointer<Glibc.group>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        let status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
+        guard status == 0, result != nil else { return nil }
+        return group.gr_gid
+    }
+
+    /// Runs `body` with the file-mode creation mask set to `mask`, then restores the
+    /// previous one (files `body` creates lack the mask's permission bits). The mask is
+    /// process-wide: call it before other threads create files. The corresponding C
+    /// function is `umask`.
+    /// - Parameters:
+    ///   - mask: The permission bits new files must not have (0o117: owner and group
+    ///     may read and write).
+    ///   - body: What creates the files.
+    public static func withCreationMask<R, E: Error>(_ mask: mode_t, _ body: () throws(E) -> R) throws(E) -> R {
+        let previous = Glibc.umask(mask)
+        defer { Glibc.umask(previous) }
+        return try body()
+    }
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The wire check: plays one fixed session (every request class, refusals, a WATCH at
+symbol level, POLL, SNAPSHOT, ORIENTATION) against a lectord on the demo frames and
+prints what came back, one canonical line per reply, with the values that vary from
+run to run masked (times, timings, rates, counters, recognized text and its geometry,
+JPEG data) and members in the order the server sent them. Stream messages (TEXT,
+FRAME) are reduced to the distinct shapes seen.
+
+  wire_session.py LECTORD            print the canonical session
+  wire_session.py LECTORD GOLDEN     compare with GOLDEN; exit 1 and show a diff if not equal
+
+GOLDEN (wire-session.golden) was recorded from the lectord of commit c959108, before
+the typed protocol. Expected differences, masked here: proto_minor (0 → 1) and
+STATUS's inbox_dropped (added in proto_minor 1).
+"""
+import difflib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+VOLATILE = {"time", "uptime", "seq", "captured", "recognized", "dropped", "rejected", "dropped_total",
+            "latency_ms", "recognize_ms", "overhead_ms", "publish_ms", "capture_fps", "recognize_fps",
+            "data", "text", "box", "corners", "confidence", "language", "proto_minor", "release",
+            "running", "active", "state", "watched"}
+ADDED = {"inbox_dropped"}
+STREAM = {"TEXT", "FRAME", "OVERFLOW"}
+
+
+def mask(value, key=None):
+    if key in VOLATILE:
+        return "<%s>" % type(value).__name__
+    if isinstance(value, dict):
+        return [[k, mask(v, k)] for k, v in value.items() if k not in ADDED]
+    if isinstance(value, list):
+        # Arrays of elements (blocks, words, devices…) collapse to their distinct shapes.
+        shapes = []
+        for item in value:
+            shape = mask(item)
+            if shape not in shapes:
+                shapes.append(shape)
+        return shapes
+    return value
+
+
+def stream_mask(message):
+    masked = dict(message)
+    for key in ("width", "height", "orientation"):
+        masked.pop(key, None)
+    return json.dumps(mask(masked))
+
+
+class Session:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(20)
+        self.sock.connect(path)
+        self.buf = b""
+        self.out = []
+        self.stream = {}
+
+    def line(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise EOFError("lectord closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def reply(self, label, expected=None):
+        """Records replies until a non-stream one (of class `expected` when given)."""
+        while True:
+            message = self.line()
+            if message["class"] in STREAM:
+                self.stream.setdefault(message["class"], set()).add(stream_mask(message))
+                continue
+            if message["class"] == "DEVICES" and expected not in (None, "DEVICES"):
+                continue  # a device's state changed: sent whenever it happens
+            self.out.append("%s -> %s" % (label, json.dumps(mask(message))))
+            return message
+
+    def request(self, request, *expected):
+        raw = request if isinstance(request, bytes) else json.dumps(request, separators=(",", ":")).encode()
+        self.sock.sendall(raw + b"\n")
+        for name in expected or (None,):
+            self.reply(raw.decode(errors="replace"), name)
+
+    def wait_stream(self, name, count=2):
+        deadline = time.time() + 30
+        seen = 0
+        while seen < count and time.time() < deadline:
+            message = self.line()
+            if message["class"] == name:
+                seen += 1
+            if message["class"] in STREAM:
+                self.stream.setdefault(message["class"], set()).add(stream_mask(message))
+            elif message["class"] != "DEVICES":
+                self.out.append("unexpected -> %s" % json.dumps(mask(message)))
+
+
+def play(lectord):
+    directory = tempfile.mkdtemp(prefix="lector-wire-")
+    path = os.path.join(directory, "lector.sock")
+    env = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"),
+               LECTOR_DEMO_DIR=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Sources/LectorCore/Resources/demo"))
+    log = open(os.path.join(directory, "lectord.log"), "w")
+    proc = subprocess.Popen([lectord, "--socket", path, "--demo", "--fps", "5"], stdout=subprocess.DEVNULL,
+                            stderr=log, env=env)
+    try:
+        deadline = time.time() + 20
+        while not os.path.exists(path):
+            if time.time() > deadline or proc.poll() is not None:
+                raise SystemExit("lectord did not start")
+            time.sleep(0.05)
+        time.sleep(0.2)
+        s = Session(path)
+        s.reply("connect")
+        s.request({"class": "DEVICES"})
+        s.request({"class": "STATUS"})
+        s.request({"class": "POLL"})
+        s.request(b"not json")
+        s.request(b'{"class":"NOPE"}')
+        s.request(b"[1,2]")
+        s.request({"class": "WATCH", "level": "sentence"})
+        s.request({"class": "WATCH", "min_confidence": 2})
+        s.request({"class": "WATCH", "devices": ["nope"]})
+        s.request({"class": "ORIENTATION"})
+        s.request({"class": "ORIENTATION", "rotation": 45})
+        s.request({"class": "ORIENTATION", "rotation": 90, "device_orientation": "portrait"})
+        s.request({"class": "SNAPSHOT", "max_width": 3})
+        s.request({"class": "SNAPSHOT", "device": "nope"})
+        s.request({"class": "WATCH", "enable": True, "level": "symbol", "frame": True}, "DEVICES", "WATCH")
+        s.wait_stream("TEXT")
+        s.request({"class": "STATUS"}, "STATUS")
+        s.request({"class": "POLL"}, "POLL")
+        s.request({"class": "SNAPSHOT", "boxes": True, "max_width": 64}, "SNAPSHOT")
+        s.request({"class": "WATCH", "level": "block", "min_confidence": 0.5, "changes_only": False}, "DEVICES", "WATCH")
+        s.wait_stream("TEXT")
+        s.request({"class": "WATCH", "level": "line"}, "DEVICES", "WATCH")
+        s.wait_stream("TEXT")
+        s.request({"class": "POLL"}, "POLL")
+        s.request({"class": "ORIENTATION", "rotation": 90, "mirror": True}, "ORIENTATION")
+        s.request({"class": "ORIENTATION", "device_orientation": "landscape-left", "camera_position": "front"}, "ORIENTATION")
+        s.request({"class": "ORIENTATION", "device": "demo", "rotation": 0, "mirror": False}, "ORIENTATION")
+        s.request({"class": "DEVICES"}, "DEVICES")
+        s.request({"class": "WATCH", "enable": False}, "WATCH")
+        s.request({"class": "STATUS", "unknown_member": [1, {"a": None}]}, "STATUS")
+        for name in sorted(s.stream):
+            for shape in sorted(s.stream[name]):
+                s.out.append("stream %s %s" % (name, shape))
+        return s.out
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main():
+    lines = play(sys.argv[1])
+    if len(sys.argv) < 3:
+        print("\n".join(lines))
+        return 0
+    with open(sys.argv[2]) as f:
+        golden = f.read().splitlines()
+    if lines == golden:
+        return 0
+    sys.stdout.writelines(difflib.unified_diff([g + "\n" for g in golden], [l + "\n" for l in lines], "golden", "now"))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
