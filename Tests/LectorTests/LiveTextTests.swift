@@ -2,6 +2,7 @@ import Testing
 @testable import LectorCore
 @testable import LectorProtocol
 @testable import LectorSystem
+@testable import LectorClient
 
 /// Synthetic scenes for the live-text algorithms: a textured "card" that can be shifted
 /// and noised deterministically.
@@ -253,5 +254,52 @@ struct LineTrackerTests {
         for _ in 0..<8 { kinds += tracker.update(lines: [Self.line("Tariff day")], shift: (0, 0), at: time).events.map(\.kind); time = time.adding(milliseconds: 100) }
         #expect(kinds == [.new, .changed])
         #expect(tracker.consensus(of: "1") == "Tariff day")
+    }
+}
+
+@Suite("Live text: protocol")
+struct LiveProtocolTests {
+    /// TRACK decodes to what was encoded, and ServerMessage knows its class.
+    @Test("TRACK round trip")
+    func trackRoundTrip() throws {
+        let message = TrackMessage(device: "/dev/video0", id: "3", event: .changed, text: "Batch \"7731\" expires",
+                                   box: PixelBox(x: 1, y: 2, width: 30, height: 12),
+                                   corners: [PixelPoint(x: 1, y: 2), PixelPoint(x: 31, y: 2), PixelPoint(x: 31, y: 14), PixelPoint(x: 1, y: 14)],
+                                   confidence: 0.875, observations: 7,
+                                   firstSeen: "2026-11-30T21:00:00.000Z", lastSeen: "2026-11-30T21:00:01.500Z")
+        #expect(try TrackMessage(line: message.bytes) == message)
+        #expect(try ServerMessage(line: message.bytes) == .track(message))
+        #expect(String(decoding: message.bytes, as: UTF8.self).hasPrefix("{\"class\":\"TRACK\",\"device\":\"/dev/video0\",\"id\":\"3\",\"event\":\"changed\""))
+        #expect(ClientFormat.trackLine(message) == "~ 3 \"Batch \\\"7731\\\" expires\"")
+    }
+
+    /// WATCH takes `tracks`, keeps it when left out, and a tracks-only watcher streams.
+    @Test("WATCH tracks")
+    func watchTracks() throws {
+        guard case let .watch(request) = try Request.parse(Array(#"{"class":"WATCH","text":false,"frame":false,"tracks":true}"#.utf8)) else {
+            Issue.record("not a WATCH")
+            return
+        }
+        let settings = request.applied(to: WatchSettings())
+        #expect(settings.tracks && settings.streams("cam"))
+        #expect(WatchRequest().applied(to: settings).tracks)
+        #expect(try WatchMessage(line: WatchMessage(settings).bytes).settings.tracks)
+    }
+
+    /// TEXT lines carry their track id; FRAME carries stacked and unchanged.
+    @Test("TEXT track ids, FRAME stacked/unchanged")
+    func textAndFrame() throws {
+        let line = TextLine(box: PixelBox(x: 0, y: 0, width: 10, height: 5), confidence: 0.9,
+                            words: [TextWord(text: "Hi", box: PixelBox(x: 0, y: 0, width: 10, height: 5), confidence: 0.9)])
+        let tree = RecognizedText(blocks: [TextBlock(box: line.box, confidence: 0.9, lines: [line])])
+        let text = TextMessage(device: "d", sequence: 1, time: "t", orientation: .up, width: 10, height: 5, tree: tree, level: .word,
+                               recognizeMilliseconds: 1, lineTracks: [line.box: "4"]) { _ in [] }
+        let decoded = try TextMessage(line: text.bytes)
+        #expect(decoded.blocks.first?.children?.first?.track == "4")
+        let frame = FrameMessage(device: "d", sequence: 1, time: "t", format: "MJPG", width: 1, height: 1, orientation: .up,
+                                 captured: 10, recognized: 2, dropped: 5, rejected: 0, latencyMilliseconds: 1,
+                                 recognizeMilliseconds: 1, overheadMilliseconds: 1, unchanged: 3, stacked: 16)
+        let frameBack = try FrameMessage(line: frame.bytes)
+        #expect(frameBack.unchanged == 3 && frameBack.stacked == 16)
     }
 }
