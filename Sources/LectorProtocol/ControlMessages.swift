@@ -109,7 +109,7 @@ public struct WatchMessage: ProtocolMessage {
         object.add("level", settings.level.rawValue)
         object.add("min_confidence", settings.minimumConfidence)
         object.add("changes_only", settings.changesOnly)
-        object.add("tracks", settings.tracks)
+        if settings.tracks { object.add("tracks", true) }  // absent: false (as before 1.2)
         return object.value
     }
 }

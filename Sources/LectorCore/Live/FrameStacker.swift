@@ -53,6 +53,7 @@ public final class FrameStacker: @unchecked Sendable {
             try extractor.extract(frame, into: &luma)
         } catch {
             frame.giveBack()
+            logger?.once("frame", .warning, "frame rejected", [("reason", error.description)])
             throw error
         }
         frame.giveBack()
