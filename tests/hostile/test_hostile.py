@@ -33,6 +33,18 @@ def run_measured(arguments, timeout=60):
     return result.returncode, result.stderr, int(peak.group(1)) if peak else None
 
 
+def terminate(process):
+    """Sends SIGTERM: (exit status or None if it took over 10 s, seconds until it exited)."""
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    try:
+        status = process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        status = None
+    return status, time.monotonic() - started
+
+
 def main():
     work = tempfile.mkdtemp(prefix="lector-hostile-")
     bombs = os.path.join(work, "bombs")
@@ -76,14 +88,7 @@ def main():
     process = subprocess.Popen([LECTORD, "--replay", folder, "--stdout", "--loop", "--fps", "5"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(3)
-    started = time.monotonic()
-    process.send_signal(signal.SIGTERM)
-    try:
-        status = process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        status = None
-    elapsed = time.monotonic() - started
+    status, elapsed = terminate(process)
     check(f"SIGTERM while replaying a folder with FIFOs: exit {status} after {elapsed:.2f} s (0 within 1 s)",
           status == 0 and elapsed <= 1.0)
 
@@ -108,14 +113,7 @@ def main():
     check(f"4K noise, --deadline-ms 200: the frame is abandoned {delay and round(delay, 2)} s after the camera is ready"
           " (within 1 s)", delay is not None and delay <= 1.0, log[-400:])
     time.sleep(1.5)  # the next frames are refused while the abandoned one still runs
-    started = time.monotonic()
-    process.send_signal(signal.SIGTERM)
-    try:
-        status = process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        status = None
-    elapsed = time.monotonic() - started
+    status, elapsed = terminate(process)
     check(f"SIGTERM during a stuck recognition: exit {status} after {elapsed:.2f} s (0 within 1 s)",
           status == 0 and elapsed <= 1.0)
 
