@@ -6,18 +6,25 @@ import LectorSystem
 /// hold whatever Tesseract is doing (layout analysis included), at the price of one
 /// thread per engine.
 ///
-/// A recognition still running `grace` after its deadline is abandoned to its
-/// ``EngineThread`` and reported as ``RecognitionError/deadlineExceeded(milliseconds:)``;
-/// the next frame gets a new engine. While an abandoned recognition is still running,
+/// A recognition still running one more deadline (at least ``stopGrace``) after its
+/// deadline is abandoned to its ``EngineThread`` and reported as
+/// ``RecognitionError/deadlineExceeded(milliseconds:)``; the next frame gets a new
+/// engine. (Tesseract's own monitor usually stops a late recognition soon after the
+/// deadline; abandoning one that would have returned costs a model load and a busy
+/// thread, which on a slow machine feeds on itself.) While an abandoned recognition is still running,
 /// frames are refused (``RecognitionError/busy``) rather than started beside it, so a
 /// stream of pathological frames costs at most two threads. A stop (``cancel()``) waits
-/// `grace` for the engine to notice, then abandons it the same way.
+/// ``stopGrace`` for the engine to notice, then abandons it the same way.
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``.
 final class IsolatedRecognizer: @unchecked Sendable {
-    /// How long past its deadline (or after a stop) a recognition is waited for before
-    /// it is abandoned.
-    static let grace = 0.25
+    /// How long after a stop (and, at least, past its deadline) a recognition is waited
+    /// for before it is abandoned, in seconds.
+    static let stopGrace = 0.25
+
+    /// How long past `deadline` milliseconds a recognition is waited for: one more
+    /// deadline, at least ``stopGrace``.
+    static func deadlineGrace(_ deadline: Int) -> Double { max(stopGrace, Double(deadline) / 1000) }
 
     private let language: String
     private let dataPath: String?
@@ -66,7 +73,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
     private var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Recognizes `image` on the engine's thread, waiting at most its deadline plus
-    /// ``grace``.
+    /// ``deadlineGrace(_:)``.
     func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool) throws(RecognitionError) -> RecognizedText {
         if isCancelled { throw .cancelled }
         if let previous = abandoned {
@@ -82,9 +89,9 @@ final class IsolatedRecognizer: @unchecked Sendable {
             if isCancelled { engine.cancelEngine() }
         }
         engine.start(EngineThread.Job(image: image, resolution: resolution, deadline: deadline, symbols: symbols))
-        let limit = Date(timeIntervalSinceNow: Double(deadline) / 1000 + Self.grace)
+        let limit = Date(timeIntervalSinceNow: Double(deadline) / 1000 + Self.deadlineGrace(deadline))
         if let outcome = engine.outcome(until: limit, shouldStop: { isCancelled }) { return try outcome.get() }
-        if isCancelled, engine.outcome(until: Date(timeIntervalSinceNow: Self.grace)) != nil { throw .cancelled }
+        if isCancelled, engine.outcome(until: Date(timeIntervalSinceNow: Self.stopGrace)) != nil { throw .cancelled }
         engine.abandon()
         lock.withLock { current = nil }
         abandoned = engine
