@@ -1,4 +1,5 @@
 import Foundation
+import LectorSystem
 
 /// A mistake in mqtt.conf: `file:line: key: message`, as lectord's ``Lector/ConfigError``.
 public struct BridgeConfigError: Error, Equatable, CustomStringConvertible {
@@ -31,10 +32,15 @@ public enum BridgeConfigFile {
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(BridgeConfigError) -> BridgeSettings {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BridgeConfigError(path: path, line: 0, key: nil, message: "cannot read the file")
+        // A regular file only, read without blocking (a FIFO named as the config would
+        // hang the start); one reader for lectord's and the bridges' files.
+        let contents: String?
+        do {
+            contents = try RegularFile.readText(path)
+        } catch {
+            throw BridgeConfigError(path: path, line: 0, key: nil, message: "cannot read the file: \(error.reason)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = contents else {
             throw BridgeConfigError(path: path, line: 0, key: nil, message: "not UTF-8 text")
         }
         return try parse(text, path: path)

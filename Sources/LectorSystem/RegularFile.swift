@@ -65,6 +65,13 @@ public enum RegularFile {
         return Array(bytes[0..<offset])
     }
 
+    /// The contents of `path` as UTF-8 text (configuration files), read as ``read(_:maximumBytes:)``
+    /// reads; nil when the bytes are not UTF-8.
+    public static func readText(_ path: String, maximumBytes: Int = 1 << 20) throws(FileReadError) -> String? {
+        let bytes = try read(path, maximumBytes: maximumBytes)
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     private static func kindName(_ type: mode_t) -> String {
         switch type {
         case S_IFIFO: "FIFO"

@@ -70,10 +70,15 @@ public struct ConfigFile: Equatable, Sendable {
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(ConfigError) -> ConfigFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(path: path, line: 0, key: nil, message: "cannot read the file")
+        // A regular file only, read without blocking (a FIFO named as the config would
+        // hang the start); one reader for lectord's and the bridges' files.
+        let contents: String?
+        do {
+            contents = try RegularFile.readText(path)
+        } catch {
+            throw ConfigError(path: path, line: 0, key: nil, message: "cannot read the file: \(error.reason)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = contents else {
             throw ConfigError(path: path, line: 0, key: nil, message: "not UTF-8 text")
         }
         return try parse(text, path: path)
