@@ -148,6 +148,9 @@ extension Daemon {
                     plan.applied.removeAll { $0.hasPrefix("\(camera.name): ") && Self.recognizerKeys.contains(String($0.dropFirst(camera.name.count + 2))) }
                 }
             }
+            if camera.live != before.live {
+                live.updateLive(camera.live)
+            }
             if camera.capture.stallTimeout != before.capture.stallTimeout {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
             }

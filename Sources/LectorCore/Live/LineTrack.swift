@@ -54,9 +54,15 @@ public struct LineTrack: Sendable {
         observationCount += 1
         lastSeen = observation.time
         let vote = TextVote.consensus(observations.map(\.words))
-        agreeing = vote.text == consensus ? agreeing + 1 : 1
+        agreeing = Self.sameText(vote.text, consensus) ? agreeing + 1 : 1
         consensus = vote.text
         confidence = vote.confidence
+    }
+
+    /// Whether two readings say the same, spaces aside: Tesseract splits "500g" or
+    /// "500 g" from one frame to the next, and that is not a change of text.
+    public static func sameText(_ a: String, _ b: String) -> Bool {
+        a.filter { !$0.isWhitespace } == b.filter { !$0.isWhitespace }
     }
 
     /// Counts a frame the gate skipped as seeing the line.

@@ -10,8 +10,12 @@ public final class LineTracker {
     public struct Settings: Sendable, Equatable {
         /// Observations kept per track.
         public var window = 8
-        /// Observations a consensus must hold before it is announced.
-        public var settleCount = 3
+        /// Observations a consensus must hold before it is announced. (Measured on
+        /// tests/live's scene switches: with 3, the first reading of a new scene, from a
+        /// stack of one frame, had to be right already, and 1 line in 14 came a
+        /// recognition or two late; with 2 every line came within 3, and the still
+        /// scenes' stability held.)
+        public var settleCount = 2
         /// A track unseen this long is gone.
         public var timeoutMilliseconds = 1500.0
 
@@ -95,7 +99,8 @@ public final class LineTracker {
 
     /// The event, if any, that a track's current consensus calls for; records it.
     private func announce(_ track: inout LineTrack) -> TrackEvent? {
-        guard track.isSettled(after: settings.settleCount), track.announced != track.consensus else { return nil }
+        guard track.isSettled(after: settings.settleCount),
+              !(track.announced.map { LineTrack.sameText($0, track.consensus) } ?? false) else { return nil }
         let kind: TrackEvent.Kind = track.announced == nil ? .new : .changed
         track.announced = track.consensus
         return event(kind, track, text: track.consensus)

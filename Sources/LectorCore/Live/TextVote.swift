@@ -76,9 +76,16 @@ public enum TextVote {
         var words: [String] = []
         var agreement = 0.0, confidence = 0.0, slots = 0
         for (slot, tally) in votes.enumerated() {
-            // Ties go to the alphabetically first text so the result never depends on order.
-            guard let winner = tally.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }),
-                  !winner.key.isEmpty else { continue }
+            // Ties go to the backbone's own reading of the slot (a word the medoid has, no
+            // insertion in a gap), then to the alphabetically first text, so the result
+            // never depends on order and a tie between "500g" and "500 g" keeps a whole
+            // reading instead of "500".
+            let preferred = slot % 2 == 1 ? backbone[slot / 2] : ""
+            guard let winner = tally.max(by: { a, b in
+                if a.value != b.value { return a.value < b.value }
+                if (a.key == preferred) != (b.key == preferred) { return b.key == preferred }
+                return a.key > b.key
+            }), !winner.key.isEmpty else { continue }
             words.append(winner.key)
             let total = tally.values.reduce(0, +)
             agreement += winner.value / total

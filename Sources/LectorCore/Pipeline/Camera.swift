@@ -116,6 +116,12 @@ public final class Camera: @unchecked Sendable {
         try loop.replaceRecognizer(options: options)
     }
 
+    /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
+    /// fixed when the camera is made.
+    public func updateLive(_ live: LiveSettings) {
+        loop.updateLive(live)
+    }
+
     /// The latest state the source reported.
     public var deviceInfo: DeviceInfo { info.withLock { $0 } }
 }

@@ -56,7 +56,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
     private var luma = GrayImage(width: 0, height: 0)
-    private let live: LiveSettings
+    /// Gate and track settings; SIGHUP may replace them (``updateLive(_:)``), so `lock`
+    /// guards this copy and each frame reads it once.
+    private var liveSettings: LiveSettings
     /// The camera's line tracks; recognizer thread only.
     public let tracker: LineTracker
     /// The stack generation, signature, capture time and fullness of the frame last
@@ -70,7 +72,7 @@ public final class RecognitionLoop: @unchecked Sendable {
                 orientation: OrientationControl, logger: Logger,
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
-        self.live = live
+        liveSettings = live
         self.colorPreview = colorPreview
         tracker = LineTracker(device: device, settings: live.tracks)
         self.mailbox = mailbox
@@ -124,6 +126,12 @@ public final class RecognitionLoop: @unchecked Sendable {
         }
     }
 
+    /// The gate's and the tracks' settings for the next frame (SIGHUP); safe from any
+    /// thread. The stack's size is the capture side's and does not change here.
+    public func updateLive(_ live: LiveSettings) {
+        lock.withLock { liveSettings = live }
+    }
+
     /// Recognizes frames until the mailbox closes.
     public func run() {
         while let frame = mailbox.take() {
@@ -134,7 +142,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// Recognizes one frame and gives its buffer back. Public for benchmarks and tests.
     public func process(_ frame: Frame) {
         let start = MonotonicInstant.now()
-        if let info = frame.stackInfo, isUnchanged(info, at: frame.timestamp) {
+        let live = lock.withLock { liveSettings }
+        tracker.settings = live.tracks
+        if let info = frame.stackInfo, isUnchanged(info, live: live, at: frame.timestamp) {
             frame.giveBack()
             counters.countUnchanged()
             tracker.touchAll(at: frame.timestamp)
@@ -214,7 +224,7 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// is settled — or the full stack was read as often as a track keeps readings
     /// without settling (text too poor to agree on: more reads of the same image will
     /// not help) — and the refresh interval has not passed.
-    private func isUnchanged(_ info: StackedFrameInfo, at time: MonotonicInstant) -> Bool {
+    private func isUnchanged(_ info: StackedFrameInfo, live: LiveSettings, at time: MonotonicInstant) -> Bool {
         guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full,
               time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
               info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks

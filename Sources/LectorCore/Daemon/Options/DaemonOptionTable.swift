@@ -84,10 +84,10 @@ public enum DaemonOptionTable {
                          return .some(frames)
                      }))),
         DaemonOption("--gate", .live, "on|off", "Skip reading frames that show nothing new while every line has settled (default on).",
-                     example: "off", .camera(.value(\.spec.live.gate, .bool))),
-        DaemonOption("--track-timeout-ms", .live, "N", "Report a line track gone after N ms unseen (default 1500).", example: "3000",
+                     reload: .live, example: "off", .camera(.value(\.spec.live.gate, .bool))),
+        DaemonOption("--track-timeout-ms", .live, "N", "Report a line track gone after N ms unseen (default 1500).", reload: .live, example: "3000",
                      .camera(.value(\.spec.live.tracks.timeoutMilliseconds, ValueParser.integer(100...600_000).map { Double($0) }))),
-        DaemonOption("--refresh-s", .live, "N", "Read a still scene again at least every N seconds (default 10).", example: "30",
+        DaemonOption("--refresh-s", .live, "N", "Read a still scene again at least every N seconds (default 10).", reload: .live, example: "30",
                      .camera(.value(\.spec.live.refreshSeconds, .number(0.1...86400)))),
         // Output
         DaemonOption("--stdout", inFile: false, .output, nil, "Print the stream (TEXT, FRAME and TRACK lines) on standard output.",
