@@ -207,6 +207,17 @@ struct LineTrackerTests {
         #expect(events.map(\.kind) == [.new] && events.first?.observations == 2, "\(events)")
     }
 
+    /// Readings split differently ("500g", "500 g") are voted as one split: the one with
+    /// more confidence behind it.
+    @Test("readings that differ only in spaces vote together")
+    func sharedSplit() {
+        let split = [VotedWord("500", confidence: 0.82), VotedWord("g", confidence: 0.82)]
+        let joined = [VotedWord("500g", confidence: 0.67)]
+        let prefix = [VotedWord("Net", confidence: 0.96), VotedWord("weight", confidence: 0.96)]
+        #expect(TextVote.consensus([prefix + split, prefix + joined]).text == "Net weight 500 g")
+        #expect(TextVote.consensus([prefix + joined, prefix + joined, prefix + split]).text == "Net weight 500g")
+    }
+
     /// A line read again and again keeps its id; it is announced once, after two
     /// agreeing observations, and flicker does not change it.
     @Test("ids stay, new after settling, flicker ignored")
@@ -267,6 +278,21 @@ struct LineTrackerTests {
         for _ in 0..<8 { kinds += tracker.update(lines: [Self.line("Tariff day")], shift: (0, 0), at: time).events.map(\.kind); time = time.adding(milliseconds: 100) }
         #expect(kinds == [.new, .changed])
         #expect(tracker.consensus(of: "1") == "Tariff day")
+    }
+
+    /// A settled text survives a short run of misreadings (a stack that restarted).
+    @Test("a short run of misreadings changes nothing")
+    func shortRun() {
+        let tracker = LineTracker(device: "cam")
+        var kinds: [TrackEvent.Kind] = []
+        var time = Self.start
+        for text in ["Platform 4 departs 10:42", "Platform 4 departs 10:42", "Platform 4 departs 10:42",
+                     "Platform 4 departs 10:4", "Platform 4 departs 10:4", "Platform 4 departs 10:4", "Platform 4 departs 10:4",
+                     "Platform 4 departs 10:42"] {
+            kinds += tracker.update(lines: [Self.line(text)], shift: (0, 0), at: time).events.map(\.kind)
+            time = time.adding(milliseconds: 100)
+        }
+        #expect(kinds == [.new])
     }
 }
 

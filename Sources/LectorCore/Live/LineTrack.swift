@@ -12,8 +12,11 @@ public struct LineTrack: Sendable {
         /// The same box moved back by the frame's global shift (the stack's reference).
         public var position: PixelBox
         public var time: MonotonicInstant
+        /// How much the reading counts in the vote besides its confidence (see ``LineTracker/Line/strength``).
+        public var strength: Double
 
-        public init(words: [VotedWord], box: PixelBox, position: PixelBox, time: MonotonicInstant) {
+        public init(words: [VotedWord], box: PixelBox, position: PixelBox, time: MonotonicInstant, strength: Double = 1) {
+            self.strength = strength
             self.words = words
             self.box = box
             self.position = position
@@ -53,7 +56,7 @@ public struct LineTrack: Sendable {
         if observations.count > window { observations.removeFirst(observations.count - window) }
         observationCount += 1
         lastSeen = observation.time
-        let vote = TextVote.consensus(observations.map(\.words))
+        let vote = TextVote.consensus(observations.map(\.words), strengths: observations.map(\.strength))
         agreeing = Self.sameText(vote.text, consensus) ? agreeing + 1 : 1
         consensus = vote.text
         confidence = vote.confidence

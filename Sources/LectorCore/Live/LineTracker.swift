@@ -16,6 +16,10 @@ public final class LineTracker {
         /// recognition or two late; with 2 every line came within 3, and the still
         /// scenes' stability held.)
         public var settleCount = 2
+        /// Observations a different consensus must hold before it replaces an announced
+        /// text (`changed`): more than for `new`, since a settled text is usually right
+        /// and a short run of misreadings (a restarted stack, "10:4" for "10:42") is not.
+        public var changeCount = 4
         /// A track unseen this long is gone.
         public var timeoutMilliseconds = 1500.0
 
@@ -38,8 +42,13 @@ public final class LineTracker {
     public struct Line: Sendable {
         public var words: [VotedWord]
         public var box: PixelBox
+        /// How much the reading counts in its track's vote besides its confidence: the
+        /// square root of the frames its image averages (noise falls with that root), so
+        /// a reading of a full stack outweighs the first readings of a single frame.
+        public var strength: Double
 
-        public init(words: [VotedWord], box: PixelBox) {
+        public init(words: [VotedWord], box: PixelBox, strength: Double = 1) {
+            self.strength = strength
             self.words = words
             self.box = box
         }
@@ -77,12 +86,14 @@ public final class LineTracker {
             lineTaken.insert(candidate.line)
             trackTaken.insert(candidate.track)
             let line = lines[candidate.line]
-            tracks[candidate.track].observe(.init(words: line.words, box: line.box, position: positions[candidate.line], time: time),
+            tracks[candidate.track].observe(.init(words: line.words, box: line.box, position: positions[candidate.line], time: time,
+                                                  strength: line.strength),
                                             window: settings.window)
             ids[candidate.line] = tracks[candidate.track].id
         }
         for (index, line) in lines.enumerated() where !lineTaken.contains(index) {
-            let observation = LineTrack.Observation(words: line.words, box: line.box, position: positions[index], time: time)
+            let observation = LineTrack.Observation(words: line.words, box: line.box, position: positions[index], time: time,
+                                                    strength: line.strength)
             var track = LineTrack(id: String(nextID), first: observation)
             nextID += 1
             track.observe(observation, window: settings.window)
@@ -99,7 +110,7 @@ public final class LineTracker {
 
     /// The event, if any, that a track's current consensus calls for; records it.
     private func announce(_ track: inout LineTrack) -> TrackEvent? {
-        guard track.isSettled(after: settings.settleCount),
+        guard track.isSettled(after: track.announced == nil ? settings.settleCount : settings.changeCount),
               !(track.announced.map { LineTrack.sameText($0, track.consensus) } ?? false) else { return nil }
         let kind: TrackEvent.Kind = track.announced == nil ? .new : .changed
         track.announced = track.consensus
@@ -129,13 +140,16 @@ public final class LineTracker {
         return events
     }
 
-    /// Whether every track seen in the latest recognized frame is settled, or has a full
-    /// window of observations without settling (more reads of the same scene will not
-    /// help it): the gate may then skip an unchanged frame.
+    /// Whether every track seen in the latest recognized frame is settled with nothing
+    /// pending: its vote held, and says what was announced (a vote that moved away from
+    /// the announced text is read again until it is announced as `changed` or moves
+    /// back). The gate may then skip an unchanged frame; the recognition loop bounds
+    /// how often a scene that never settles is read.
     public var isSettled: Bool {
         tracks.allSatisfy { track in
-            !latestSeen.contains(track.id) || track.isSettled(after: settings.settleCount)
-                || track.observations.count >= settings.window
+            !latestSeen.contains(track.id)
+                || track.isSettled(after: settings.settleCount)
+                    && (track.announced.map { LineTrack.sameText($0, track.consensus) } ?? true)
         }
     }
 

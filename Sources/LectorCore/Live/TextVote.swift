@@ -23,15 +23,20 @@ public struct VotedWord: Sendable, Equatable {
 /// produced a word, times the winners' mean confidence.
 public enum TextVote {
     /// The consensus of `readings` (each a line's words in order).
-    public static func consensus(_ readings: [[VotedWord]]) -> (text: String, confidence: Double) {
-        let readings = readings.filter { !$0.isEmpty }
+    /// - Parameter strengths: how much each reading counts besides its confidence (a
+    ///   reading of a stack of 16 frames is worth more than one of a single frame);
+    ///   nil: all alike.
+    public static func consensus(_ readings: [[VotedWord]], strengths: [Double]? = nil) -> (text: String, confidence: Double) {
+        let kept = readings.indices.filter { !readings[$0].isEmpty }
+        let strengths = kept.map { strengths?[$0] ?? 1 }
+        let readings = sharedTokenization(kept.map { readings[$0] }, strengths: strengths)
         guard !readings.isEmpty else { return ("", 0) }
         if readings.count == 1 {
             let words = readings[0]
-            return (words.map(\.text).joined(separator: " "), words.map(\.confidence).reduce(0, +) / Double(words.count))
+            return (words.map(\.text).joined(separator: " "), Self.meanConfidence(words))
         }
         let texts = readings.map { $0.map(\.text) }
-        let weights = readings.map { reading in max(0.05, reading.map(\.confidence).reduce(0, +) / Double(reading.count)) }
+        let weights = readings.map { max(0.05, Self.meanConfidence($0)) }
         // The medoid: the reading with the least weighted distance to the others.
         var backboneIndex = 0, bestCost = Double.infinity
         for (index, text) in texts.enumerated() {
@@ -45,6 +50,7 @@ public enum TextVote {
         // Slot 2i: the gap before backbone word i; slot 2i + 1: backbone word i.
         var votes = [[String: Double]](repeating: [:], count: 2 * backbone.count + 1)
         var winnerConfidence = [[String: Double]](repeating: [:], count: votes.count)
+        var supporters = [[String: Int]](repeating: [:], count: votes.count)
         for (index, reading) in readings.enumerated() {
             let pairs = alignment(backbone, texts[index]).pairs
             var inserted = [[String]](repeating: [], count: backbone.count + 1)
@@ -63,14 +69,16 @@ public enum TextVote {
                 let text = inserted[slot].joined(separator: " ")
                 let confidence = insertedConfidence[slot].isEmpty ? weights[index]
                     : insertedConfidence[slot].reduce(0, +) / Double(insertedConfidence[slot].count)
-                votes[2 * slot][text, default: 0] += max(0.05, confidence)
+                votes[2 * slot][text, default: 0] += max(0.05, confidence) * strengths[index]
                 winnerConfidence[2 * slot][text, default: 0] += confidence
+                supporters[2 * slot][text, default: 0] += 1
             }
             for word in 0..<backbone.count {
                 let text = matched[word].map { texts[index][$0] } ?? ""
                 let confidence = matched[word].map { reading[$0].confidence } ?? weights[index]
-                votes[2 * word + 1][text, default: 0] += max(0.05, confidence)
+                votes[2 * word + 1][text, default: 0] += max(0.05, confidence) * strengths[index]
                 winnerConfidence[2 * word + 1][text, default: 0] += confidence
+                supporters[2 * word + 1][text, default: 0] += 1
             }
         }
         var words: [String] = []
@@ -89,14 +97,37 @@ public enum TextVote {
             words.append(winner.key)
             let total = tally.values.reduce(0, +)
             agreement += winner.value / total
-            let supporters = Double(readings.count) * winner.value / total
-            confidence += (winnerConfidence[slot][winner.key] ?? 0) / max(1, supporters.rounded())
+            confidence += (winnerConfidence[slot][winner.key] ?? 0) / Double(max(1, supporters[slot][winner.key] ?? 0))
             slots += 1
         }
         guard slots > 0 else { return ("", 0) }
         let meanAgreement = agreement / Double(slots)
         let meanConfidence = min(1, confidence / Double(slots))
         return (words.joined(separator: " "), meanAgreement * meanConfidence)
+    }
+
+    /// Readings that differ only in spaces ("500g" and "500 g") take the split with the
+    /// most confidence behind it (ties: the first in text order), so that the vote weighs
+    /// their letters together instead of splitting their weight between word slots.
+    static func sharedTokenization(_ readings: [[VotedWord]], strengths: [Double]) -> [[VotedWord]] {
+        var splits: [String: [[String]: Double]] = [:]
+        for (reading, strength) in zip(readings, strengths) {
+            let tokens = reading.map(\.text)
+            splits[tokens.joined(), default: [:]][tokens, default: 0] += meanConfidence(reading) * strength
+        }
+        return readings.map { reading in
+            let tokens = reading.map(\.text)
+            guard let tally = splits[tokens.joined()], tally.count > 1,
+                  let winner = tally.max(by: { a, b in
+                      a.value != b.value ? a.value < b.value : a.key.joined(separator: " ") > b.key.joined(separator: " ")
+                  })?.key, winner != tokens else { return reading }
+            let confidence = meanConfidence(reading)
+            return winner.map { VotedWord($0, confidence: confidence) }
+        }
+    }
+
+    private static func meanConfidence(_ reading: [VotedWord]) -> Double {
+        reading.map(\.confidence).reduce(0, +) / Double(max(1, reading.count))
     }
 
     /// Word-level alignment of `a` and `b`: pairs of indices (nil = gap) and the cost,

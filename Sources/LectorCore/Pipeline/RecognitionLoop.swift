@@ -196,7 +196,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         let lines = text.blocks.flatMap(\.lines)
         let placed = tracker.update(
             lines: lines.map { line in
-                LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box)
+                LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
+                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
             },
             shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
         for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
