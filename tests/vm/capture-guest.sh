@@ -145,7 +145,34 @@ echo "exit=$rc stop_seconds=$(echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}')" 
 event "lectord ended: $(cat "$d/status")"
 stop_writer /dev/video1
 
-# ---- 4. two cameras: instance 1 is disconnected while instance 0 keeps going; then the
+# ---- 4. live text: a still scene, then a switch to other text (stacking, tracks and the
+# change gate on, as by default). Scene A is the HELLO page; scene B the first demo page.
+# Under TCG a recognition takes 5-20 s: --refresh-s (counted from the capture of the frame
+# last read) is raised so that the gate's skipping of a still scene can be seen.
+d="$OUT/scene-switch"; mkdir -p "$d"
+: >"$d/events"
+event() { echo "$(now) $*" >>"$d/events"; say "scene-switch: $*"; }
+hdmi_loop /dev/video0 /dev/video1 GREY
+start_writer /dev/video1 GREY
+# shellcheck disable=SC2086
+"$LECTORD" $COMMON --refresh-s 600 --device /dev/video0 >"$d/stdout" 2>"$d/stderr" &
+pid=$!
+wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*HELLO' 1 300 || say "scene-switch: scene A never settled"
+event "scene A settled"
+sleep 20   # a still scene: the gate skips unchanged frames
+stop_writer /dev/video1
+event "switch to scene B"
+start_writer /dev/video1 GREY "$FRAMES/scene-b"
+wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*LECTOR READS' 1 300 || say "scene-switch: scene B never settled"
+event "scene B settled"
+sleep 5
+event "SIGTERM"
+kill -TERM $pid
+wait $pid
+echo "exit=$?" >"$d/status"
+stop_writer /dev/video1
+
+# ---- 5. two cameras: instance 1 is disconnected while instance 0 keeps going; then the
 # whole driver is unbound and bound again (vivid.0 is one platform device for all
 # instances). lectord is given by-path style links, kept current the way udev keeps
 # /dev/v4l/by-path: after the rebind the nodes may get other numbers, and lectord
@@ -208,30 +235,4 @@ kill -TERM $pid
 wait $pid
 echo "exit=$?" >"$d/status"
 
-# ---- 5. live text: a still scene, then a switch to other text (stacking, tracks and the
-# change gate on, as by default). Scene A is the HELLO page; scene B the first demo page.
-# Under TCG a recognition takes 5-20 s: --refresh-s (counted from the capture of the frame
-# last read) is raised so that the gate's skipping of a still scene can be seen.
-d="$OUT/scene-switch"; mkdir -p "$d"
-: >"$d/events"
-event() { echo "$(now) $*" >>"$d/events"; say "scene-switch: $*"; }
-hdmi_loop /dev/video0 /dev/video1 GREY
-start_writer /dev/video1 GREY
-# shellcheck disable=SC2086
-"$LECTORD" $COMMON --refresh-s 600 --device /dev/video0 >"$d/stdout" 2>"$d/stderr" &
-pid=$!
-wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*HELLO' 1 300 || say "scene-switch: scene A never settled"
-event "scene A settled"
-sleep 20   # a still scene: the gate skips unchanged frames
-stop_writer /dev/video1
-event "switch to scene B"
-start_writer /dev/video1 GREY "$FRAMES/scene-b"
-wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*LECTOR READS' 1 300 || say "scene-switch: scene B never settled"
-event "scene B settled"
-sleep 5
-event "SIGTERM"
-kill -TERM $pid
-wait $pid
-echo "exit=$?" >"$d/status"
-stop_writer /dev/video1
 say "done"
