@@ -20,6 +20,9 @@ final class ClientConnection {
     /// Stop reading; close once the outbound buffer is written (an oversize request,
     /// the end of a non-watching client's input, the client cap, shutdown).
     var closing = false
+    /// A reply is being rendered off the server thread: the client's next lines wait
+    /// for it (replies stay in request order).
+    var awaitingReply = false
     /// Closed and removed from the server's clients.
     var closed = false
 

@@ -30,8 +30,10 @@ public final class SocketServer: Sendable {
 
     /// - Parameter listener: the listening socket; the server owns it from now on.
     public init(listener: ListeningSocket, hub: CameraHub, configuration: Configuration, logger: Logger) throws(SystemError) {
-        inbox = try ServerInbox()
-        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, logger: logger)
+        let inbox = try ServerInbox()
+        self.inbox = inbox
+        let renderer = ReplyRenderer { client, line in inbox.post(.rendered(client: client, line: line)) }
+        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, renderer: renderer, logger: logger)
     }
 
     /// Starts the server thread.
@@ -40,6 +42,7 @@ public final class SocketServer: Sendable {
         Thread.detachNewThread { [loop, inbox, finished] in
             Thread.current.name = "lector-server"
             loop.run()
+            loop.renderer.stop()
             inbox.close()
             finished.leave()
         }
@@ -82,6 +85,8 @@ final class ServerLoop: @unchecked Sendable {
     let hub: CameraHub
     var configuration: SocketServer.Configuration
     let inbox: ServerInbox
+    /// Renders SNAPSHOT replies off this thread.
+    let renderer: ReplyRenderer
     let logger: Logger
     /// Connected clients, oldest first.
     var clients: [ClientConnection] = []
@@ -94,8 +99,10 @@ final class ServerLoop: @unchecked Sendable {
     /// The last state pushed to watchers, per device.
     private var lastDeviceStates: [String: DeviceInfo] = [:]
 
-    init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox, logger: Logger) {
+    init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox,
+         renderer: ReplyRenderer, logger: Logger) {
         self.listener = listener
+        self.renderer = renderer
         self.hub = hub
         self.configuration = configuration
         self.inbox = inbox
@@ -111,7 +118,8 @@ final class ServerLoop: @unchecked Sendable {
             let polled = clients
             for client in polled {
                 var events: Int32 = 0
-                if !client.closing && !client.inputEnded && client.outbound.pendingBytes < client.outbound.capacity {
+                if !client.closing && !client.inputEnded && !client.awaitingReply
+                    && client.outbound.pendingBytes < client.outbound.capacity {
                     events |= Int32(POLLIN)
                 }
                 if !client.outbound.isEmpty { events |= Int32(POLLOUT) }
@@ -167,6 +175,12 @@ final class ServerLoop: @unchecked Sendable {
             self.configuration.maximumClients = configuration.maximumClients
             self.configuration.clientTimeout = configuration.clientTimeout
             self.configuration.clientBufferBytes = configuration.clientBufferBytes
+        case let .rendered(id, line):
+            guard let client = clients.first(where: { $0.id == id }), client.awaitingReply else { return }
+            client.awaitingReply = false
+            client.outbound.enqueueReply(line)
+            processLines(client)
+            flush(client)
         case .shutdown: beginShutdown()
         }
     }
@@ -257,7 +271,7 @@ final class ServerLoop: @unchecked Sendable {
     private func read(_ client: ClientConnection) {
         var chunk = [UInt8](repeating: 0, count: 16384)
         var budget = 256 * 1024  // per round, so one chatty client cannot starve the rest
-        while budget > 0 && !client.closing && !client.inputEnded && !isClosed(client)
+        while budget > 0 && !client.closing && !client.inputEnded && !client.awaitingReply && !isClosed(client)
             && client.outbound.pendingBytes < client.outbound.capacity {
             let result: IOResult<Int>
             do {
@@ -293,7 +307,7 @@ final class ServerLoop: @unchecked Sendable {
     private func processLines(_ client: ClientConnection) {
         var start = 0
         let bytes = client.inbound
-        while !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+        while !client.closing, !client.awaitingReply, client.outbound.pendingBytes < client.outbound.capacity,
               let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             var line = bytes[start..<newline]
             start = newline + 1
@@ -344,14 +358,14 @@ final class ServerLoop: @unchecked Sendable {
         let now = MonotonicInstant.now()
         for client in clients {
             // Lines left waiting while the buffer was full, now that it has room.
-            if !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+            if !client.closing, !client.awaitingReply, client.outbound.pendingBytes < client.outbound.capacity,
                client.inbound.contains(UInt8(ascii: "\n")) {
                 processLines(client)
                 flush(client)
             }
             if isClosed(client) { continue }
             // Input ended and every line answered: a client that does not watch is done.
-            if client.inputEnded, !client.closing, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
+            if client.inputEnded, !client.closing, !client.awaitingReply, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
                 client.closing = true
             }
             if client.closing && client.outbound.isEmpty {
