@@ -62,7 +62,10 @@ public enum LectorCommand {
             return ClientCommand.ExitStatus.errorReply
         } catch let error as ConnectionError {
             output.error("\(error)")
-            if case .cannotConnect = error { return ClientCommand.ExitStatus.cannotConnect }
+            switch error {
+            case .cannotConnect, .untrustedPeer: return ClientCommand.ExitStatus.cannotConnect
+            default: break
+            }
             return ClientCommand.ExitStatus.errorReply
         } catch {
             output.error("\(error)")

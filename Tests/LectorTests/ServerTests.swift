@@ -62,7 +62,9 @@ struct ServerTests {
         } else {
             #expect(reply["class"]?.stringValue == "ERROR")
             #expect(reply["message"]?.stringValue?.contains("longer than 10240 bytes") == true)
-            #expect(throws: ConnectionError.closed) { try connection.readLine(timeout: 5) }
+            #expect(throws: ConnectionError.closed(reason: "request line longer than 10240 bytes; closing")) {
+                try connection.readLine(timeout: 5)
+            }
         }
     }
 
@@ -76,7 +78,7 @@ struct ServerTests {
         let refusal = try third.readMessage(timeout: 5).message
         #expect(refusal["class"]?.stringValue == "ERROR")
         #expect(refusal["message"]?.stringValue == "too many clients (at most 2)")
-        #expect(throws: ConnectionError.closed) { try third.readLine(timeout: 5) }
+        #expect(throws: ConnectionError.closed(reason: "too many clients (at most 2)")) { try third.readLine(timeout: 5) }
         _ = first
         first = nil  // closes it: room for one more
         Thread.sleep(forTimeInterval: 0.3)
@@ -312,7 +314,7 @@ struct ServerTests {
         try victim.send(json: #"{"class":"WATCH","frame":false}"#)
         _ = try victim.read(class: "WATCH")
         Syscalls.injectFault(EIO, call: "sendmsg", descriptor: serverEnd)  // once: the next write to it
-        #expect(throws: ConnectionError.closed) { while true { _ = try victim.readMessage(timeout: 10) } }
+        #expect(throws: ConnectionError.closed(reason: nil)) { while true { _ = try victim.readMessage(timeout: 10) } }
         var texts = 0
         while texts < 2 {
             if try other.readMessage(timeout: 10).message["class"]?.stringValue == "TEXT" { texts += 1 }
@@ -364,8 +366,28 @@ struct ListeningSocketTests {
         (["RUNTIME_DIRECTORY": "/run/a:/run/b"], true, "/run/a/lector.sock"),
         ([:], true, "/run/lector/lector.sock"),
         (["XDG_RUNTIME_DIR": "/run/user/1000"], false, "/run/user/1000/lector.sock"),
+        ([:], false, "/tmp/lector-1000/lector.sock"),
     ])
     func defaultPath(environment: [String: String], root: Bool, expected: String) {
-        #expect(SocketPath.standard(environment: environment, isRoot: root) == expected)
+        #expect(SocketPath.standard(environment: environment, isRoot: root, userID: 1000) == expected)
+    }
+
+    @Test("the fallback directory: created 0700, made private again, a link refused")
+    func fallbackDirectory() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("lector-fallback-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let fresh = base + "/fresh"
+        try SocketPath.prepareFallback(fresh)
+        #expect(Syscalls.fileStatus(fresh)?.permissions == 0o700, "created private")
+        try Syscalls.chmod(fresh, mode: 0o755)
+        try SocketPath.prepareFallback(fresh)
+        #expect(Syscalls.fileStatus(fresh)?.permissions == 0o700, "made private again")
+        let link = base + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fresh)
+        #expect(throws: SocketPath.FallbackError(directory: link, problem: "it is a symbolic link")) {
+            try SocketPath.prepareFallback(link)
+        }
+        #expect(throws: SocketPath.FallbackError.self) { try SocketPath.prepareFallback(fresh, userID: Syscalls.userID + 1) }
     }
 }

@@ -36,8 +36,14 @@ public final class Daemon: Sendable {
         var listener: ListeningSocket?
         if !options.stdout || options.socketPath != nil {
             do {
-                listener = try ListeningSocket.fromSystemd()
-                    ?? ListeningSocket.bind(path: options.socketPath ?? SocketPath.standard(), group: options.socketGroup)
+                listener = ListeningSocket.fromSystemd()
+                if listener == nil {
+                    let path = options.socketPath ?? SocketPath.standard()
+                    if options.socketPath == nil, SocketPath.isFallback(path) {
+                        try SocketPath.prepareFallback(SocketPath.fallbackDirectory())
+                    }
+                    listener = try ListeningSocket.bind(path: path, group: options.socketGroup)
+                }
             } catch {
                 logger.error("cannot serve the socket", [("reason", "\(error)")])
                 return 1

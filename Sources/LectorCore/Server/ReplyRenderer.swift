@@ -33,6 +33,9 @@ final class ReplyRenderer: Sendable {
     static let cacheLines = 8
     static let cacheBytes = 32 << 20
 
+    /// The renderer thread's nice value.
+    static let niceness: Int32 = 5
+
     private struct State {
         var jobs: [Job] = []
         var stopped = false
@@ -48,6 +51,8 @@ final class ReplyRenderer: Sendable {
         self.deliver = deliver
         Thread.detachNewThread { [self] in
             Thread.current.name = "lector-render"
+            // Previews come last: on a small machine the recognizers and the server go first.
+            try? Syscalls.setThreadPriority(Self.niceness)
             run()
         }
     }

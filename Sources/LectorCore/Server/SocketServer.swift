@@ -16,6 +16,9 @@ public final class SocketServer: Sendable {
         public var maximumClients = 32
         /// Seconds a client may leave pending output untaken before it is disconnected.
         public var clientTimeout = 10.0
+        /// Seconds a client that does not watch may go without sending a whole request
+        /// before it is closed (with an ERROR saying so).
+        public var idleTimeout = 60.0
         /// Bytes of stream messages a client's outbound buffer holds.
         public var clientBufferBytes = 1 << 20
         /// At shutdown, how long pending replies may take to be written.
@@ -126,9 +129,10 @@ final class ServerLoop: @unchecked Sendable {
                 descriptors.append(pollfd(fd: client.descriptor, events: Int16(events), revents: 0))
             }
             do {
-                // Sleep for good unless a timer runs (a stalled client, shutdown): idle costs nothing.
+                // Sleep for good unless a timer runs (a stalled client, shutdown, an idle
+                // client's timeout): idle costs nothing.
                 let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
-                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: timing ? 100 : -1)
+                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: timing ? 100 : idleWakeMilliseconds())
             } catch {
                 logger.error("poll failed", [("reason", "\(error)")])
                 beginShutdown()
@@ -174,10 +178,12 @@ final class ServerLoop: @unchecked Sendable {
         case let .configure(configuration):
             self.configuration.maximumClients = configuration.maximumClients
             self.configuration.clientTimeout = configuration.clientTimeout
+            self.configuration.idleTimeout = configuration.idleTimeout
             self.configuration.clientBufferBytes = configuration.clientBufferBytes
         case let .rendered(id, line):
             guard let client = clients.first(where: { $0.id == id }), client.awaitingReply else { return }
             client.awaitingReply = false
+            client.lastRequest = .now()
             client.outbound.enqueueReply(line)
             processLines(client)
             flush(client)
@@ -317,6 +323,7 @@ final class ServerLoop: @unchecked Sendable {
             }
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            client.lastRequest = .now()
             answer(line, for: client)
         }
         client.inbound.removeFirst(start)
@@ -368,6 +375,13 @@ final class ServerLoop: @unchecked Sendable {
             if client.inputEnded, !client.closing, !client.awaitingReply, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
                 client.closing = true
             }
+            if !client.closing, client.isIdle, now.milliseconds(since: client.lastRequest) >= configuration.idleTimeout * 1000 {
+                logger.info("client idle; closing", [("client", "\(client.id)"), ("idle_timeout", "\(configuration.idleTimeout)")])
+                client.outbound.enqueueReply(ErrorMessage(
+                    "closing: no request for \(Self.seconds(configuration.idleTimeout)) s (idle timeout; WATCH to stay connected)").bytes)
+                client.closing = true
+                flush(client)
+            }
             if client.closing && client.outbound.isEmpty {
                 close(client, reason: nil)
             } else if let since = client.stalledSince, now.milliseconds(since: since) > configuration.clientTimeout * 1000 {
@@ -379,6 +393,21 @@ final class ServerLoop: @unchecked Sendable {
     }
 
     private func isClosed(_ client: ClientConnection) -> Bool { client.closed }
+
+    /// Milliseconds until the first idle client's timeout, -1 when no client can time out.
+    private func idleWakeMilliseconds() -> Int32 {
+        let now = MonotonicInstant.now()
+        let left = clients.filter { !$0.closing && $0.isIdle }
+            .map { configuration.idleTimeout * 1000 - now.milliseconds(since: $0.lastRequest) }
+            .min()
+        guard let left else { return -1 }
+        return Int32(min(Double(Int32.max), max(0, left.rounded(.up))))
+    }
+
+    /// `60`, `2.5`: a number of seconds as the user wrote it.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
+    }
 
     private func close(_ client: ClientConnection, reason: String?) {
         guard !client.closed, let index = clients.firstIndex(where: { $0 === client }) else { return }

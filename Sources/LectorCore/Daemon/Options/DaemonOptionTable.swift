@@ -84,7 +84,7 @@ public enum DaemonOptionTable {
         // Server
         DaemonOption("--socket", .server, "PATH",
                      "Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock, "
-                        + "/run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock).",
+                        + "/run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).",
                      example: "/tmp/lector-example.sock", .daemon(.optional(\.socketPath, .text))),
         DaemonOption("--socket-group", .server, "G", "Group that may connect (the socket is mode 0660).", example: "video",
                      .daemon(.optional(\.socketGroup, .text))),
@@ -94,6 +94,9 @@ public enum DaemonOptionTable {
                      .daemon(.value(\.server.maximumClients, .integer(1...4096)))),
         DaemonOption("--client-timeout", .server, "SECONDS", "Disconnect a client that takes no data for this long (default 10).",
                      reload: .live, example: "2.5", .daemon(.value(\.server.clientTimeout, .number(0.1...86400)))),
+        DaemonOption("--idle-timeout", .server, "SECONDS",
+                     "Close a client that neither watches nor sends a request for this long, with an ERROR (default 60).",
+                     reload: .live, example: "30", .daemon(.value(\.server.idleTimeout, .number(0.1...86400)))),
         DaemonOption("--client-buffer", .server, "BYTES",
                      "Stream bytes queued per client before the oldest are dropped (default 1048576).", reload: .live, example: "65536",
                      .daemon(.value(\.server.clientBufferBytes, .integer(4096...(1 << 30))))),
