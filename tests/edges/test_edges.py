@@ -346,6 +346,74 @@ def fallback_socket():
         shutil.rmtree(directory, ignore_errors=True)
 
 
+# (d) --check-config and --record -----------------------------------------------------
+
+@test
+def check_config():
+    status, out, err = lectord("--demo", "--check-config")
+    check("--check-config: a valid setup exits 0 and prints what would run",
+          status == 0 and "configuration is valid" in out and "camera demo:" in out and "idle timeout 60 s" in out,
+          (status, out, err))
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    config = os.path.join(work, "lectord.conf")
+    with open(config, "w") as f:
+        f.write("max_clients = 8\nidle_timeout = 30\n[camera door]\ndevice = /dev/video9\nrotation = 90\n")
+    status, out, err = lectord("--config", config, "--check-config")
+    check("--check-config reads the file: its cameras and daemon keys",
+          status == 0 and "at most 8 clients" in out and "idle timeout 30 s" in out and "/dev/video9" in out
+          and "EXIF 6 (right)" in out and "not present now" in out, (status, out, err))
+    with open(config, "w") as f:
+        f.write("[camera door]\ndevice = /dev/video9\nrotation = 45\n")
+    status, out, err = lectord("--config", config, "--check-config")
+    check("--check-config: a bad value exits 2 naming file, line and key",
+          status == 2 and f"{config}:3: rotation" in err and out == "", (status, out, err))
+    status, out, err = lectord("--demo", "--lang", "xyz", "--check-config")
+    check("--check-config: a language without traineddata exits 2", status == 2 and "'xyz'" in err, (status, out, err))
+    status, out, err = lectord("--replay", "/nonexistent/frames", "--check-config")
+    check("--check-config: a missing replay path exits 2", status == 2 and "/nonexistent/frames does not exist" in err,
+          (status, out, err))
+
+
+def texts(stdout):
+    return [json.loads(line)["text"] for line in stdout.splitlines() if line.startswith('{"class":"TEXT"')]
+
+
+@test
+def record_and_replay():
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    folder = os.path.join(work, "frames")
+    status, out, err = lectord("--demo", "--stdout", "--max-frames", "6", "--record", folder)
+    recorded = sorted(os.listdir(folder))
+    live = texts(out)
+    check(f"--record keeps the captured frames ({len(recorded)} files for {len(live)} recognized)",
+          status == 0 and len(recorded) >= 6 and all(n.startswith("frame-") and n.endswith(".pgm") for n in recorded),
+          (status, recorded, err[-400:]))
+    status, out, err = lectord("--replay", folder, "--stdout")
+    replayed = texts(out)
+    check(f"--replay of the recorded folder reads the same text ({len(replayed)} frames)",
+          status == 0 and len(replayed) == len(recorded) and set(live) <= set(replayed) and all(t for t in live),
+          (live, replayed, err[-400:]))
+    # JPEG frames are kept byte for byte.
+    jpegs = os.path.join(work, "jpegs")
+    fixture = os.path.join(FIXTURES, "hello-640x480.jpg")
+    status, out, err = lectord("--replay", fixture, "--stdout", "--record", jpegs)
+    names = os.listdir(jpegs)
+    with open(fixture, "rb") as a, open(os.path.join(jpegs, names[0]), "rb") as b:
+        same = a.read() == b.read()
+    check("a JPEG frame is recorded as the same .jpg", status == 0 and len(names) == 1 and names[0].endswith(".jpg") and same,
+          (names, err[-300:]))
+    # The bound: 640x480 frames are 307 KB each; 1 MB holds three, the newest.
+    bounded = os.path.join(work, "bounded")
+    status, out, err = lectord("--demo", "--stdout", "--max-frames", "8", "--record", bounded, "--record-max-mb", "1")
+    names = sorted(os.listdir(bounded))
+    total = sum(os.path.getsize(os.path.join(bounded, n)) for n in names)
+    serials = [int(n.split("-")[2].split(".")[0]) for n in names]
+    written = int(err.split("written=")[1].split()[0]) if "written=" in err else 0
+    check(f"--record-max-mb 1: {len(names)} files, {total} bytes, the newest kept (serials {serials} of {written})",
+          status == 0 and total <= 1 << 20 and len(names) == 3 and serials == list(range(written - 2, written + 1)),
+          err[-400:])
+
+
 def main():
     names = set(sys.argv[1:])
     for function in TESTS:

@@ -51,14 +51,22 @@ public final class Daemon: Sendable {
         }
         let targets = PublicationTargets()
         var cameras: [Camera] = []
+        var recorders: [FrameRecorder] = []
+        defer { for recorder in recorders { recorder.stop() } }
         for spec in options.cameras {
             do {
                 let source = try SourceFactory.makeSource(for: spec, logger: logger)
                 let publisher = stdoutPublisher
                 let stop = self.stop
+                var recorder: FrameRecorder?
+                if let directory = options.recordDirectory {
+                    recorder = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
+                                                 maximumBytes: options.recordMaximumMegabytes << 20, logger: logger)
+                    recorders.append(recorder!)  // just made
+                }
                 let camera = try Camera(source: source, recognizer: spec.recognizer,
                                         orientation: SourceFactory.orientation(for: spec, source: source),
-                                        logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
+                                        logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
                     targets.hub?.record(publication)
                     targets.server?.publish(publication)
                     if publisher?.publish(publication) == .finished { stop.raise() }
@@ -121,6 +129,14 @@ public final class Daemon: Sendable {
 }
 
 extension Daemon {
+    /// Where `--record DIR` keeps a camera's frames: DIR itself for one camera, else a
+    /// folder per camera named after it (`/` and other odd characters as `_`).
+    static func recordDirectory(_ directory: String, camera name: String, cameras: Int) -> String {
+        guard cameras > 1 else { return directory }
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
+        return directory + "/" + safe.trimmingCharacters(in: CharacterSet(charactersIn: "_"))
+    }
+
     /// SIGHUP: reads the configuration file again and applies, without reopening the
     /// socket or a camera, every option ``DaemonOptionTable`` marks live (orientation,
     /// recognizer settings, stall timeout, always-on, client limits, log level); logs what it

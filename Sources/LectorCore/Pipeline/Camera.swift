@@ -21,14 +21,17 @@ public final class Camera: @unchecked Sendable {
     private let logger: Logger
     private let info: Mutex<DeviceInfo>
     private let stateChanged: @Sendable (DeviceInfo) -> Void
+    /// `--record`: where every captured frame is also kept.
+    public let recorder: FrameRecorder?
 
     /// - Parameters:
     ///   - publish: called on the recognizer thread for every recognized frame; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
     public init(source: any FrameSource, recognizer options: RecognizerOptions, orientation: OrientationSettings,
-                logger: Logger, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                logger: Logger, recorder: FrameRecorder? = nil, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         name = source.name
+        self.recorder = recorder
         info = Mutex(DeviceInfo(path: source.name, state: .idle))
         self.stateChanged = stateChanged
         self.source = source
@@ -64,7 +67,7 @@ public final class Camera: @unchecked Sendable {
         let finished = run.finished
         mailbox.reopen()
         loop.resume()
-        let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] newInfo in
+        let sink = FrameSink(mailbox: mailbox, counters: counters, recorder: recorder) { [self] newInfo in
             info.withLock { $0 = newInfo }
             stateChanged(newInfo)
         }

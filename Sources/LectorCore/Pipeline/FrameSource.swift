@@ -14,13 +14,16 @@ public protocol FrameSource: AnyObject, Sendable {
 public struct FrameSink: Sendable {
     public let mailbox: LatestFrameMailbox
     public let counters: FrameCounters
+    /// `--record`: takes a copy of every frame delivered.
+    public let recorder: FrameRecorder?
     private let stateChanged: @Sendable (DeviceInfo) -> Void
 
     /// - Parameter stateChanged: told whenever the source opens, streams, is lost or ends.
-    public init(mailbox: LatestFrameMailbox, counters: FrameCounters,
+    public init(mailbox: LatestFrameMailbox, counters: FrameCounters, recorder: FrameRecorder? = nil,
                 stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in }) {
         self.mailbox = mailbox
         self.counters = counters
+        self.recorder = recorder
         self.stateChanged = stateChanged
     }
 
@@ -30,6 +33,7 @@ public struct FrameSink: Sendable {
     /// Hands over a frame: it replaces any frame the recognizer has not taken yet.
     public func deliver(_ frame: Frame) {
         counters.countCaptured()
+        recorder?.offer(frame)
         if mailbox.post(frame) { counters.countDropped() }
     }
 

@@ -81,6 +81,11 @@ public enum DaemonOptionTable {
                      .daemon(.value(\.stdout, .bool))),
         DaemonOption("--max-frames", inFile: false, .output, "N", "Exit 0 after N recognized frames.", example: "3",
                      .daemon(.optional(\.maxFrames, .integer(1...Int(Int32.max))))),
+        DaemonOption("--record", .output, "DIR",
+                     "Also keep the captured frames as files in DIR that --replay DIR reads back (a folder per camera when there are several).",
+                     example: "/var/lib/lector/frames", .daemon(.optional(\.recordDirectory, .text))),
+        DaemonOption("--record-max-mb", .output, "N", "Delete the oldest recorded frames beyond N megabytes (default 500).",
+                     example: "100", .daemon(.value(\.recordMaximumMegabytes, .integer(1...1_000_000)))),
         // Server
         DaemonOption("--socket", .server, "PATH",
                      "Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock, "
@@ -105,6 +110,9 @@ public enum DaemonOptionTable {
         DaemonOption("--log-level", .server, "L", Logger.Level.allCases.map(\.name).joined(separator: "|") + " (default info).",
                      reload: .live, example: "debug",
                      .daemon(.value(\.logLevel, .choice(Logger.Level.allCases.map(\.name), Logger.Level.init(name:))))),
+        DaemonOption("--check-config", inFile: false, .server, nil,
+                     "Check the configuration file and flags, print what would run, and exit (0 valid, 2 not).",
+                     .daemon(.value(\.checkConfig, .bool))),
         DaemonOption("--help", aliases: ["-h"], inFile: false, .server, nil, "Show this help.", .daemon(.value(\.showHelp, .bool))),
         DaemonOption("--version", inFile: false, .server, nil, "Show the version.", .daemon(.value(\.showVersion, .bool))),
     ]
