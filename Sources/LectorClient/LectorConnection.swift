@@ -26,10 +26,18 @@ public enum ConnectionError: Error, Equatable, CustomStringConvertible {
             "refusing to talk to \(path): it is served by uid \(user), not by you (uid \(Syscalls.userID)), root or the "
                 + "\(LectorConnection.serviceUser) user; another user may be impersonating lectord"
         case let .closed(reason): reason.map { "lectord closed the connection: \($0)" } ?? "lectord closed the connection"
-        case let .timedOut(seconds): "no answer from lectord within \(seconds) s"
+        case let .timedOut(seconds): "no answer from lectord within \(Self.seconds(seconds)) s"
         case let .malformed(reason): "unexpected data from lectord: \(reason)"
         case let .system(error): "\(error)"
         }
+    }
+}
+
+extension ConnectionError {
+    /// `10`, `3.7`: seconds as a person writes them.
+    static func seconds(_ value: Double) -> String {
+        let tenths = (value * 10).rounded() / 10
+        return tenths == tenths.rounded() ? "\(Int(tenths))" : "\(tenths)"
     }
 }
 

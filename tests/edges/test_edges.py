@@ -414,6 +414,121 @@ def record_and_replay():
           err[-400:])
 
 
+# (e) --roi, rejections, CLI edges --------------------------------------------------
+
+@test
+def roi_outside():
+    status, out, err = lectord("--demo", "--roi", "700,0,100,100", "--stdout", "--max-frames", "3")
+    message = "roi 700,0,100,100 lies outside the 640x480 upright image: the whole frame is read"
+    check("--roi outside the image: logged once", status == 0 and err.count(message) == 1, err[-500:])
+    status, out, err = lectord("--demo", "--roi", "600,0,100,100", "--stdout", "--max-frames", "1")
+    check("--roi partly outside: says what is read", "extends beyond the 640x480 upright image: only 600,0,40,100 is read" in err,
+          err[-400:])
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    config = os.path.join(work, "lectord.conf")
+    with open(config, "w") as f:
+        f.write("[camera demo]\ndemo = true\nroi = 700,0,100,100\n")
+    with Daemon("--config", config) as d:
+        c = Client(d.path)
+        c.send({"class": "WATCH", "enable": True})
+        warning = None
+        deadline = time.time() + 30
+        while time.time() < deadline and warning is None:
+            pushed = c.read()
+            if pushed["class"] == "DEVICES":
+                warning = pushed["devices"][0].get("warning")
+        check("roi from the configuration file: DEVICES carries the warning", warning == message, warning)
+        status, out, err = lector("devices", "--socket", d.path)
+        check("lector devices shows it", "warning: " + message in out, out)
+        check("and the log says it once", d.logtext().count(message) == 1, d.logtext()[-400:])
+
+
+@test
+def rejections_logged_once():
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    folder = os.path.join(work, "frames")
+    os.makedirs(folder)
+    with open(os.path.join(FIXTURES, "hello-640x480.jpg"), "rb") as f:
+        jpeg = f.read()
+    files = {"a-good.jpg": jpeg, "b-empty.png": b"", "c-text.png": b"hello\n", "e-cut.jpg": jpeg[:3000], "f-bad.jpg": b"garbage\n"}
+    for name, data in files.items():
+        with open(os.path.join(folder, name), "wb") as out:
+            out.write(data)
+    os.mkdir(os.path.join(folder, "d-dir.png"))
+    os.symlink("g-loop.png", os.path.join(folder, "g-loop.png"))
+    process = subprocess.Popen([LECTORD, "--replay", folder, "--loop", "--fps", "20", "--stdout"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
+    time.sleep(4)
+    process.send_signal(signal.SIGTERM)
+    err = process.communicate(timeout=10)[1]
+    passes = int(err.split("captured=")[1].split()[0]) // 7 if "captured=" in err else 0
+    for name in ["b-empty.png", "c-text.png", "d-dir.png", "e-cut.jpg", "f-bad.jpg", "g-loop.png"]:
+        check(f"replay: {name} named once over {passes} passes", err.count("file=" + os.path.join(folder, name)) == 1 and passes >= 2,
+              err[-600:])
+    check("replay: an empty file is called empty, a cut JPEG cut short",
+          "the file is empty" in err and "the file is cut short" in err, err[-600:])
+
+
+@test
+def cli_edges():
+    status, out, err = lector("--version")
+    check("lector --version", status == 0 and out.startswith("lector "), (status, out, err))
+    status, out, err = lectord("--demo", "--replay", os.path.join(FIXTURES, "hello-640x480.png"))
+    check("lectord --demo --replay: refused, one source per camera", status == 2 and "not both" in err, (status, err))
+    status, out, err = lectord("--replay", "x.raw", "--replay-format", "GREY", "--size", "20000x20000")
+    check("--size 20000x20000 states the limit", status == 2 and "16384" in err, err)
+    status, out, err = lectord("--demo", "--socket", "")
+    check("lectord --socket '': a clear message", status == 2 and "--socket needs a value" in err, err)
+    status, out, err = lector("status", "--socket", "")
+    check("lector --socket '': a clear message", status == 2 and "--socket needs a path" in err, err)
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    loop = os.path.join(work, "loop.png")
+    os.symlink("loop.png", loop)
+    status, out, err = lectord("--replay", loop, "--stdout")
+    check("a symlink loop is not called missing", status == 1 and "symbolic link" in err and "does not exist" not in err, err)
+    config = os.path.join(work, "long.conf")
+    with open(config, "w") as f:
+        f.write("[camera a]\ndemo = true\nrotation = " + "x" * 500_000 + "\n")
+    status, out, err = lectord("--config", config)
+    check(f"a 500 KB config value is echoed once, cut short ({len(err)} bytes of message)",
+          status == 2 and err.count("x" * 60) == 1 and "x" * 61 not in err and len(err) < 400 and "500000 bytes" in err,
+          err[:400])
+    with Daemon() as d:
+        c = Client(d.path)
+        c.send({"class": "WATCH", "devices": []})
+        reply = c.reply()
+        check("WATCH devices:[] is an ERROR", reply["class"] == "ERROR" and "empty" in reply["message"], reply)
+        c.send(b'{"class":"WATCH","enable":false,"enable":true}')
+        reply = c.reply()
+        check("duplicate JSON keys are an ERROR", reply["class"] == "ERROR" and "duplicate key" in reply["message"], reply)
+        status, out, err = lector("snapshot", "--device", "nosuch", "-o", os.path.join(work, "x.jpg"), "--socket", d.path)
+        check("snapshot --device nosuch: the error is SNAPSHOT's", status == 1 and "SNAPSHOT: unknown device" in err, err)
+        result = subprocess.run([LECTOR, "snapshot", "-o", "-", "--socket", d.path], capture_output=True, timeout=30, env=ENV,
+                                cwd=work)
+        check("snapshot -o - writes the JPEG on stdout", result.returncode == 0 and result.stdout[:2] == b"\xff\xd8"
+              and not os.path.exists(os.path.join(work, "-")), (result.returncode, result.stdout[:20], result.stderr))
+        status, out, err = lector("watch", "--count", "2", "--socket", d.path)
+        lines = out.splitlines()
+        check("lector watch: each frame after a separator with its time",
+              status == 0 and lines[0].startswith("-- 20") and "T" in lines[0] and " demo frame " in lines[0]
+              and sum(line.startswith("-- ") for line in lines) == 2, out)
+    with Daemon("--device", "/dev/video9") as d:
+        check("a missing /dev/video9 is not 'ready'", "camera ready" not in d.logtext(), d.logtext())
+        status, out, err = lector("devices", "--socket", d.path)
+        check("lector devices: a missing camera is lost, not idle", "/dev/video9  lost" in out and "does not exist" in out, out)
+        try:
+            result = subprocess.run([LECTOR, "watch", "--socket", d.path], capture_output=True, timeout=4, env=ENV, text=True)
+            err = result.stderr
+        except subprocess.TimeoutExpired as expired:
+            err = (expired.stderr or b"").decode()
+        check(f"lector watch: 'is lost' said once per change ({err.count('is lost')} in 4 s)", err.count("is lost") == 1, err)
+        started = time.time()
+        status, out, err = lector("snapshot", "-o", os.path.join(work, "y.jpg"), "--socket", d.path)
+        elapsed = time.time() - started
+        check(f"snapshot of a lost camera: says so in {elapsed:.1f} s", status == 1 and "is lost" in err and elapsed < 5, err)
+        check("the log says 'not available', not 'lost … losses=0'", "losses=0" not in d.logtext(), d.logtext()[-400:])
+
+
 def main():
     names = set(sys.argv[1:])
     for function in TESTS:

@@ -72,8 +72,11 @@ public final class Daemon: Sendable {
                     if publisher?.publish(publication) == .finished { stop.raise() }
                 }
                 cameras.append(camera)
-                logger.info("camera ready", [("device", spec.name),
-                                             ("orientation", camera.orientation.imageOrientation.description)])
+                // A device not plugged in is not "ready" (its source said so when made).
+                if source.absence == nil {
+                    logger.info("camera ready", [("device", spec.name),
+                                                 ("orientation", camera.orientation.imageOrientation.description)])
+                }
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
                 listener?.close()

@@ -44,6 +44,9 @@ public struct Frame: Sendable {
 
     /// Returns the buffer to its source (a driver buffer is queued again). Call once.
     public func giveBack() { buffer.giveBack() }
+
+    /// The file the frame was replayed from, or nil.
+    public var origin: String? { buffer.origin }
 }
 
 /// Storage behind a ``Frame``: a mapped driver buffer or a block of memory.
@@ -52,6 +55,12 @@ public protocol FrameBuffer: AnyObject, Sendable {
     var bytes: UnsafeRawBufferPointer { get }
     /// Hands the buffer back to whoever filled it.
     func giveBack()
+    /// Where the bytes came from, for messages about them (a replayed file), or nil.
+    var origin: String? { get }
+}
+
+extension FrameBuffer {
+    public var origin: String? { nil }
 }
 
 /// A frame buffer in ordinary memory, for replayed and generated frames.
@@ -60,13 +69,16 @@ public final class HeapFrameBuffer: FrameBuffer, @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
     /// Copies `bytes` into a new buffer.
-    public init(copying bytes: some Collection<UInt8>) {
+    /// - Parameter origin: the file the bytes were read from, named in messages about them.
+    public init(copying bytes: some Collection<UInt8>, origin: String? = nil) {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         storage.copyBytes(from: bytes)
         count = bytes.count
+        self.origin = origin
     }
 
     private let count: Int
+    public let origin: String?
 
     deinit { storage.deallocate() }
 

@@ -8,6 +8,13 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Produces frames into `sink` until `stop` is raised or the source ends.
     /// - Throws: when the source cannot start at all (a file that does not exist).
     func run(into sink: FrameSink, stop: StopSignal) throws
+    /// Why the source cannot be opened now, checked when asked (a camera not plugged
+    /// in), or nil.
+    var absence: String? { get }
+}
+
+extension FrameSource {
+    public var absence: String? { nil }
 }
 
 /// Where a source delivers: the camera's mailbox and counters.

@@ -44,12 +44,16 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let extractor = LumaExtractor()
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
+    private let warn: @Sendable (String?) -> Void
+    /// The warning last given to `warn` (touched by the recognizer thread only).
+    private var lastWarning: String?
     private var luma = GrayImage(width: 0, height: 0)
 
     public init(device: String, options: RecognizerOptions, mailbox: LatestFrameMailbox, counters: FrameCounters,
-                orientation: OrientationControl, logger: Logger,
+                orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
+        self.warn = warn
         self.mailbox = mailbox
         self.counters = counters
         self.orientation = orientation
@@ -116,7 +120,12 @@ public final class RecognitionLoop: @unchecked Sendable {
         } catch {
             frame.giveBack()
             counters.countRejected()
-            logger.once("frame", .warning, "frame rejected", [("reason", error.description)])
+            if let origin = frame.origin {
+                // A replayed file: named, and said once for the run (not at every pass).
+                logger.once("file " + origin, .warning, "frame rejected", [("file", origin), ("reason", error.description)])
+            } else {
+                logger.once("frame", .warning, "frame rejected", [("reason", error.description)])
+            }
             return
         }
         // A colour preview was asked for lately: keep the frame as captured.
@@ -136,6 +145,14 @@ public final class RecognitionLoop: @unchecked Sendable {
             let recognizer = lock.withLock {
                 active = self.recognizer
                 return self.recognizer
+            }
+            // A region of interest outside the image (--roi, roi =): said once per change, in
+            // the log and in DEVICES.
+            let problem = recognizer.regionProblem(width: upright.width, height: upright.height)
+            if problem != lastWarning {
+                lastWarning = problem
+                if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
+                warn(problem)
             }
             text = try recognizer.recognize(upright)
         } catch .cancelled {

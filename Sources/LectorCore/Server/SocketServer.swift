@@ -167,7 +167,7 @@ final class ServerLoop: @unchecked Sendable {
         case let .deviceChanged(info):
             // Pushed on a change of state (or of its error), not on every report.
             let previous = lastDeviceStates[info.path]
-            guard previous?.state != info.state || previous?.error != info.error else { return }
+            guard previous?.state != info.state || previous?.error != info.error || previous?.warning != info.warning else { return }
             lastDeviceStates[info.path] = info
             logger.info("device state", [("device", info.path), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
             let message = devicesMessage().bytes

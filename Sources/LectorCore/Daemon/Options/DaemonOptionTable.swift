@@ -42,7 +42,7 @@ public enum DaemonOptionTable {
         DaemonOption("--replay-format", .replay, "FOURCC", "Pixel format of a raw frame file (YUYV, NV12, GREY, ...).", example: "YUYV",
                      .camera(.optional(\.replayFormat, .choice(fourccs, PixelFormat.init(name:))))),
         DaemonOption("--size", .replay, "WxH", "Frame size of a raw frame file (or the capture size to ask a camera for).", example: "640x480",
-                     .camera(.optional(\.spec.capture.size, .choice(["WxH"]) { ValueSyntax.size($0, maximumSide: LumaExtractor.maximumSide) }))),
+                     .camera(.optional(\.spec.capture.size, size))),
         DaemonOption("--fps", .replay, "N", "Frames per second (replay: default as fast as recognized, losing none).", example: "2",
                      .camera(.optional(\.spec.capture.fps, .number(0.01...1000)))),
         DaemonOption("--loop", .replay, nil, "Replay again from the start after the last frame.", .camera(.value(\.loop, .bool))),
@@ -129,6 +129,9 @@ public enum DaemonOptionTable {
     public static let rules: [Rule] = [
         .exclusive(["--rotation", "--mirror"], ["--device-orientation"]),
         .requires("--replay-format", "--replay"),
+        // A camera has one source ("Sources (one of)"); several --device or --replay are several cameras.
+        .exclusive(["--demo"], ["--replay", "--device"]),
+        .exclusive(["--replay"], ["--device"]),
     ]
 
     /// The option `--flag` (or an alias).
@@ -245,10 +248,19 @@ public enum DaemonOptionTable {
                describe: { "\($0.sources)" })
     }
 
+    /// `640x480`: each side from 1 to ``LumaExtractor/maximumSide``.
+    private static let size = ValueParser<(width: Int, height: Int)> { (text: String) throws(OptionValueError) -> (width: Int, height: Int) in
+        guard let size = ValueSyntax.size(text, maximumSide: LumaExtractor.maximumSide) else {
+            throw OptionValueError("must be WxH with each side from 1 to \(LumaExtractor.maximumSide) pixels "
+                                   + "(and at most \(FrameLimits.standard.maximumPixels) pixels in all), not \(UsageError.quoted(text))")
+        }
+        return size
+    }
+
     /// `eng`, `eng+deu`, `chi_sim`.
     private static let language = ValueParser<String> { (text: String) throws(OptionValueError) -> String in
         guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "_" }) else {
-            throw OptionValueError("must look like eng or eng+deu, not '\(text)'")
+            throw OptionValueError("must look like eng or eng+deu, not \(UsageError.quoted(text))")
         }
         return text
     }
