@@ -68,7 +68,7 @@ public struct ClientCommand: Equatable, Sendable {
       orientation   Change how a camera's image is turned upright.
 
     Options for every command:
-      --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock).
+      --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).
       --json            Print lectord's JSON lines unchanged.
       --help            Show help for the command.
       --version         Show lector's version (before any command).

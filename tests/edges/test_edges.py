@@ -529,6 +529,52 @@ def cli_edges():
         check("the log says 'not available', not 'lost … losses=0'", "losses=0" not in d.logtext(), d.logtext()[-400:])
 
 
+# (f) manual pages, install and uninstall -------------------------------------------
+
+def man(*arguments, env=None):
+    result = subprocess.run(["man", *arguments], capture_output=True, text=True, timeout=60,
+                            env=dict(env or os.environ, MANPAGER="cat", MANWIDTH="200"))
+    return result.returncode, result.stdout
+
+
+@test
+def man_pages():
+    import re
+    import shutil
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    bindir = os.path.dirname(LECTORD)
+    pages = os.path.join(work, "man")
+    subprocess.run([os.path.join(ROOT, "scripts/make-man"), bindir, pages], check=True, capture_output=True)
+    for name, section in [("lectord", 8), ("lector", 1), ("lector-mqtt", 8), ("lector-http", 8)]:
+        help_text = subprocess.run([os.path.join(bindir, name), "--help"], capture_output=True, text=True).stdout
+        flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", help_text))
+        status, shown = man("-l", os.path.join(pages, f"{name}.{section}"))
+        shown = shown.replace("\u2010", "-")
+        missing = sorted(flag for flag in flags if flag not in shown)
+        check(f"man -l {name}.{section} shows every option of --help ({len(flags)})",
+              status == 0 and not missing and f"{name.upper()}({section})" in shown, missing or shown[:300])
+    root = os.path.join(work, "root")
+    result = subprocess.run([os.path.join(ROOT, "scripts/install.sh"), "--root", root, "--bin", bindir],
+                            capture_output=True, text=True, timeout=300)
+    status, shown = man("lectord", env=dict(os.environ, MANPATH=os.path.join(root, "usr/local/share/man")))
+    check("after install, man lectord shows the options", result.returncode == 0 and status == 0
+          and "--idle-timeout" in shown and "--check-config" in shown, (result.stderr[-400:], shown[:200]))
+    units = os.path.join(root, "usr/local/lib/systemd/system")
+    documents = {line.split("file:", 1)[1].strip() for unit in os.listdir(units)
+                 for line in open(os.path.join(units, unit)) if line.startswith("Documentation=file:")}
+    check(f"every unit's Documentation= exists after install ({len(documents)})",
+          documents and all(os.path.exists(root + path) for path in documents), documents)
+    result = subprocess.run([os.path.join(ROOT, "scripts/install.sh"), "--root", root, "--uninstall"],
+                            capture_output=True, text=True, timeout=60)
+    left = [path for path in ["usr/local/bin/lectord", "usr/local/libexec/lector", "usr/local/share/man/man8/lectord.8",
+                              "usr/local/lib/systemd/system/lectord.service", "usr/local/share/doc/lector"]
+            if os.path.lexists(os.path.join(root, path))]
+    check("install.sh --uninstall removes programs, units, pages and docs, keeps /etc/lector",
+          result.returncode == 0 and not left and os.path.exists(os.path.join(root, "etc/lector/lectord.conf")),
+          (left, result.stderr[-300:]))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     names = set(sys.argv[1:])
     for function in TESTS:
