@@ -281,7 +281,11 @@ server.listen(8)
 print("listening", flush=True)
 while True:
     connection, _ = server.accept()
-    connection.sendall(b'{"class":"VERSION","release":"6.6.6","proto_major":1,"proto_minor":9}\\n')
+    try:
+        connection.sendall(b'{"class":"VERSION","release":"6.6.6","proto_major":1,"proto_minor":9}\\n')
+    except OSError:
+        pass  # a client that refused us and left
+    connection.close()
 '''
 
 
@@ -573,6 +577,41 @@ def man_pages():
           result.returncode == 0 and not left and os.path.exists(os.path.join(root, "etc/lector/lectord.conf")),
           (left, result.stderr[-300:]))
     shutil.rmtree(work, ignore_errors=True)
+
+
+@test
+def ready_and_devices_after_watch():
+    with Daemon() as d:
+        c = Client(d.path)
+        c.send({"class": "WATCH", "enable": True})
+        devices = c.reply()
+        check("DEVICES right after the WATCH that starts a camera says opening, not idle",
+              devices["class"] == "DEVICES" and devices["devices"][0]["state"] == "opening", devices)
+    # Socket activation with a client waiting: READY=1 comes once its WATCH started the
+    # camera and the camera streams.
+    work = tempfile.mkdtemp(prefix="lector-edges-")
+    listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listening.bind(os.path.join(work, "lector.sock"))
+    listening.listen(8)
+    listening.set_inheritable(True)  # dup2 onto itself (it may be 3 already) keeps close-on-exec
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(os.path.join(work, "notify"))
+    notify.settimeout(30)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(os.path.join(work, "lector.sock"))
+    client.sendall(b'{"class":"WATCH"}\n')
+    env = dict(ENV, NOTIFY_SOCKET=os.path.join(work, "notify"), LISTEN_FDS="1")
+    # systemd's way: the listening socket as descriptor 3, LISTEN_PID the daemon's own pid.
+    process = subprocess.Popen(["sh", "-c", 'export LISTEN_PID=$$; exec "$0" --demo --fps 5', LECTORD], stderr=open(os.path.join(work, "log"), "w"),
+                               env=env, close_fds=False, preexec_fn=lambda: os.dup2(listening.fileno(), 3))
+    try:
+        message = notify.recv(4096).decode()
+        status_line = next((line for line in message.splitlines() if line.startswith("STATUS=")), message)
+        check(f"READY=1 after the waiting client's camera runs: {status_line}",
+              "READY=1" in message and "streaming" in message and "idle" not in message, message)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)
 
 
 def main():

@@ -105,7 +105,13 @@ public final class Daemon: Sendable {
         targets.server = server
         server?.start()
         if alwaysOn { hub.startAll() }
-        // Under systemd: READY=1 once cameras opened or are lost, STATUS=, honest WATCHDOG=1; nil otherwise.
+        // Under systemd: READY=1 once what was waiting on the socket is answered (the WATCH of
+        // a socket-activating client starts its camera) and the cameras started opened or
+        // are lost; STATUS=, honest WATCHDOG=1; nil otherwise.
+        if SystemdNotifier.fromEnvironment(ProcessInfo.processInfo.environment) != nil {
+            server?.waitUntilSettled(seconds: 2)
+            hub.waitForStartsAndStops()
+        }
         let systemd = SystemdService.start(hub: hub, logger: logger)
 
         _ = SignalObserver { [self, stop, logger, server] signal in

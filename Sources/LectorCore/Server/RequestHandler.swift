@@ -70,8 +70,11 @@ extension ServerLoop {
     /// DEVICES: every camera.
     func devicesMessage() -> DevicesMessage {
         DevicesMessage(hub.entries.map { entry in
-            DeviceMessage(info: entry.camera.deviceInfo, settings: entry.camera.orientation.current,
-                          watched: hub.isWatched(entry.name))
+            var info = entry.camera.deviceInfo
+            // Right after the WATCH that starts it, a camera has not reported yet: it is
+            // opening, not idle (its own report follows).
+            if info.state == .idle, entry.camera.isRunning || hub.isStarting(entry.name) { info.state = .opening }
+            return DeviceMessage(info: info, settings: entry.camera.orientation.current, watched: hub.isWatched(entry.name))
         })
     }
 

@@ -54,6 +54,11 @@ public final class SocketServer: Sendable {
     /// The listening descriptor (tests inject faults on it).
     var listeningDescriptor: Int32 { loop.listeningDescriptor }
 
+    /// Waits (at most `seconds`) until the server has answered what was waiting when it
+    /// started, e.g. the WATCH of the client whose connection socket-activated lectord:
+    /// a round of its loop found nothing to do. For `READY=1`.
+    public func waitUntilSettled(seconds: Double) { _ = loop.settled.wait(seconds: seconds) }
+
     /// Hands a recognized frame to the clients that watch its device (any thread; never blocks).
     public func publish(_ publication: Publication) { inbox.post(.publication(publication, posted: .now())) }
 
@@ -101,6 +106,8 @@ final class ServerLoop: @unchecked Sendable {
     var publishTimes = RecentSamples<Double>()
     /// The last state pushed to watchers, per device.
     private var lastDeviceStates: [String: DeviceInfo] = [:]
+    /// Raised after the first round of the loop that found nothing to do.
+    let settled = StopSignal()
 
     init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox,
          renderer: ReplyRenderer, logger: Logger) {
@@ -132,7 +139,11 @@ final class ServerLoop: @unchecked Sendable {
                 // Sleep for good unless a timer runs (a stalled client, shutdown, an idle
                 // client's timeout): idle costs nothing.
                 let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
-                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: timing ? 100 : idleWakeMilliseconds())
+                // Until settled, look without waiting: a round with nothing ready means
+                // what was pending at start (a socket-activating client) is answered.
+                let ready = try Syscalls.poll(&descriptors, timeoutMilliseconds: !settled.isRaised ? 0
+                                              : timing ? 100 : idleWakeMilliseconds())
+                if ready == 0 && !settled.isRaised { settled.raise() }
             } catch {
                 logger.error("poll failed", [("reason", "\(error)")])
                 beginShutdown()
