@@ -90,6 +90,9 @@ public final class FrameRecorder: Sendable {
         name.hasPrefix("frame-") && extensions.contains((name as NSString).pathExtension)
     }
 
+    /// Frames written and skipped so far, and the bytes of recorded files in the directory.
+    public var counts: (written: Int, skipped: Int, bytes: Int) { state.withLock { ($0.written, $0.skipped, $0.totalBytes) } }
+
     /// Takes a copy of `frame` to write (on the capture thread: one copy, no waiting).
     public func offer(_ frame: Frame) {
         let taken = state.withLock { state -> Bool in
@@ -119,8 +122,8 @@ public final class FrameRecorder: Sendable {
         condition.signal()
         condition.unlock()
         finished.wait()
-        let counts = state.withLock { ($0.written, $0.skipped, $0.totalBytes) }
-        logger.info("recording stopped", [("written", "\(counts.0)"), ("skipped", "\(counts.1)"), ("bytes", "\(counts.2)")])
+        let counts = self.counts
+        logger.info("recording stopped", [("written", "\(counts.written)"), ("skipped", "\(counts.skipped)"), ("bytes", "\(counts.bytes)")])
     }
 
     private func run() {
