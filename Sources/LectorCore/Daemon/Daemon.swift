@@ -60,9 +60,10 @@ public final class Daemon: Sendable {
                 let stop = self.stop
                 var recorder: FrameRecorder?
                 if let directory = options.recordDirectory {
-                    recorder = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
+                    let made = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
                                                  maximumBytes: options.recordMaximumMegabytes << 20, logger: logger)
-                    recorders.append(recorder!)  // just made
+                    recorders.append(made)
+                    recorder = made
                 }
                 let camera = try Camera(source: source, recognizer: spec.recognizer,
                                         orientation: SourceFactory.orientation(for: spec, source: source),
