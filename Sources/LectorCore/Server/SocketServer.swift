@@ -44,6 +44,10 @@ public final class SocketServer: Sendable {
         finished.enter()
         Thread.detachNewThread { [loop, inbox, finished] in
             Thread.current.name = "lector-server"
+            // Short bursts whose delay every watcher sees: ahead of recognition when the
+            // machine is busy (as the capture thread; needs CAP_SYS_NICE or RLIMIT_NICE,
+            // else it stays at 0).
+            try? Syscalls.setThreadPriority(-5)
             loop.run()
             loop.renderer.stop()
             inbox.close()
