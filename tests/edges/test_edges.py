@@ -21,6 +21,14 @@ FIXTURES = os.path.join(ROOT, "Tests/LectorTests/Fixtures")
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 
 passed = failed = 0
+WORKDIRS = []
+
+
+def workdir():
+    """A temporary folder, removed at the end when every check passed (kept to look at otherwise)."""
+    path = tempfile.mkdtemp(prefix="lector-edges-")
+    WORKDIRS.append(path)
+    return path
 
 
 def check(name, ok, detail=""):
@@ -37,7 +45,7 @@ class Daemon:
     """A lectord on a temporary socket; stopped (SIGTERM) at the end of a `with`."""
 
     def __init__(self, *args, env=None, wait=True):
-        self.dir = tempfile.mkdtemp(prefix="lector-edges-")
+        self.dir = workdir()
         self.path = os.path.join(self.dir, "lector.sock")
         self.log = open(os.path.join(self.dir, "lectord.log"), "w+")
         self.args = [LECTORD, "--socket", self.path] + list(args or ["--demo", "--fps", "5"])
@@ -168,7 +176,7 @@ def test(function):
 
 @test
 def snapshot_load():
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     frame = large_frame(os.path.join(work, "large-3000x2000.jpg"))
     seconds = float(os.environ.get("EDGES_LOAD_SECONDS", "20"))
     clients = int(os.environ.get("EDGES_SNAPSHOT_CLIENTS", "8"))
@@ -377,7 +385,7 @@ def check_config():
     check("--check-config: a valid setup exits 0 and prints what would run",
           status == 0 and "configuration is valid" in out and "camera demo:" in out and "idle timeout 60 s" in out,
           (status, out, err))
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     config = os.path.join(work, "lectord.conf")
     with open(config, "w") as f:
         f.write("max_clients = 8\nidle_timeout = 30\n[camera door]\ndevice = /dev/video9\nrotation = 90\n")
@@ -403,7 +411,7 @@ def texts(stdout):
 
 @test
 def record_and_replay():
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     folder = os.path.join(work, "frames")
     status, out, err = lectord("--demo", "--stdout", "--max-frames", "6", "--record", folder)
     recorded = sorted(os.listdir(folder))
@@ -447,7 +455,7 @@ def roi_outside():
     status, out, err = lectord("--demo", "--roi", "600,0,100,100", "--stdout", "--max-frames", "1")
     check("--roi partly outside: says what is read", "extends beyond the 640x480 upright image: only 600,0,40,100 is read" in err,
           err[-400:])
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     config = os.path.join(work, "lectord.conf")
     with open(config, "w") as f:
         f.write("[camera demo]\ndemo = true\nroi = 700,0,100,100\n")
@@ -468,7 +476,7 @@ def roi_outside():
 
 @test
 def rejections_logged_once():
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     folder = os.path.join(work, "frames")
     os.makedirs(folder)
     with open(os.path.join(FIXTURES, "hello-640x480.jpg"), "rb") as f:
@@ -504,7 +512,7 @@ def cli_edges():
     check("lectord --socket '': a clear message", status == 2 and "--socket needs a value" in err, err)
     status, out, err = lector("status", "--socket", "")
     check("lector --socket '': a clear message", status == 2 and "--socket needs a path" in err, err)
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     loop = os.path.join(work, "loop.png")
     os.symlink("loop.png", loop)
     status, out, err = lectord("--replay", loop, "--stdout")
@@ -564,7 +572,7 @@ def man(*arguments, env=None):
 def man_pages():
     import re
     import shutil
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     bindir = os.path.dirname(LECTORD)
     pages = os.path.join(work, "man")
     subprocess.run([os.path.join(ROOT, "scripts/make-man"), bindir, pages], check=True, capture_output=True)
@@ -608,7 +616,7 @@ def ready_and_devices_after_watch():
               devices["class"] == "DEVICES" and devices["devices"][0]["state"] in ("opening", "streaming"), devices)
     # Socket activation with a client waiting: READY=1 comes once its WATCH started the
     # camera and the camera streams.
-    work = tempfile.mkdtemp(prefix="lector-edges-")
+    work = workdir()
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listening.bind(os.path.join(work, "lector.sock"))
     listening.listen(8)
@@ -642,6 +650,10 @@ def main():
             function()
         except Exception:  # noqa: BLE001 - a test that raised is a failed check
             check(function.__name__, False, traceback.format_exc())
+    if failed == 0:
+        import shutil
+        for path in WORKDIRS:
+            shutil.rmtree(path, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
