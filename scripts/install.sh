@@ -2,13 +2,19 @@
 # scripts/install.sh — build Lector's release binaries and install them with the
 # systemd units, the sysusers entry, the udev rule and an example configuration.
 #
-# usage: scripts/install.sh [--prefix DIR] [--root DIR] [--no-build]
+# usage: scripts/install.sh [--prefix DIR] [--root DIR] [--no-build] [--bin DIR] [--uninstall]
 #   --prefix DIR   installation prefix (default /usr/local; the units' ExecStart= are
 #                  rewritten when it is not /usr/local)
 #   --root DIR     install into the root file system at DIR instead of / (an image being
 #                  built): users are created with systemd-sysusers --root, nothing is
 #                  reloaded
 #   --no-build     install what .build/release holds (built before)
+#   --bin DIR      install the programs in DIR instead (implies --no-build)
+#   --uninstall    remove what an install put there (same --prefix/--root): stops and
+#                  disables the units first; keeps /etc/lector and the user lector
+#
+# Running it again upgrades: files are replaced and running units are restarted
+# (systemctl try-restart), so the new binaries are the ones running.
 #
 # Installs:
 #   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,lector-http,Lector_LectorCore.resources},
@@ -19,23 +25,50 @@
 #   /etc/lector/lectord.conf                   only when there is none yet
 #   /etc/lector/mqtt.conf                      the MQTT bridge's, only when there is none yet
 #   PREFIX/share/doc/lector/                   README, PROTOCOL, example configs, libcamera drop-in
+#   PREFIX/share/man/man1/lector.1, PREFIX/share/man/man8/{lectord,lector-mqtt,lector-http}.8
+#                                              generated from the programs' --help (scripts/make-man)
 # Then (on a live system) reloads systemd and udev. It enables nothing: run
 #   systemctl enable --now lectord.socket
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-prefix=/usr/local; root=""; build=1
+prefix=/usr/local; root=""; build=1; bindir=""; uninstall=0
 while (($#)); do
   case "$1" in
     --prefix) prefix="$2"; shift 2 ;;
     --root) root="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --bin) bindir="$(cd "$2" && pwd)"; build=0; shift 2 ;;
+    --uninstall) uninstall=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [[ "$prefix" == /* ]] || { echo "install.sh: --prefix must be absolute" >&2; exit 2; }
 log() { echo "[install] $*" >&2; }
+units=(lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service)
+live() { [[ -z "$root" && -d /run/systemd/system ]]; }
+
+if ((uninstall)); then
+  R="$root"
+  if live; then
+    log "stopping and disabling the units"
+    systemctl disable --now lectord.socket lectord.service lector-mqtt.service lector-http.service 2>/dev/null || true
+    systemctl stop 'lectord@*.service' 2>/dev/null || true
+  fi
+  for unit in "${units[@]}"; do rm -f "$R$prefix/lib/systemd/system/$unit"; done
+  for name in lectord lector lector-mqtt lector-http; do rm -f "$R$prefix/bin/$name"; done
+  rm -rf "$R$prefix/libexec/lector" "$R$prefix/share/lector" "$R$prefix/share/doc/lector"
+  rm -f "$R$prefix/lib/sysusers.d/lector.conf" "$R/etc/udev/rules.d/70-lector-systemd.rules"
+  rm -f "$R$prefix/share/man/man1/lector.1" "$R$prefix/share/man/man8/lectord.8" \
+    "$R$prefix/share/man/man8/lector-mqtt.8" "$R$prefix/share/man/man8/lector-http.8"
+  if live; then
+    systemctl daemon-reload
+    udevadm control --reload 2>/dev/null || true
+  fi
+  log "removed. Kept: /etc/lector (your configuration) and the user lector; remove them by hand if wanted."
+  exit 0
+fi
 
 if ((build)); then
   log "swift build -c release --static-swift-stdlib"
@@ -44,7 +77,7 @@ if ((build)); then
      && swift build -c release --static-swift-stdlib --product lector-mqtt >&2 \
      && swift build -c release --static-swift-stdlib --product lector-http >&2)
 fi
-bin="$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")"
+bin="${bindir:-$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")}"
 for f in lectord lector lector-mqtt Lector_LectorCore.resources; do
   [[ -e "$bin/$f" ]] || { echo "install.sh: $bin/$f missing (build first or drop --no-build)" >&2; exit 1; }
 done
@@ -53,7 +86,7 @@ R="$root"
 libexec="$R$prefix/libexec/lector"
 log "installing into ${root:-/} (prefix $prefix)"
 install -d -m 0755 "$libexec" "$R$prefix/bin" "$R$prefix/lib/systemd/system" "$R$prefix/lib/sysusers.d" \
-  "$R/etc/udev/rules.d" "$R/etc/lector" "$R$prefix/share/doc/lector"
+  "$R/etc/udev/rules.d" "$R/etc/lector" "$R$prefix/share/doc/lector" "$R$prefix/share/man/man1" "$R$prefix/share/man/man8"
 install -m 0755 "$bin/lectord" "$bin/lector" "$bin/lector-mqtt" "$libexec/"
 rm -rf "$libexec/Lector_LectorCore.resources"
 cp -R "$bin/Lector_LectorCore.resources" "$libexec/"
@@ -81,6 +114,14 @@ install -m 0644 "$repo/systemd/lectord.conf.example" "$R$prefix/share/doc/lector
 install -m 0644 "$repo/systemd/mqtt.conf.example" "$R$prefix/share/doc/lector/mqtt.conf.example"
 sed -e "s|/usr/local/bin/|$prefix/bin/|g" "$repo/systemd/lectord.service.d/libcamera.conf.example" \
   > "$R$prefix/share/doc/lector/libcamera.conf.example"
+man_pages="$(mktemp -d)"
+if python3 "$repo/scripts/make-man" "$bin" "$man_pages" >/dev/null; then
+  install -m 0644 "$man_pages"/*.1 "$R$prefix/share/man/man1/"
+  install -m 0644 "$man_pages"/*.8 "$R$prefix/share/man/man8/"
+else
+  log "could not generate the manual pages (scripts/make-man needs python3)"
+fi
+rm -rf "$man_pages"
 install -m 0644 "$repo/README.md" "$R$prefix/share/doc/lector/README.md"
 install -m 0644 "$repo/docs/PROTOCOL.md" "$R$prefix/share/doc/lector/PROTOCOL.md"
 if [[ ! -e "$R/etc/lector/lectord.conf" ]]; then
@@ -107,9 +148,11 @@ else
   log "systemd-sysusers not found: create user/group lector (in group video) by hand"
 fi
 
-if [[ -z "$root" && -d /run/systemd/system ]]; then
+if live; then
   systemctl daemon-reload
   udevadm control --reload 2>/dev/null && udevadm trigger --subsystem-match=video4linux 2>/dev/null || true
+  # An upgrade: units that run now restart on the new binaries (stopped ones stay stopped).
+  systemctl try-restart lectord.service lector-mqtt.service lector-http.service 'lectord@*.service' 2>/dev/null || true
   log "done. Start it with: systemctl enable --now lectord.socket   (or lectord.service)"
 else
   log "done${root:+ (into $root)}."

@@ -17,3 +17,13 @@ int lector_eventfd_nonblocking(void) {
 pid_t lector_gettid(void) {
     return (pid_t)syscall(SYS_gettid);
 }
+
+int lector_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}

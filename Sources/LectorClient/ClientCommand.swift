@@ -16,6 +16,8 @@ public struct ClientCommand: Equatable, Sendable {
     public var showHelp = false
     /// `lector --help`: the overview rather than one command's help.
     public var generalHelp = false
+    /// `lector --version`.
+    public var showVersion = false
     // watch
     public var devices: [String] = []
     public var level = DetailLevel.line
@@ -68,9 +70,10 @@ public struct ClientCommand: Equatable, Sendable {
       orientation   Change how a camera's image is turned upright.
 
     Options for every command:
-      --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock).
+      --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).
       --json            Print lectord's JSON lines unchanged.
       --help            Show help for the command.
+      --version         Show lector's version (before any command).
 
     Exit status: 0 ok, 1 lectord answered with an error, 2 usage error, 69 cannot connect.
     Run 'lector COMMAND --help' for a command's options.
@@ -113,7 +116,7 @@ public struct ClientCommand: Equatable, Sendable {
             Saves the upright frame that produced the latest text as JPEG (waiting for a first text if needed).
 
               --device D               The camera (needed when there are several).
-              -o, --output FILE        Where to write the JPEG.
+              -o, --output FILE        Where to write the JPEG (- for standard output).
               --boxes                  Draw the recognized word boxes.
               --max-width N            Shrink the image to at most N pixels wide.
             \(common)
@@ -137,6 +140,11 @@ public struct ClientCommand: Equatable, Sendable {
     /// Parses `lector`'s arguments (without the program name).
     public static func parse(_ arguments: [String]) throws(UsageError) -> ClientCommand {
         guard let first = arguments.first else { throw UsageError("no command given") }
+        if first == "--version" || first == "version" {
+            var command = ClientCommand(action: .status)
+            command.showVersion = true
+            return command
+        }
         if first == "--help" || first == "-h" || first == "help" {
             var command = ClientCommand(action: arguments.count > 1 ? Action(rawValue: arguments[1]) ?? .status : .status)
             command.showHelp = true
@@ -152,7 +160,10 @@ public struct ClientCommand: Equatable, Sendable {
         while let argument = scanner.next() {
             switch (argument, action) {
             case ("--help", _), ("-h", _): command.showHelp = try scanner.flag(argument)
-            case ("--socket", _): command.socketPath = try scanner.value(for: argument)
+            case ("--socket", _):
+                let path = try scanner.value(for: argument)
+                guard !path.isEmpty else { throw UsageError("--socket needs a path, not an empty one") }
+                command.socketPath = path
             case ("--json", _): command.json = try scanner.flag(argument)
             case ("--timeout", _): command.timeout = try scanner.number(for: argument, in: 0.1...86400)
             case ("--device", .watch): command.devices.append(try scanner.value(for: argument))

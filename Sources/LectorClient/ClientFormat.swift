@@ -20,6 +20,12 @@ enum ClientFormat {
 
     /// A TEXT message as "DEVICE CONFIDENCE TEXT", one line per recognized text line
     /// (per block line when the message stops at blocks).
+    /// `lector watch`: a separator with the capture time, device and frame, then the
+    /// text lines.
+    static func watchLines(_ message: TextMessage) -> [String] {
+        ["-- \(message.time) \(message.device) frame \(message.sequence)"] + textLines(message)
+    }
+
     static func textLines(_ message: TextMessage) -> [String] {
         var out: [String] = []
         for block in message.blocks {
@@ -56,6 +62,7 @@ enum ClientFormat {
             if device.watched { parts.append("watched") }
             if let name = info.name { parts.append("\"\(name)\"") }
             if let error = info.error { parts.append("error: \(error)") }
+            if let warning = info.warning { parts.append("warning: \(warning)") }
             return parts.joined(separator: "  ")
         }
     }

@@ -13,6 +13,10 @@ public enum LectorCommand {
             output.error("\(error)\nTry 'lector --help'.")
             return ClientCommand.ExitStatus.usage
         }
+        if command.showVersion {
+            output.standard("lector \(LectorRelease.version)")
+            return ClientCommand.ExitStatus.ok
+        }
         if command.showHelp {
             output.standard(command.generalHelp ? ClientCommand.usage : ClientCommand.usage(of: command.action))
             return ClientCommand.ExitStatus.ok
@@ -61,8 +65,16 @@ public enum LectorCommand {
             output.error(error.message)
             return ClientCommand.ExitStatus.errorReply
         } catch let error as ConnectionError {
+            // A wait runs out on what was left of the whole command's time: say that.
+            if case .timedOut = error {
+                output.error("\(ConnectionError.timedOut(seconds: command.timeout))")
+                return ClientCommand.ExitStatus.errorReply
+            }
             output.error("\(error)")
-            if case .cannotConnect = error { return ClientCommand.ExitStatus.cannotConnect }
+            switch error {
+            case .cannotConnect, .untrustedPeer: return ClientCommand.ExitStatus.cannotConnect
+            default: break
+            }
             return ClientCommand.ExitStatus.errorReply
         } catch {
             output.error("\(error)")
@@ -110,6 +122,8 @@ public enum LectorCommand {
         if command.changesOnly { watch.changesOnly = true }
         try connection.send(.watch(watch))
         var texts = 0
+        // Each device's loss is told once, until it streams again.
+        var lost: [String: String] = [:]
         while true {
             let (line, message) = try connection.receive()
             if command.json { output.standard(String(decoding: line, as: UTF8.self)) }
@@ -117,7 +131,7 @@ public enum LectorCommand {
             case let .error(refusal):
                 throw ErrorReply(message: refusal.message)
             case let .text(text):
-                if !command.json { ClientFormat.textLines(text).forEach(output.standard) }
+                if !command.json { ClientFormat.watchLines(text).forEach(output.standard) }
                 texts += 1
                 if let count = command.count, texts >= count { return }
             case let .track(track):
@@ -128,8 +142,18 @@ public enum LectorCommand {
                 if !command.json { output.error("\(overflow.dropped) messages dropped: reading too slowly") }
             case let .devices(devices):
                 if !command.json {
-                    for device in devices.devices where device.info.state == .lost {
-                        output.error("\(device.info.path) is lost: \(device.info.error ?? "no reason given")")
+                    for device in devices.devices {
+                        let info = device.info
+                        // Retries pass through `opening`: only a camera that streams again was found.
+                        guard info.state == .lost else {
+                            if info.state == .streaming, lost.removeValue(forKey: info.path) != nil {
+                                output.error("\(info.path) is streaming again")
+                            }
+                            continue
+                        }
+                        let reason = info.error ?? "no reason given"
+                        if lost[info.path] == nil { output.error("\(info.path) is lost: \(reason)") }
+                        lost[info.path] = reason
                     }
                 }
             default:
@@ -144,9 +168,9 @@ public enum LectorCommand {
         var reply: (line: [UInt8], reply: SnapshotMessage)
         do {
             reply = try requestLine(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
-        } catch is ErrorReply {
+        } catch let refusal as ErrorReply where refusal.message.contains("nothing recognized yet") {
             // Nothing recognized yet (the camera runs only while watched): watch until a
-            // first TEXT of the device, then ask again.
+            // first TEXT of the device, then ask again; a camera that is lost meanwhile ends it.
             var watch = WatchRequest()
             watch.enable = true
             if let device = command.devices.first { watch.devices = [device] }
@@ -154,13 +178,27 @@ public enum LectorCommand {
             watch.level = .block
             _ = try request(.watch(watch), expecting: WatchMessage.self, command, connection, quietOutput)
             let deadline = Date().addingTimeInterval(command.timeout)
-            while true {
-                if case .text = try connection.receive(timeout: max(0.001, deadline.timeIntervalSinceNow)).message { break }
+            waiting: while true {
+                switch try connection.receive(timeout: max(0.001, deadline.timeIntervalSinceNow)).message {
+                case .text: break waiting
+                case let .error(error): throw ErrorReply(message: error.message)
+                case let .devices(devices):
+                    let named = devices.devices.filter { command.devices.first == nil || $0.info.path == command.devices.first }
+                    if let lost = named.first(where: { $0.info.state == .lost }), named.count == 1 {
+                        throw ErrorReply(message: "\(lost.info.path) is lost: \(lost.info.error ?? "no reason given"); nothing to snapshot")
+                    }
+                default: continue
+                }
             }
             reply = try requestLine(snapshot, expecting: SnapshotMessage.self, command, connection, quietOutput)
         }
         let (line, message) = reply
         guard let path = command.output else { throw ErrorReply(message: "SNAPSHOT reply without data") }
+        if path == "-" {
+            // The JPEG itself on standard output (`lector snapshot -o - | display`).
+            FileHandle.standardOutput.write(Data(message.data))
+            return
+        }
         guard FileManager.default.createFile(atPath: path, contents: Data(message.data)) else {
             throw ErrorReply(message: "cannot write \(path)")
         }

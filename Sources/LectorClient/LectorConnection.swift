@@ -6,8 +6,13 @@ import LectorSystem
 public enum ConnectionError: Error, Equatable, CustomStringConvertible {
     /// Nobody listens on the path (exit status 69).
     case cannotConnect(path: String, SystemError)
-    /// The server closed the connection.
-    case closed
+    /// The socket is served by a user who is neither this one, root, nor the user the
+    /// lectord service runs as (`lector`): possibly another local user impersonating
+    /// lectord (exit status 69).
+    case untrustedPeer(path: String, user: UInt32)
+    /// The server closed the connection; `reason` is the ERROR it sent last, if its
+    /// last line was one (`too many clients`, an idle timeout, an oversize request).
+    case closed(reason: String?)
     /// No line within the timeout.
     case timedOut(seconds: Double)
     /// A line longer than the protocol allows, or not JSON.
@@ -17,11 +22,22 @@ public enum ConnectionError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotConnect(path, error): "cannot connect to \(path): \(error.reason)"
-        case .closed: "lectord closed the connection"
-        case let .timedOut(seconds): "no answer from lectord within \(seconds) s"
+        case let .untrustedPeer(path, user):
+            "refusing to talk to \(path): it is served by uid \(user), not by you (uid \(Syscalls.userID)), root or the "
+                + "\(LectorConnection.serviceUser) user; another user may be impersonating lectord"
+        case let .closed(reason): reason.map { "lectord closed the connection: \($0)" } ?? "lectord closed the connection"
+        case let .timedOut(seconds): "no answer from lectord within \(Self.seconds(seconds)) s"
         case let .malformed(reason): "unexpected data from lectord: \(reason)"
         case let .system(error): "\(error)"
         }
+    }
+}
+
+extension ConnectionError {
+    /// `10`, `3.7`: seconds as a person writes them.
+    static func seconds(_ value: Double) -> String {
+        let tenths = (value * 10).rounded() / 10
+        return tenths == tenths.rounded() ? "\(Int(tenths))" : "\(tenths)"
     }
 }
 
@@ -32,8 +48,15 @@ public final class LectorConnection {
     public let descriptor: Int32
     private var buffer: [UInt8] = []
     private var start = 0
+    /// The message of the last line read when it was an ERROR, else nil: why the
+    /// server closed, when it closes next.
+    private var lastError: String?
 
-    /// Connects to `path`.
+    /// The user the lectord service runs as (systemd/lectord.service).
+    public static let serviceUser = "lector"
+
+    /// Connects to `path` and checks who serves it: this user, root, or the
+    /// ``serviceUser`` (`SO_PEERCRED`), so that no other local user can pass for lectord.
     public init(path: String) throws(ConnectionError) {
         let descriptor: Int32
         do { descriptor = try Syscalls.unixSocket(nonBlocking: false) } catch { throw .system(error) }
@@ -43,7 +66,21 @@ public final class LectorConnection {
             Syscalls.close(descriptor)
             throw .cannotConnect(path: path, error)
         }
+        let peer: uid_t
+        do { peer = try Syscalls.peerCredentials(descriptor).user } catch {
+            Syscalls.close(descriptor)
+            throw .system(error)
+        }
+        guard Self.trusts(peer) else {
+            Syscalls.close(descriptor)
+            throw .untrustedPeer(path: path, user: peer)
+        }
         self.descriptor = descriptor
+    }
+
+    /// Whether a server run by `user` is to be trusted: this user, root, or the service user.
+    static func trusts(_ user: uid_t) -> Bool {
+        user == Syscalls.userID || user == 0 || user == Syscalls.userID(named: serviceUser)
     }
 
     deinit { Syscalls.close(descriptor) }
@@ -74,7 +111,9 @@ public final class LectorConnection {
             switch outcome {
             case let .success(.done(count)): offset += count
             case .success(.wouldBlock): continue
-            case let .failure(error): throw error.errno == EPIPE ? .closed : .system(error)
+            case let .failure(error):
+                guard error.errno == EPIPE else { throw .system(error) }
+                throw .closed(reason: closingReason())
             }
         }
     }
@@ -90,6 +129,7 @@ public final class LectorConnection {
                     buffer.removeFirst(start)
                     start = 0
                 }
+                lastError = Self.errorMessage(line)
                 return line
             }
             if buffer.count - start > ProtocolVersion.maximumServerLine {
@@ -105,12 +145,50 @@ public final class LectorConnection {
                 do throws(SystemError) { return .success(try Syscalls.read(descriptor, into: raw)) } catch { return .failure(error) }
             }
             switch outcome {
-            case .success(.done(0)): throw .closed
+            case .success(.done(0)): throw .closed(reason: lastError)
             case let .success(.done(count)): buffer.append(contentsOf: chunk[0..<count])
             case .success(.wouldBlock): continue
-            case let .failure(error): throw error.errno == ECONNRESET ? .closed : .system(error)
+            case let .failure(error): throw error.errno == ECONNRESET ? .closed(reason: lastError) : .system(error)
             }
         }
+    }
+
+    /// Whether the server has closed its end (an idle timeout, a restart): reads what
+    /// is waiting without blocking. A connection kept for later requests checks this
+    /// before reusing itself.
+    public func serverHasClosed() -> Bool {
+        while true {
+            do {
+                guard try Syscalls.waitReadable(descriptor, timeoutMilliseconds: 0) else { return false }
+            } catch {
+                return true
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let outcome: Result<IOResult<Int>, SystemError> = chunk.withUnsafeMutableBytes { raw in
+                do throws(SystemError) { return .success(try Syscalls.read(descriptor, into: raw)) } catch { return .failure(error) }
+            }
+            switch outcome {
+            case .success(.done(0)), .failure: return true
+            case let .success(.done(count)): buffer.append(contentsOf: chunk[0..<count])
+            case .success(.wouldBlock): return false
+            }
+        }
+    }
+
+    /// After a write found the connection closed: the ERROR among the last lines the
+    /// server sent (read now, without waiting long), if any.
+    private func closingReason() -> String? {
+        var reason = lastError
+        while let line = try? readLine(timeout: 0.2) {
+            reason = Self.errorMessage(line)
+        }
+        return reason
+    }
+
+    /// The message of `line` when it is an ERROR (the server writes `class` first).
+    private static func errorMessage(_ line: [UInt8]) -> String? {
+        guard line.starts(with: Array(#"{"class":"ERROR""#.utf8)) else { return nil }
+        return (try? ErrorMessage(json: JSONParser.parse(line)))?.message
     }
 
     /// The next line, parsed as a JSON object.

@@ -50,7 +50,7 @@ public struct HTTPOptions: Equatable, Sendable {
             case "--listen":
                 let text = try scanner.value(for: argument)
                 guard let address = ListenAddress(hostPort: text) else {
-                    throw UsageError("--listen must be ADDR:PORT with a numeric IPv4 or [IPv6] address, not '\(text)'")
+                    throw UsageError("--listen must be ADDR:PORT with a numeric IPv4 or [IPv6] address, not \(UsageError.quoted(text))")
                 }
                 options.listen = address
             case "--listen-unix":

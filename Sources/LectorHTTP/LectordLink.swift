@@ -40,13 +40,18 @@ public final class LectordLink: @unchecked Sendable {
             } catch {
                 self.connection = nil
                 if attempt >= 2 { throw error }
-                if case .cannotConnect = error { throw error }
+                switch error {
+                case .cannotConnect, .untrustedPeer: throw error
+                default: break
+                }
             }
         }
     }
 
     private func connected() throws(ConnectionError) -> LectorConnection {
-        if let connection { return connection }
+        // lectord closes a connection that stayed idle (`--idle-timeout`): reconnect
+        // rather than read its parting ERROR as the reply.
+        if let connection, !connection.serverHasClosed() { return connection }
         let fresh = try LectorConnection(path: socketPath)
         _ = try fresh.read(class: "VERSION", timeout: 5)
         connection = fresh

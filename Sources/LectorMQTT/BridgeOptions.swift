@@ -19,7 +19,7 @@ public struct BridgeOptions: Equatable, Sendable {
     Publishes what lectord reads, per camera, to an MQTT broker, with Home Assistant discovery.
 
     lectord:
-      --socket PATH                lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock).
+      --socket PATH                lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).
 
     Broker:
       --broker URL                 mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, 8883); default mqtt://localhost.

@@ -152,6 +152,7 @@ public struct DeviceMessage: ProtocolMessage {
         info.height = try m.int("height")
         info.fps = try m.double("fps")
         info.error = try m.string("error")
+        info.warning = try m.string("warning")
         self.init(info: info, orientation: try m.required("orientation", m.orientation),
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
@@ -173,6 +174,7 @@ public struct DeviceMessage: ProtocolMessage {
         object.add("height", info.height)
         object.add("fps", info.fps)
         object.add("error", info.error)
+        object.add("warning", info.warning)
         object.add("orientation", orientationJSON(orientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

@@ -27,6 +27,9 @@ public struct DeviceInfo: Equatable, Sendable {
     public var fps: Double?
     /// Why it is lost, when it is.
     public var error: String?
+    /// A setting that does not fit what the camera delivers, e.g. a region of interest
+    /// outside the image (proto_minor 4).
+    public var warning: String?
 
     public init(path: String, state: CameraState, name: String? = nil) {
         self.path = path

@@ -78,12 +78,18 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var members: [(String, JSONValue)] = []
+        var keys = Set<String>()
         skipWhitespace()
         if current == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let keyOffset = index
             let key = try parseString()
+            // Which of two values would count is anybody's guess (RFC 8259 §4): refused.
+            guard keys.insert(key).inserted else {
+                throw JSONParseError.syntax(offset: keyOffset, reason: "duplicate key \"\(key.prefix(60))\"")
+            }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1

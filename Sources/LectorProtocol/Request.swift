@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 3
+    public static let minor = 4
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -106,6 +106,10 @@ extension Request {
             var watch = WatchRequest()
             watch.enable = try fields.bool("enable")
             watch.devices = try fields.strings("devices")
+            if watch.devices?.isEmpty == true {
+                throw RequestError("WATCH: \"devices\" is empty; leave it out or give [\"all\"] to watch every device",
+                                   requestClass: "WATCH")
+            }
             watch.text = try fields.bool("text")
             watch.frame = try fields.bool("frame")
             watch.level = try fields.choice("level", DetailLevel.init(rawValue:), DetailLevel.allCases.map(\.rawValue))

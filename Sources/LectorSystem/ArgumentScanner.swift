@@ -4,6 +4,13 @@ import Foundation
 public struct UsageError: Error, Equatable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// `text` in single quotes for a message, cut after 60 characters (a value pasted by
+    /// mistake can be megabytes long): `'xxx…' (10485760 bytes)`.
+    public static func quoted(_ text: String) -> String {
+        guard text.count > 60 else { return "'\(text)'" }
+        return "'\(text.prefix(60))…' (\(text.utf8.count) bytes)"
+    }
 }
 
 /// Walks `--kebab-case` options in swift-argument-parser's style, small: `--name value`
@@ -50,7 +57,7 @@ public struct ArgumentScanner {
     public mutating func integer(for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
         let text = try value(for: option)
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(UsageError.quoted(text))")
         }
         return number
     }
@@ -58,7 +65,7 @@ public struct ArgumentScanner {
     public mutating func number(for option: String, in range: ClosedRange<Double>) throws(UsageError) -> Double {
         let text = try value(for: option)
         guard let number = Double(text), range.contains(number) else {
-            throw UsageError("\(option) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError("\(option) must be a number from \(range.lowerBound) to \(range.upperBound), not \(UsageError.quoted(text))")
         }
         return number
     }
@@ -67,7 +74,7 @@ public struct ArgumentScanner {
     public mutating func choice<T>(for option: String, _ parse: (String) -> T?, choices: [String]) throws(UsageError) -> T {
         let text = try value(for: option)
         guard let value = parse(text) else {
-            throw UsageError("\(option) must be one of \(choices.joined(separator: "|")), not '\(text)'")
+            throw UsageError("\(option) must be one of \(choices.joined(separator: "|")), not \(UsageError.quoted(text))")
         }
         return value
     }

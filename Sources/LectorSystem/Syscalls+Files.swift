@@ -31,6 +31,14 @@ extension Syscalls {
         return info.st_mode & S_IFMT
     }
 
+    /// The type, permission bits and owner of `path`, without following a symbolic
+    /// link; nil when it does not exist. The corresponding C function is `lstat`.
+    public static func fileStatus(_ path: String) -> (type: mode_t, permissions: mode_t, owner: uid_t)? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return (info.st_mode & S_IFMT, info.st_mode & 0o7777, info.st_uid)
+    }
+
     /// Whether `path` is a socket (not following a symbolic link).
     /// The corresponding C function is `lstat`.
     public static func isSocket(_ path: String) -> Bool { fileType(path) == S_IFSOCK }
@@ -44,6 +52,17 @@ extension Syscalls {
         let status = getgrnam_r(name, &group, &buffer, buffer.count, &result)
         guard status == 0, result != nil else { return nil }
         return group.gr_gid
+    }
+
+    /// A user's id from its name, or nil when there is no such user. The corresponding
+    /// C function is `getpwnam_r`.
+    public static func userID(named name: String) -> uid_t? {
+        var user = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        let status = getpwnam_r(name, &user, &buffer, buffer.count, &result)
+        guard status == 0, result != nil else { return nil }
+        return user.pw_uid
     }
 
     /// Runs `body` with the file-mode creation mask set to `mask`, then restores the

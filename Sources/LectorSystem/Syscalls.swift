@@ -150,6 +150,17 @@ public enum Syscalls {
         }
     }
 
+    /// The process, user and group of the peer of a connected Unix socket (for a
+    /// listening socket's peer: whoever called `listen`). The corresponding C function
+    /// is `getsockopt` with `SO_PEERCRED`.
+    public static func peerCredentials(_ descriptor: Int32) throws(SystemError) -> (process: Int32, user: uid_t, group: gid_t) {
+        var process: pid_t = 0
+        var user: uid_t = 0
+        var group: gid_t = 0
+        _ = try retrying("getsockopt", descriptor) { Int(lector_peer_credentials(descriptor, &process, &user, &group)) }
+        return (process, user, group)
+    }
+
     /// The corresponding C function is `listen`.
     public static func listen(_ descriptor: Int32, backlog: Int32) throws(SystemError) {
         _ = try retrying("listen", descriptor) { Int(Glibc.listen(descriptor, backlog)) }

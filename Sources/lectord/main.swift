@@ -34,6 +34,15 @@ do {
     FileHandle.standardError.write(Data("lectord: \(error)\n".utf8))
     Syscalls.exit(2)
 }
+if options.checkConfig {
+    do {
+        for line in try ConfigCheck.report(options, configPath: configPath) { print(line) }
+        Syscalls.exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("lectord: \(error)\n".utf8))
+        Syscalls.exit(2)
+    }
+}
 let logger = Logger(label: "lectord", level: options.logLevel)
 let status = Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run()
 // A recognition abandoned at its deadline may still be inside Tesseract on its own

@@ -142,9 +142,12 @@ struct DaemonEndToEndTests {
     func scannedPages(page: String, flags: [String]) throws {
         let gold = try String(contentsOfFile: TestSupport.sharedTestData + "/phototest.gold.txt", encoding: .utf8)
             .split(whereSeparator: \.isWhitespace).map(String.init)
-        let result = try run(lectord, ["--replay", TestSupport.sharedTestData + "/" + page, "--stdout", "--max-frames", "1"] + flags)
+        // A whole page, eight lectords at once on a shared machine: past the default 3 s
+        // deadline, the frame would be abandoned (this checks reading, not speed).
+        let result = try run(lectord, ["--replay", TestSupport.sharedTestData + "/" + page, "--stdout", "--max-frames", "1",
+                                       "--deadline-ms", "60000"] + flags)
         #expect(result.status == 0, "\(result.stderr)")
-        let text = try #require(result.messages(class: "TEXT").first?["text"]?.stringValue)
+        let text = try #require(result.messages(class: "TEXT").first?["text"]?.stringValue, "\(result.stderr)")
         let recall = TestSupport.recall(expected: gold, actual: text.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(recall >= 0.95, "\(page) \(flags): recall \(recall)")
     }

@@ -25,6 +25,7 @@ struct JSONTests {
 
     @Test("refuses malformed input with a typed error", arguments: [
         "", "{", "{\"a\":}", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"unterminated", "{} {}", "nul", "\"\\ud800\"",
+        "{\"a\":1,\"a\":2}", "{\"b\":{\"c\":1,\"c\":1}}",
     ])
     func refuses(text: String) {
         #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }

@@ -44,6 +44,8 @@ struct RequestTests {
     @Test("refuses bad requests with a message naming the field", arguments: [
         (#"{"class":"WATCH","text":"yes"}"#, "WATCH: text must be true or false"),
         (#"{"class":"WATCH","devices":[1]}"#, "WATCH: devices must be an array of strings"),
+        (#"{"class":"WATCH","devices":[]}"#, "WATCH: \"devices\" is empty"),
+        (#"{"class":"WATCH","enable":false,"enable":true}"#, "duplicate key \"enable\""),
         (#"{"class":"SNAPSHOT","max_width":1}"#, "SNAPSHOT: max_width must be a number from 16 to 16384"),
         (#"{"class":"ORIENTATION","device_orientation":"sideways"}"#, "ORIENTATION: device_orientation must be one of"),
         (#"{"class":"ORIENTATION","rotation":90,"device_orientation":"portrait"}"#, "not both"),

@@ -62,8 +62,50 @@ struct ServerTests {
         } else {
             #expect(reply["class"]?.stringValue == "ERROR")
             #expect(reply["message"]?.stringValue?.contains("longer than 10240 bytes") == true)
-            #expect(throws: ConnectionError.closed) { try connection.readLine(timeout: 5) }
+            #expect(throws: ConnectionError.closed(reason: "request line longer than 10240 bytes; closing")) {
+                try connection.readLine(timeout: 5)
+            }
         }
+    }
+
+    @Test("closes an idle client with an ERROR saying why; a watcher stays")
+    func idleTimeout() throws {
+        let harness = try ServerHarness(fps: 5) { $0.idleTimeout = 0.5 }
+        defer { harness.stop() }
+        let idle = try harness.connect()
+        let watcher = try harness.connect()
+        // Watching without a stream: not idle, and no camera (nor Tesseract) runs for it.
+        try watcher.send(json: #"{"class":"WATCH","text":false,"frame":false}"#)
+        _ = try watcher.read(class: "WATCH")
+        let parting = try idle.readMessage(timeout: 5).message
+        #expect(parting["class"]?.stringValue == "ERROR")
+        #expect(parting["message"]?.stringValue?.contains("idle timeout") == true, "\(parting)")
+        #expect(throws: ConnectionError.self) { try idle.readLine(timeout: 5) }
+        Thread.sleep(forTimeInterval: 0.8)
+        try watcher.send(json: #"{"class":"STATUS"}"#)
+        #expect(try watcher.read(class: "STATUS")["class"]?.stringValue == "STATUS", "the watcher is still served")
+    }
+
+    @Test("answers SNAPSHOTs off the server thread, in order with the client's other requests")
+    func snapshotInOrder() throws {
+        let harness = try ServerHarness(fps: 5)
+        defer { harness.stop() }
+        let connection = try harness.connect()
+        try connection.send(json: #"{"class":"WATCH","frame":false}"#)
+        _ = try connection.read(class: "TEXT")
+        // One recognized frame is enough: the camera stops (the suite runs in parallel).
+        try connection.send(json: #"{"class":"WATCH","enable":false}"#)
+        _ = try connection.read(class: "WATCH")
+        try connection.sendRaw(Array((#"{"class":"SNAPSHOT","boxes":true}"# + "\n" + #"{"class":"STATUS"}"# + "\n"
+                                      + #"{"class":"SNAPSHOT","max_width":64}"# + "\n").utf8))
+        var replies: [String] = []
+        while replies.count < 3 {
+            let message = try connection.readMessage(timeout: 10).message
+            if let name = message["class"]?.stringValue, name != "TEXT", name != "FRAME", name != "DEVICES" {
+                replies.append(name + (message["width"]?.intValue.map { " \($0)" } ?? ""))
+            }
+        }
+        #expect(replies == ["SNAPSHOT 640", "STATUS", "SNAPSHOT 64"])
     }
 
     @Test("holds the client cap: one too many gets an ERROR and is closed")
@@ -76,7 +118,7 @@ struct ServerTests {
         let refusal = try third.readMessage(timeout: 5).message
         #expect(refusal["class"]?.stringValue == "ERROR")
         #expect(refusal["message"]?.stringValue == "too many clients (at most 2)")
-        #expect(throws: ConnectionError.closed) { try third.readLine(timeout: 5) }
+        #expect(throws: ConnectionError.closed(reason: "too many clients (at most 2)")) { try third.readLine(timeout: 5) }
         _ = first
         first = nil  // closes it: room for one more
         Thread.sleep(forTimeInterval: 0.3)
@@ -289,6 +331,17 @@ struct ServerTests {
         })
     }
 
+    /// The path a Unix socket is bound to (an accepted one: its server's), or nil.
+    private static func localPath(_ descriptor: Int32) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard result == 0 else { return nil }
+        return withUnsafeBytes(of: address.sun_path) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
     @Test("a write that fails (EIO) closes that client only; the other watcher goes on")
     func writeFault() throws {
         let harness = try ServerHarness(fps: 5, alwaysOn: true)
@@ -302,7 +355,10 @@ struct ServerTests {
         for _ in 0..<5 where serverEnd == nil {
             let before = Self.openSockets()
             let connection = try harness.connect()  // VERSION read: the server has accepted it
+            // Only this server's accepted sockets are bound to its path: a socket another
+            // test opened meanwhile is not taken for it (the fault would hit that test).
             let added = Self.openSockets().subtracting(before).subtracting([connection.descriptor])
+                .filter { Self.localPath($0) == harness.path }
             if added.count == 1 { (victim, serverEnd) = (connection, added.first) }
         }
         guard let victim, let serverEnd else {
@@ -312,7 +368,7 @@ struct ServerTests {
         try victim.send(json: #"{"class":"WATCH","frame":false}"#)
         _ = try victim.read(class: "WATCH")
         Syscalls.injectFault(EIO, call: "sendmsg", descriptor: serverEnd)  // once: the next write to it
-        #expect(throws: ConnectionError.closed) { while true { _ = try victim.readMessage(timeout: 10) } }
+        #expect(throws: ConnectionError.closed(reason: nil)) { while true { _ = try victim.readMessage(timeout: 10) } }
         var texts = 0
         while texts < 2 {
             if try other.readMessage(timeout: 10).message["class"]?.stringValue == "TEXT" { texts += 1 }
@@ -364,8 +420,28 @@ struct ListeningSocketTests {
         (["RUNTIME_DIRECTORY": "/run/a:/run/b"], true, "/run/a/lector.sock"),
         ([:], true, "/run/lector/lector.sock"),
         (["XDG_RUNTIME_DIR": "/run/user/1000"], false, "/run/user/1000/lector.sock"),
+        ([:], false, "/tmp/lector-1000/lector.sock"),
     ])
     func defaultPath(environment: [String: String], root: Bool, expected: String) {
-        #expect(SocketPath.standard(environment: environment, isRoot: root) == expected)
+        #expect(SocketPath.standard(environment: environment, isRoot: root, userID: 1000) == expected)
+    }
+
+    @Test("the fallback directory: created 0700, made private again, a link refused")
+    func fallbackDirectory() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("lector-fallback-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let fresh = base + "/fresh"
+        try SocketPath.prepareFallback(fresh)
+        #expect(Syscalls.fileStatus(fresh)?.permissions == 0o700, "created private")
+        try Syscalls.chmod(fresh, mode: 0o755)
+        try SocketPath.prepareFallback(fresh)
+        #expect(Syscalls.fileStatus(fresh)?.permissions == 0o700, "made private again")
+        let link = base + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: fresh)
+        #expect(throws: SocketPath.FallbackError(directory: link, problem: "it is a symbolic link")) {
+            try SocketPath.prepareFallback(link)
+        }
+        #expect(throws: SocketPath.FallbackError.self) { try SocketPath.prepareFallback(fresh, userID: Syscalls.userID + 1) }
     }
 }

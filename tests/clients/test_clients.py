@@ -329,7 +329,7 @@ def lector_commands():
         with open(out, "rb") as f:
             assert jpeg_size(f.read()) == (640, 480)
         r = subprocess.run([LECTOR, "watch", "--count", "1"] + sock, capture_output=True, timeout=30, env=ENV, text=True)
-        assert r.returncode == 0 and r.stdout.startswith("demo 0."), r
+        assert r.returncode == 0 and r.stdout.startswith("-- ") and r.stdout.splitlines()[1].startswith("demo 0."), r
         r = subprocess.run([LECTOR, "orientation", "--device", "demo", "--device-orientation", "landscape-left",
                             "--camera-position", "front"] + sock, capture_output=True, timeout=30, text=True)
         assert r.returncode == 0 and r.stdout.strip() == "demo: orientation 4 (down-mirrored)", r

@@ -17,4 +17,8 @@ int lector_eventfd_nonblocking(void);
 /// The calling thread's kernel id (gettid(2); glibc < 2.30 has no wrapper).
 pid_t lector_gettid(void);
 
+/// getsockopt(2) SO_PEERCRED (struct ucred needs _GNU_SOURCE): the peer's process,
+/// user and group. 0, or -1 with errno set.
+int lector_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
 #endif

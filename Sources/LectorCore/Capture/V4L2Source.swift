@@ -146,13 +146,21 @@ public final class V4L2Source: FrameSource {
         try? Syscalls.setThreadPriority(-5)
     }
 
+    /// A device node that does not exist now.
+    public var absence: String? { Syscalls.fileStatus(settings.path) == nil ? "\(settings.path) does not exist" : nil }
+
     /// Reports a lost device and logs the reason, once until it changes.
     private func report(_ error: CaptureError, losses: Int, sink: FrameSink) {
         var info = DeviceInfo(path: name, state: .lost)
         info.error = error.description
         sink.report(info)
         // The reason is part of the message: `once` repeats a line only when its message changes.
-        logger.once(lostKey, .error, "camera lost: \(error.description); retrying", [("losses", "\(losses)")])
+        // Never opened yet: it is not available rather than lost.
+        if losses == 0 {
+            logger.once(lostKey, .error, "camera not available: \(error.description); retrying")
+        } else {
+            logger.once(lostKey, .error, "camera lost: \(error.description); retrying", [("losses", "\(losses)")])
+        }
     }
 
     private func info(of session: CaptureSession) -> DeviceInfo {

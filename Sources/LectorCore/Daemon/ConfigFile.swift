@@ -65,6 +65,7 @@ public struct ConfigFile: Equatable, Sendable {
     public var alwaysOn: Bool? { given("always_on", daemon.alwaysOn) }
     public var maximumClients: Int? { given("max_clients", daemon.server.maximumClients) }
     public var clientTimeout: Double? { given("client_timeout", daemon.server.clientTimeout) }
+    public var idleTimeout: Double? { given("idle_timeout", daemon.server.idleTimeout) }
     public var clientBufferBytes: Int? { given("client_buffer", daemon.server.clientBufferBytes) }
     public var logLevel: Logger.Level? { given("log_level", daemon.logLevel) }
 

@@ -36,8 +36,14 @@ public final class Daemon: Sendable {
         var listener: ListeningSocket?
         if !options.stdout || options.socketPath != nil {
             do {
-                listener = try ListeningSocket.fromSystemd()
-                    ?? ListeningSocket.bind(path: options.socketPath ?? SocketPath.standard(), group: options.socketGroup)
+                listener = ListeningSocket.fromSystemd()
+                if listener == nil {
+                    let path = options.socketPath ?? SocketPath.standard()
+                    if options.socketPath == nil, SocketPath.isFallback(path) {
+                        try SocketPath.prepareFallback(SocketPath.fallbackDirectory())
+                    }
+                    listener = try ListeningSocket.bind(path: path, group: options.socketGroup)
+                }
             } catch {
                 logger.error("cannot serve the socket", [("reason", "\(error)")])
                 return 1
@@ -45,21 +51,33 @@ public final class Daemon: Sendable {
         }
         let targets = PublicationTargets()
         var cameras: [Camera] = []
+        var recorders: [FrameRecorder] = []
+        defer { for recorder in recorders { recorder.stop() } }
         for spec in options.cameras {
             do {
                 let source = try SourceFactory.makeSource(for: spec, logger: logger)
                 let publisher = stdoutPublisher
                 let stop = self.stop
+                var recorder: FrameRecorder?
+                if let directory = options.recordDirectory {
+                    let made = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
+                                                 maximumBytes: options.recordMaximumMegabytes << 20, logger: logger)
+                    recorders.append(made)
+                    recorder = made
+                }
                 let camera = try Camera(source: source, recognizer: spec.recognizer,
                                         orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
-                                        logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
+                                        logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
                     targets.hub?.record(publication)
                     targets.server?.publish(publication)
                     if publisher?.publish(publication) == .finished { stop.raise() }
                 }
                 cameras.append(camera)
-                logger.info("camera ready", [("device", spec.name),
-                                             ("orientation", camera.orientation.imageOrientation.description)])
+                // A device not plugged in is not "ready" (its source said so when made).
+                if source.absence == nil {
+                    logger.info("camera ready", [("device", spec.name),
+                                                 ("orientation", camera.orientation.imageOrientation.description)])
+                }
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
                 listener?.close()
@@ -88,7 +106,13 @@ public final class Daemon: Sendable {
         targets.server = server
         server?.start()
         if alwaysOn { hub.startAll() }
-        // Under systemd: READY=1 once cameras opened or are lost, STATUS=, honest WATCHDOG=1; nil otherwise.
+        // Under systemd: READY=1 once what was waiting on the socket is answered (the WATCH of
+        // a socket-activating client starts its camera) and the cameras started opened or
+        // are lost; STATUS=, honest WATCHDOG=1; nil otherwise.
+        if SystemdNotifier.fromEnvironment(ProcessInfo.processInfo.environment) != nil {
+            server?.waitUntilSettled(seconds: 2)
+            hub.waitForStartsAndStops()
+        }
         let systemd = SystemdService.start(hub: hub, logger: logger)
 
         _ = SignalObserver { [self, stop, logger, server] signal in
@@ -115,6 +139,14 @@ public final class Daemon: Sendable {
 }
 
 extension Daemon {
+    /// Where `--record DIR` keeps a camera's frames: DIR itself for one camera, else a
+    /// folder per camera named after it (`/` and other odd characters as `_`).
+    static func recordDirectory(_ directory: String, camera name: String, cameras: Int) -> String {
+        guard cameras > 1 else { return directory }
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
+        return directory + "/" + safe.trimmingCharacters(in: CharacterSet(charactersIn: "_"))
+    }
+
     /// SIGHUP: reads the configuration file again and applies, without reopening the
     /// socket or a camera, every option ``DaemonOptionTable`` marks live (orientation,
     /// recognizer settings, stall timeout, always-on, client limits, log level); logs what it

@@ -66,6 +66,12 @@ public struct DaemonOptions: Equatable, Sendable {
     public var cameraSettings = CameraSettings()
     public var showHelp = false
     public var showVersion = false
+    /// `--check-config`: validate, print what would run, exit.
+    public var checkConfig = false
+    /// `--record DIR`: keep the captured frames there.
+    public var recordDirectory: String?
+    /// `--record-max-mb`: the bound of the recorded frames, in megabytes.
+    public var recordMaximumMegabytes = 500
 
     public init() {}
 

@@ -46,6 +46,9 @@ public struct Frame: Sendable {
 
     /// Returns the buffer to its source (a driver buffer is queued again). Call once.
     public func giveBack() { buffer.giveBack() }
+
+    /// The file the frame was replayed from, or nil.
+    public var origin: String? { buffer.origin }
 }
 
 /// Storage behind a ``Frame``: a mapped driver buffer or a block of memory.
@@ -54,6 +57,12 @@ public protocol FrameBuffer: AnyObject, Sendable {
     var bytes: UnsafeRawBufferPointer { get }
     /// Hands the buffer back to whoever filled it.
     func giveBack()
+    /// Where the bytes came from, for messages about them (a replayed file), or nil.
+    var origin: String? { get }
+}
+
+extension FrameBuffer {
+    public var origin: String? { nil }
 }
 
 /// A frame buffer in ordinary memory, for replayed and generated frames.
@@ -62,13 +71,16 @@ public final class HeapFrameBuffer: FrameBuffer, @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
     /// Copies `bytes` into a new buffer.
-    public init(copying bytes: some Collection<UInt8>) {
+    /// - Parameter origin: the file the bytes were read from, named in messages about them.
+    public init(copying bytes: some Collection<UInt8>, origin: String? = nil) {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         storage.copyBytes(from: bytes)
         count = bytes.count
+        self.origin = origin
     }
 
     private let count: Int
+    public let origin: String?
 
     deinit { storage.deallocate() }
 
@@ -76,4 +88,16 @@ public final class HeapFrameBuffer: FrameBuffer, @unchecked Sendable {
 
     /// Nothing to return: the memory is freed when the last frame referring to it goes.
     public func giveBack() {}
+}
+
+extension Logger {
+    /// Logs a frame that could not be decoded: a replayed file by name, once for the run
+    /// (not at every pass of a loop); a camera's frames once until one is recognized.
+    func frameRejected(_ frame: Frame, reason: String) {
+        if let origin = frame.origin {
+            once("file " + origin, .warning, "frame rejected", [("file", origin), ("reason", reason)])
+        } else {
+            once("frame", .warning, "frame rejected", [("reason", reason)])
+        }
+    }
 }

@@ -62,7 +62,7 @@ public final class FrameStacker: @unchecked Sendable {
             try extractor.extract(frame, into: &luma)
         } catch {
             frame.giveBack()
-            logger?.once("frame", .warning, "frame rejected", [("reason", error.description)])
+            logger?.frameRejected(frame, reason: error.description)
             throw error
         }
         let captured = colorPreview?.isWanted == true ? CapturedFrame(frame) : nil

@@ -21,25 +21,32 @@ public final class Camera: @unchecked Sendable {
     private let stacker: FrameStacker?
     private let currentRun = Mutex<Run?>(nil)
     private let logger: Logger
-    private let info: Mutex<DeviceInfo>
+    private let info: DeviceState
     private let stateChanged: @Sendable (DeviceInfo) -> Void
+    /// `--record`: where every captured frame is also kept.
+    public let recorder: FrameRecorder?
 
     /// - Parameters:
     ///   - publish: called on the recognizer thread for every recognized frame; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
     public init(source: any FrameSource, recognizer options: RecognizerOptions, orientation: OrientationSettings,
-                live: LiveSettings = LiveSettings(), logger: Logger, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                live: LiveSettings = LiveSettings(), logger: Logger, recorder: FrameRecorder? = nil,
+                stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         name = source.name
-        info = Mutex(DeviceInfo(path: source.name, state: .idle))
+        self.recorder = recorder
+        let info = DeviceState(DeviceInfo(path: source.name, state: .idle))
+        self.info = info
         self.stateChanged = stateChanged
         self.source = source
         self.orientation = OrientationControl(orientation)
         self.logger = logger.with("device", source.name)
         let colorPreview = ColorPreviewDemand()
         stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
-        loop = try RecognitionLoop(device: source.name, options: options, live: live, colorPreview: colorPreview, mailbox: mailbox, counters: counters,
-                                   orientation: self.orientation, logger: logger, publish: publish)
+        loop = try RecognitionLoop(device: source.name, options: options, live: live, colorPreview: colorPreview, mailbox: mailbox,
+                                   counters: counters, orientation: self.orientation, logger: logger,
+                                   warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
+                                   publish: publish)
     }
 
     /// One start-to-end of the two threads.
@@ -69,9 +76,8 @@ public final class Camera: @unchecked Sendable {
         mailbox.reopen()
         loop.resume()
         stacker?.stack.reset()  // a new run may look at another scene
-        let sink = FrameSink(mailbox: mailbox, counters: counters, stacker: stacker) { [self] newInfo in
-            info.withLock { $0 = newInfo }
-            stateChanged(newInfo)
+        let sink = FrameSink(mailbox: mailbox, counters: counters, stacker: stacker, recorder: recorder) { [self] newInfo in
+            stateChanged(info.report(newInfo))
         }
         finished.enter()
         finished.enter()
@@ -123,5 +129,45 @@ public final class Camera: @unchecked Sendable {
     }
 
     /// The latest state the source reported.
-    public var deviceInfo: DeviceInfo { info.withLock { $0 } }
+    /// A camera not opened (idle) whose device is missing is shown lost, with why.
+    public var deviceInfo: DeviceInfo {
+        var current = info.current
+        if current.state == .idle, let absence = source.absence {
+            current.state = .lost
+            current.error = absence
+        }
+        return current
+    }
+}
+
+/// A camera's latest state as its source reported it, with its recognizer's warning.
+private final class DeviceState: Sendable {
+    private let state: Mutex<(info: DeviceInfo, warning: String?)>
+
+    init(_ info: DeviceInfo) { state = Mutex((info, nil)) }
+
+    var current: DeviceInfo { state.withLock { Self.merged($0) } }
+
+    /// Stores what the source reports; returns it with the warning.
+    func report(_ info: DeviceInfo) -> DeviceInfo {
+        state.withLock { state in
+            state.info = info
+            return Self.merged(state)
+        }
+    }
+
+    /// Stores the recognizer's warning; returns the new state when it changed.
+    func warn(_ warning: String?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.warning != warning else { return nil }
+            state.warning = warning
+            return Self.merged(state)
+        }
+    }
+
+    private static func merged(_ state: (info: DeviceInfo, warning: String?)) -> DeviceInfo {
+        var info = state.info
+        info.warning = state.warning
+        return info
+    }
 }

@@ -21,6 +21,8 @@ public final class CameraHub: Sendable {
     private struct DeviceState {
         var latest: Publication?
         var watched = false
+        /// A start was asked for (queued on `control`) and has not been made yet.
+        var starting = false
         var timings = TimingWindow()
     }
 
@@ -88,6 +90,7 @@ public final class CameraHub: Sendable {
                 let watched = names.contains(name)
                 if table[name]?.watched != watched {
                     table[name]?.watched = watched
+                    if watched && !alwaysOn { table[name]?.starting = true }
                     changed.append((name, watched))
                 }
             }
@@ -106,9 +109,16 @@ public final class CameraHub: Sendable {
                     logger.info("camera unwatched, stopping", [("device", name)])
                     camera.stop()
                 }
+                state.withLock { $0[name]?.starting = false }
             }
         }
     }
+
+    /// Whether `name` is about to start: watched, its start queued but not yet made.
+    public func isStarting(_ name: String) -> Bool { state.withLock { $0[name]?.starting ?? false } }
+
+    /// Waits until the starts and stops asked for so far have been made.
+    public func waitForStartsAndStops() { control.sync {} }
 
     /// Whether a client watches `name`.
     public func isWatched(_ name: String) -> Bool { state.withLock { $0[name]?.watched ?? false } }

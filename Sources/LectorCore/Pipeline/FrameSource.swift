@@ -8,6 +8,13 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Produces frames into `sink` until `stop` is raised or the source ends.
     /// - Throws: when the source cannot start at all (a file that does not exist).
     func run(into sink: FrameSink, stop: StopSignal) throws
+    /// Why the source cannot be opened now, checked when asked (a camera not plugged
+    /// in), or nil.
+    var absence: String? { get }
+}
+
+extension FrameSource {
+    public var absence: String? { nil }
 }
 
 /// Where a source delivers: the camera's mailbox and counters.
@@ -17,14 +24,17 @@ public struct FrameSink: Sendable {
     /// Folds every frame into the camera's stack before it is posted; nil: frames are
     /// posted as captured (zero-copy).
     public let stacker: FrameStacker?
+    /// `--record`: takes a copy of every frame delivered.
+    public let recorder: FrameRecorder?
     private let stateChanged: @Sendable (DeviceInfo) -> Void
 
     /// - Parameter stateChanged: told whenever the source opens, streams, is lost or ends.
-    public init(mailbox: LatestFrameMailbox, counters: FrameCounters, stacker: FrameStacker? = nil,
+    public init(mailbox: LatestFrameMailbox, counters: FrameCounters, stacker: FrameStacker? = nil, recorder: FrameRecorder? = nil,
                 stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in }) {
         self.mailbox = mailbox
         self.counters = counters
         self.stacker = stacker
+        self.recorder = recorder
         self.stateChanged = stateChanged
     }
 
@@ -36,6 +46,7 @@ public struct FrameSink: Sendable {
     /// and the stack's mean is what waits; a frame that cannot be decoded is rejected.
     public func deliver(_ frame: Frame) {
         counters.countCaptured()
+        recorder?.offer(frame)
         var posted = frame
         if let stacker {
             do {

@@ -55,6 +55,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let extractor = LumaExtractor()
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
+    private let warn: @Sendable (String?) -> Void
+    /// The warning last given to `warn` (touched by the recognizer thread only).
+    private var lastWarning: String?
     private var luma = GrayImage(width: 0, height: 0)
     /// Gate and track settings; SIGHUP may replace them (``updateLive(_:)``), so `lock`
     /// guards this copy and each frame reads it once.
@@ -69,9 +72,10 @@ public final class RecognitionLoop: @unchecked Sendable {
 
     public init(device: String, options: RecognizerOptions, live: LiveSettings = LiveSettings(),
                 colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
-                orientation: OrientationControl, logger: Logger,
+                orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
+        self.warn = warn
         liveSettings = live
         self.colorPreview = colorPreview
         tracker = LineTracker(device: device, settings: live.tracks)
@@ -155,7 +159,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         } catch {
             frame.giveBack()
             counters.countRejected()
-            logger.once("frame", .warning, "frame rejected", [("reason", error.description)])
+            logger.frameRejected(frame, reason: error.description)
             return
         }
         // A colour preview was asked for lately: keep the frame as captured (a stacked
@@ -176,6 +180,14 @@ public final class RecognitionLoop: @unchecked Sendable {
             let recognizer = lock.withLock {
                 active = self.recognizer
                 return self.recognizer
+            }
+            // A region of interest outside the image (--roi, roi =): said once per change, in
+            // the log and in DEVICES.
+            let problem = recognizer.regionProblem(width: upright.width, height: upright.height)
+            if problem != lastWarning {
+                lastWarning = problem
+                if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
+                warn(problem)
             }
             text = try recognizer.recognize(upright)
         } catch .cancelled {

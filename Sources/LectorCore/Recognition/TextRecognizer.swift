@@ -95,6 +95,20 @@ public final class TextRecognizer {
         }
     }
 
+    /// What is wrong with the region of interest for an upright image of this size, or
+    /// nil when it lies inside (or there is none).
+    public func regionProblem(width: Int, height: Int) -> String? {
+        guard let roi = options.regionOfInterest else { return nil }
+        let clipped = roi.clipped(width: width, height: height)
+        let given = "roi \(roi.x),\(roi.y),\(roi.width),\(roi.height)"
+        if clipped.area == 0 { return "\(given) lies outside the \(width)x\(height) upright image: the whole frame is read" }
+        if clipped != roi {
+            return "\(given) extends beyond the \(width)x\(height) upright image: only "
+                + "\(clipped.x),\(clipped.y),\(clipped.width),\(clipped.height) is read"
+        }
+        return nil
+    }
+
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
     /// downscaling.
     public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {

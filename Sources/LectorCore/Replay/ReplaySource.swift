@@ -124,6 +124,11 @@ public final class ReplaySource: FrameSource {
     private static func load(_ options: ReplayOptions, limits: FrameLimits) throws(ReplayError) -> [Entry] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.path, isDirectory: &isDirectory) else {
+            // A link that leads nowhere (or to itself) exists: say what it is.
+            if Syscalls.fileStatus(options.path)?.type == S_IFLNK {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: options.path)) ?? "?"
+                throw .unreadable(path: options.path, reason: "it is a symbolic link to \(target) that leads to no file (a loop or a missing target)")
+            }
             throw .notFound(path: options.path)
         }
         if let format = options.rawFormat {
@@ -170,6 +175,7 @@ public final class ReplaySource: FrameSource {
         } catch {
             return [.unreadable(path: path, reason: error.reason)]
         }
+        if bytes.isEmpty { return [.unreadable(path: path, reason: "the file is empty")] }
         if jpegExtensions.contains(ext) {
             return [jpegEntry(bytes[...], path: path, limits: limits)]
         }
@@ -179,7 +185,7 @@ public final class ReplaySource: FrameSource {
         do {
             let image = try ImageFile.decodeGray(bytes, path: path, limits: limits)
             return [.frame(format: .grey, width: image.width, height: image.height,
-                           buffer: HeapFrameBuffer(copying: image.pixels))]
+                           buffer: HeapFrameBuffer(copying: image.pixels, origin: path))]
         } catch {
             return [.unreadable(path: path, reason: error.reason)]
         }
@@ -190,7 +196,11 @@ public final class ReplaySource: FrameSource {
     private static func jpegEntry(_ bytes: ArraySlice<UInt8>, path: String, limits: FrameLimits) -> Entry {
         let header = bytes.withUnsafeBytes { raw in Result { () throws(FrameError) in try JPEGDecoder(limits: limits).size(of: raw) } }
         if case let .failure(error) = header { return .unreadable(path: path, reason: "\(error)") }
-        return .frame(format: .mjpeg, width: 0, height: 0, buffer: HeapFrameBuffer(copying: bytes))
+        // Cut short (a copy in progress, a full disk): refused now, named once, rather than
+        // at every pass of a loop.
+        let complete = bytes.withUnsafeBytes { LumaExtractor.hasJPEGMarkers($0) }
+        guard complete else { return .unreadable(path: path, reason: "no JPEG end-of-image marker: the file is cut short") }
+        return .frame(format: .mjpeg, width: 0, height: 0, buffer: HeapFrameBuffer(copying: bytes, origin: path))
     }
 
     /// Splits concatenated JPEGs at each start-of-image marker (FF D8 FF).
@@ -220,7 +230,7 @@ public final class ReplaySource: FrameSource {
         }
         return stride(from: 0, to: bytes.count, by: frameSize).map { start in
             .frame(format: format, width: size.width, height: size.height,
-                   buffer: HeapFrameBuffer(copying: bytes[start..<start + frameSize]))
+                   buffer: HeapFrameBuffer(copying: bytes[start..<start + frameSize], origin: path))
         }
     }
 }

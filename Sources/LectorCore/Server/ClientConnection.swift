@@ -20,8 +20,18 @@ final class ClientConnection {
     /// Stop reading; close once the outbound buffer is written (an oversize request,
     /// the end of a non-watching client's input, the client cap, shutdown).
     var closing = false
+    /// A reply is being rendered off the server thread: the client's next lines wait
+    /// for it (replies stay in request order).
+    var awaitingReply = false
     /// Closed and removed from the server's clients.
     var closed = false
+    /// When the client connected or last had a whole request answered: the idle timeout
+    /// counts from there.
+    var lastRequest = MonotonicInstant.now()
+
+    /// Whether the idle timeout applies: not watching, not waiting for a reply being
+    /// rendered, not receiving one (a slow reader falls under the client timeout instead).
+    var isIdle: Bool { !watch.enable && !awaitingReply && outbound.isEmpty }
 
     init(id: Int, descriptor: Int32, capacity: Int) {
         self.id = id

@@ -41,6 +41,11 @@ struct OutboundQueue {
         append(OutboundLine(line), kind: .reply)
     }
 
+    /// Queues a reply line that other clients may share; never dropped.
+    mutating func enqueueReply(_ line: OutboundLine) {
+        append(line, kind: .reply)
+    }
+
     /// Queues a stream line (without newline), dropping older stream lines to make room.
     /// - Returns: false when the line itself was dropped.
     @discardableResult

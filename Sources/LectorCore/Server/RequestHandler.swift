@@ -5,10 +5,17 @@ import LectorSystem
 /// Answers requests: every request line gets exactly one reply (a WATCH that enables
 /// also gets DEVICES first, as in gpsd), or an ERROR.
 extension ServerLoop {
-    /// Parses and answers one request line of `client`.
+    /// Parses and answers one request line of `client`. A SNAPSHOT is handed to the
+    /// ``ReplyRenderer``; the client's further lines wait for its reply.
     func answer(_ line: ArraySlice<UInt8>, for client: ClientConnection) {
         do {
             let request = try Request.parse(line)
+            if case let .snapshot(name, boxes, maximumWidth, color) = request {
+                renderer.submit(try snapshotJob(for: client, camera: try resolve(name, requestClass: "SNAPSHOT"),
+                                                boxes: boxes, maximumWidth: maximumWidth, color: color))
+                client.awaitingReply = true
+                return
+            }
             for reply in try replies(to: request, for: client) {
                 client.outbound.enqueueReply(reply.bytes)
             }
@@ -38,10 +45,8 @@ extension ServerLoop {
             logger.info("orientation changed", [("device", camera.name),
                                                 ("orientation", camera.orientation.imageOrientation.description)])
             return [OrientationMessage(device: camera.name, settings: camera.orientation.current)]
-        case let .snapshot(name, boxes, maximumWidth, color):
-            let camera = try resolve(name, requestClass: "SNAPSHOT")
-            if color, let preview = colorSnapshot(of: camera, maximumWidth: maximumWidth) { return [preview] }
-            return [try snapshot(of: camera, boxes: boxes, maximumWidth: maximumWidth)]
+        case .snapshot:
+            preconditionFailure("SNAPSHOT is answered by the renderer")
         case .status:
             return [statusMessage()]
         }
@@ -65,8 +70,11 @@ extension ServerLoop {
     /// DEVICES: every camera.
     func devicesMessage() -> DevicesMessage {
         DevicesMessage(hub.entries.map { entry in
-            DeviceMessage(info: entry.camera.deviceInfo, settings: entry.camera.orientation.current,
-                          watched: hub.isWatched(entry.name))
+            var info = entry.camera.deviceInfo
+            // Right after the WATCH that starts it, a camera has not reported yet: it is
+            // opening, not idle (its own report follows).
+            if info.state == .idle, entry.camera.isRunning || hub.isStarting(entry.name) { info.state = .opening }
+            return DeviceMessage(info: info, settings: entry.camera.orientation.current, watched: hub.isWatched(entry.name))
         })
     }
 
@@ -83,22 +91,40 @@ extension ServerLoop {
                            active: hub.entries.count(where: { $0.camera.isRunning }), texts: texts, frames: frames)
     }
 
-    /// The captured frame behind the latest TEXT, in colour (`space: captured`), when the
-    /// camera kept it; asking starts keeping frames for 5 s, so the first answer (nil)
-    /// falls back to the gray upright snapshot.
-    private func colorSnapshot(of camera: Camera, maximumWidth: Int?) -> SnapshotMessage? {
-        camera.colorPreview.want(seconds: 5)
-        guard let latest = hub.latest(camera.name), let captured = latest.captured,
-              let encoded = ColorPreviewEncoder.encode(captured, maximumWidth: maximumWidth),
-              encoded.jpeg.count * 4 / 3 + 1024 < ProtocolVersion.maximumServerLine else { return nil }
-        return SnapshotMessage(device: camera.name, sequence: latest.text.sequence, width: encoded.width,
-                               height: encoded.height, data: encoded.jpeg, space: "captured")
-    }
-
-    private func snapshot(of camera: Camera, boxes: Bool, maximumWidth: Int?) throws(RequestError) -> SnapshotMessage {
+    /// The job that renders a SNAPSHOT of the latest publication of `camera` (on the
+    /// renderer's thread). Checked here: that there is one.
+    private func snapshotJob(for client: ClientConnection, camera: Camera, boxes: Bool, maximumWidth: Int?,
+                             color: Bool) throws(RequestError) -> ReplyRenderer.Job {
+        if color { camera.colorPreview.want(seconds: 5) }
         guard let latest = hub.latest(camera.name) else {
             throw RequestError("SNAPSHOT: nothing recognized yet on \(camera.name) (WATCH it first)", requestClass: "SNAPSHOT")
         }
+        let key = ReplyRenderer.Key(device: camera.name, sequence: latest.text.sequence,
+                                    request: "boxes=\(boxes) max_width=\(maximumWidth ?? 0) color=\(color && latest.captured != nil)")
+        let name = camera.name
+        return ReplyRenderer.Job(client: client.id, key: key) {
+            if color, let preview = Self.colorSnapshot(of: latest, device: name, maximumWidth: maximumWidth) { return preview.bytes }
+            do throws(RequestError) {
+                return try Self.snapshot(of: latest, device: name, boxes: boxes, maximumWidth: maximumWidth).bytes
+            } catch {
+                return ErrorMessage(error).bytes
+            }
+        }
+    }
+
+    /// The captured frame behind the latest TEXT, in colour (`space: captured`), when the
+    /// camera kept it; asking starts keeping frames for 5 s, so the first answer (nil)
+    /// falls back to the gray upright snapshot.
+    private static func colorSnapshot(of latest: Publication, device: String, maximumWidth: Int?) -> SnapshotMessage? {
+        guard let captured = latest.captured,
+              let encoded = ColorPreviewEncoder.encode(captured, maximumWidth: maximumWidth),
+              encoded.jpeg.count * 4 / 3 + 1024 < ProtocolVersion.maximumServerLine else { return nil }
+        return SnapshotMessage(device: device, sequence: latest.text.sequence, width: encoded.width,
+                               height: encoded.height, data: encoded.jpeg, space: "captured")
+    }
+
+    private static func snapshot(of latest: Publication, device: String, boxes: Bool, maximumWidth: Int?) throws(RequestError)
+        -> SnapshotMessage {
         let rendered: (jpeg: [UInt8], width: Int, height: Int)
         do {
             rendered = try SnapshotRenderer.render(latest.upright, boxes: boxes ? latest.text.text.words.map(\.box) : [],
@@ -109,7 +135,7 @@ extension ServerLoop {
         guard rendered.jpeg.count * 4 / 3 + 1024 < ProtocolVersion.maximumServerLine else {
             throw RequestError("SNAPSHOT: image too large for one line; give a smaller max_width", requestClass: "SNAPSHOT")
         }
-        return SnapshotMessage(device: camera.name, sequence: latest.text.sequence,
+        return SnapshotMessage(device: device, sequence: latest.text.sequence,
                                width: rendered.width, height: rendered.height, data: rendered.jpeg)
     }
 

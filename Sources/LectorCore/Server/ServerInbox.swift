@@ -7,6 +7,8 @@ enum ServerEvent: Sendable {
     /// A publication and when it was handed over.
     case publication(Publication, posted: MonotonicInstant)
     case deviceChanged(DeviceInfo)
+    /// A heavy reply rendered off the server thread (``ReplyRenderer``), for a client.
+    case rendered(client: Int, line: OutboundLine)
     case configure(SocketServer.Configuration)
     case shutdown
 }

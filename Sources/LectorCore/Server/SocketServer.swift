@@ -16,6 +16,9 @@ public final class SocketServer: Sendable {
         public var maximumClients = 32
         /// Seconds a client may leave pending output untaken before it is disconnected.
         public var clientTimeout = 10.0
+        /// Seconds a client that does not watch may go without sending a whole request
+        /// before it is closed (with an ERROR saying so).
+        public var idleTimeout = 60.0
         /// Bytes of stream messages a client's outbound buffer holds.
         public var clientBufferBytes = 1 << 20
         /// At shutdown, how long pending replies may take to be written.
@@ -30,8 +33,10 @@ public final class SocketServer: Sendable {
 
     /// - Parameter listener: the listening socket; the server owns it from now on.
     public init(listener: ListeningSocket, hub: CameraHub, configuration: Configuration, logger: Logger) throws(SystemError) {
-        inbox = try ServerInbox()
-        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, logger: logger)
+        let inbox = try ServerInbox()
+        self.inbox = inbox
+        let renderer = ReplyRenderer { client, line in inbox.post(.rendered(client: client, line: line)) }
+        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, renderer: renderer, logger: logger)
     }
 
     /// Starts the server thread.
@@ -39,7 +44,12 @@ public final class SocketServer: Sendable {
         finished.enter()
         Thread.detachNewThread { [loop, inbox, finished] in
             Thread.current.name = "lector-server"
+            // Short bursts whose delay every watcher sees: ahead of recognition when the
+            // machine is busy (as the capture thread; needs CAP_SYS_NICE or RLIMIT_NICE,
+            // else it stays at 0).
+            try? Syscalls.setThreadPriority(-5)
             loop.run()
+            loop.renderer.stop()
             inbox.close()
             finished.leave()
         }
@@ -47,6 +57,11 @@ public final class SocketServer: Sendable {
 
     /// The listening descriptor (tests inject faults on it).
     var listeningDescriptor: Int32 { loop.listeningDescriptor }
+
+    /// Waits (at most `seconds`) until the server has answered what was waiting when it
+    /// started, e.g. the WATCH of the client whose connection socket-activated lectord:
+    /// a round of its loop found nothing to do. For `READY=1`.
+    public func waitUntilSettled(seconds: Double) { _ = loop.settled.wait(seconds: seconds) }
 
     /// Hands a recognized frame to the clients that watch its device (any thread; never blocks).
     public func publish(_ publication: Publication) { inbox.post(.publication(publication, posted: .now())) }
@@ -82,6 +97,8 @@ final class ServerLoop: @unchecked Sendable {
     let hub: CameraHub
     var configuration: SocketServer.Configuration
     let inbox: ServerInbox
+    /// Renders SNAPSHOT replies off this thread.
+    let renderer: ReplyRenderer
     let logger: Logger
     /// Connected clients, oldest first.
     var clients: [ClientConnection] = []
@@ -93,9 +110,13 @@ final class ServerLoop: @unchecked Sendable {
     var publishTimes = RecentSamples<Double>()
     /// The last state pushed to watchers, per device.
     private var lastDeviceStates: [String: DeviceInfo] = [:]
+    /// Raised after the first round of the loop that found nothing to do.
+    let settled = StopSignal()
 
-    init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox, logger: Logger) {
+    init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox,
+         renderer: ReplyRenderer, logger: Logger) {
         self.listener = listener
+        self.renderer = renderer
         self.hub = hub
         self.configuration = configuration
         self.inbox = inbox
@@ -111,16 +132,22 @@ final class ServerLoop: @unchecked Sendable {
             let polled = clients
             for client in polled {
                 var events: Int32 = 0
-                if !client.closing && !client.inputEnded && client.outbound.pendingBytes < client.outbound.capacity {
+                if !client.closing && !client.inputEnded && !client.awaitingReply
+                    && client.outbound.pendingBytes < client.outbound.capacity {
                     events |= Int32(POLLIN)
                 }
                 if !client.outbound.isEmpty { events |= Int32(POLLOUT) }
                 descriptors.append(pollfd(fd: client.descriptor, events: Int16(events), revents: 0))
             }
             do {
-                // Sleep for good unless a timer runs (a stalled client, shutdown): idle costs nothing.
+                // Sleep for good unless a timer runs (a stalled client, shutdown, an idle
+                // client's timeout): idle costs nothing.
                 let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
-                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: timing ? 100 : -1)
+                // Until settled, look without waiting: a round with nothing ready means
+                // what was pending at start (a socket-activating client) is answered.
+                let ready = try Syscalls.poll(&descriptors, timeoutMilliseconds: !settled.isRaised ? 0
+                                              : timing ? 100 : idleWakeMilliseconds())
+                if ready == 0 && !settled.isRaised { settled.raise() }
             } catch {
                 logger.error("poll failed", [("reason", "\(error)")])
                 beginShutdown()
@@ -155,7 +182,7 @@ final class ServerLoop: @unchecked Sendable {
         case let .deviceChanged(info):
             // Pushed on a change of state (or of its error), not on every report.
             let previous = lastDeviceStates[info.path]
-            guard previous?.state != info.state || previous?.error != info.error else { return }
+            guard previous?.state != info.state || previous?.error != info.error || previous?.warning != info.warning else { return }
             lastDeviceStates[info.path] = info
             logger.info("device state", [("device", info.path), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
             let message = devicesMessage().bytes
@@ -166,7 +193,15 @@ final class ServerLoop: @unchecked Sendable {
         case let .configure(configuration):
             self.configuration.maximumClients = configuration.maximumClients
             self.configuration.clientTimeout = configuration.clientTimeout
+            self.configuration.idleTimeout = configuration.idleTimeout
             self.configuration.clientBufferBytes = configuration.clientBufferBytes
+        case let .rendered(id, line):
+            guard let client = clients.first(where: { $0.id == id }), client.awaitingReply else { return }
+            client.awaitingReply = false
+            client.lastRequest = .now()
+            client.outbound.enqueueReply(line)
+            processLines(client)
+            flush(client)
         case .shutdown: beginShutdown()
         }
     }
@@ -263,7 +298,7 @@ final class ServerLoop: @unchecked Sendable {
     private func read(_ client: ClientConnection) {
         var chunk = [UInt8](repeating: 0, count: 16384)
         var budget = 256 * 1024  // per round, so one chatty client cannot starve the rest
-        while budget > 0 && !client.closing && !client.inputEnded && !isClosed(client)
+        while budget > 0 && !client.closing && !client.inputEnded && !client.awaitingReply && !isClosed(client)
             && client.outbound.pendingBytes < client.outbound.capacity {
             let result: IOResult<Int>
             do {
@@ -299,7 +334,7 @@ final class ServerLoop: @unchecked Sendable {
     private func processLines(_ client: ClientConnection) {
         var start = 0
         let bytes = client.inbound
-        while !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+        while !client.closing, !client.awaitingReply, client.outbound.pendingBytes < client.outbound.capacity,
               let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
             var line = bytes[start..<newline]
             start = newline + 1
@@ -309,6 +344,7 @@ final class ServerLoop: @unchecked Sendable {
             }
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            client.lastRequest = .now()
             answer(line, for: client)
         }
         client.inbound.removeFirst(start)
@@ -350,15 +386,22 @@ final class ServerLoop: @unchecked Sendable {
         let now = MonotonicInstant.now()
         for client in clients {
             // Lines left waiting while the buffer was full, now that it has room.
-            if !client.closing, client.outbound.pendingBytes < client.outbound.capacity,
+            if !client.closing, !client.awaitingReply, client.outbound.pendingBytes < client.outbound.capacity,
                client.inbound.contains(UInt8(ascii: "\n")) {
                 processLines(client)
                 flush(client)
             }
             if isClosed(client) { continue }
             // Input ended and every line answered: a client that does not watch is done.
-            if client.inputEnded, !client.closing, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
+            if client.inputEnded, !client.closing, !client.awaitingReply, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
                 client.closing = true
+            }
+            if !client.closing, client.isIdle, now.milliseconds(since: client.lastRequest) >= configuration.idleTimeout * 1000 {
+                logger.info("client idle; closing", [("client", "\(client.id)"), ("idle_timeout", "\(configuration.idleTimeout)")])
+                client.outbound.enqueueReply(ErrorMessage(
+                    "closing: no request for \(Self.seconds(configuration.idleTimeout)) s (idle timeout; WATCH to stay connected)").bytes)
+                client.closing = true
+                flush(client)
             }
             if client.closing && client.outbound.isEmpty {
                 close(client, reason: nil)
@@ -371,6 +414,21 @@ final class ServerLoop: @unchecked Sendable {
     }
 
     private func isClosed(_ client: ClientConnection) -> Bool { client.closed }
+
+    /// Milliseconds until the first idle client's timeout, -1 when no client can time out.
+    private func idleWakeMilliseconds() -> Int32 {
+        let now = MonotonicInstant.now()
+        let left = clients.filter { !$0.closing && $0.isIdle }
+            .map { configuration.idleTimeout * 1000 - now.milliseconds(since: $0.lastRequest) }
+            .min()
+        guard let left else { return -1 }
+        return Int32(min(Double(Int32.max), max(0, left.rounded(.up))))
+    }
+
+    /// `60`, `2.5`: a number of seconds as the user wrote it.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
+    }
 
     private func close(_ client: ClientConnection, reason: String?) {
         guard !client.closed, let index = clients.firstIndex(where: { $0 === client }) else { return }

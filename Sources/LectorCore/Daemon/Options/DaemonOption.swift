@@ -140,7 +140,7 @@ struct ValueParser<Value>: Sendable {
     static func choice(_ choices: [String], _ parse: @escaping @Sendable (String) -> Value?) -> Self {
         Self { (text: String) throws(OptionValueError) -> Value in
             guard let value = parse(text) else {
-                throw OptionValueError("must be one of \(choices.joined(separator: "|")), not '\(text)'")
+                throw OptionValueError("must be one of \(choices.joined(separator: "|")), not \(UsageError.quoted(text))")
             }
             return value
         }
@@ -161,7 +161,7 @@ extension ValueParser where Value == Int {
     static func integer(_ range: ClosedRange<Int>) -> Self {
         Self { (text: String) throws(OptionValueError) -> Int in
             guard let number = Int(text), range.contains(number) else {
-                throw OptionValueError("must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                throw OptionValueError("must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(UsageError.quoted(text))")
             }
             return number
         }
@@ -172,7 +172,7 @@ extension ValueParser where Value == Double {
     static func number(_ range: ClosedRange<Double>) -> Self {
         Self { (text: String) throws(OptionValueError) -> Double in
             guard let number = Double(text), range.contains(number) else {
-                throw OptionValueError("must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                throw OptionValueError("must be a number from \(range.lowerBound) to \(range.upperBound), not \(UsageError.quoted(text))")
             }
             return number
         }
@@ -186,7 +186,7 @@ extension ValueParser where Value == Bool {
             switch text.lowercased() {
             case "true", "yes", "on", "1": return true
             case "false", "no", "off", "0": return false
-            default: throw OptionValueError("must be true or false, not '\(text)'")
+            default: throw OptionValueError("must be true or false, not \(UsageError.quoted(text))")
             }
         }
     }

@@ -42,7 +42,7 @@ public enum DaemonOptionTable {
         DaemonOption("--replay-format", .replay, "FOURCC", "Pixel format of a raw frame file (YUYV, NV12, GREY, ...).", example: "YUYV",
                      .camera(.optional(\.replayFormat, .choice(fourccs, PixelFormat.init(name:))))),
         DaemonOption("--size", .replay, "WxH", "Frame size of a raw frame file (or the capture size to ask a camera for).", example: "640x480",
-                     .camera(.optional(\.spec.capture.size, .choice(["WxH"]) { ValueSyntax.size($0, maximumSide: LumaExtractor.maximumSide) }))),
+                     .camera(.optional(\.spec.capture.size, size))),
         DaemonOption("--fps", .replay, "N", "Frames per second (replay: default as fast as recognized, losing none).", example: "2",
                      .camera(.optional(\.spec.capture.fps, .number(0.01...1000)))),
         DaemonOption("--loop", .replay, nil, "Replay again from the start after the last frame.", .camera(.value(\.loop, .bool))),
@@ -94,10 +94,15 @@ public enum DaemonOptionTable {
                      .daemon(.value(\.stdout, .bool))),
         DaemonOption("--max-frames", inFile: false, .output, "N", "Exit 0 after N recognized frames.", example: "3",
                      .daemon(.optional(\.maxFrames, .integer(1...Int(Int32.max))))),
+        DaemonOption("--record", .output, "DIR",
+                     "Also keep the captured frames as files in DIR that --replay DIR reads back (a folder per camera when there are several).",
+                     example: "/var/lib/lector/frames", .daemon(.optional(\.recordDirectory, .text))),
+        DaemonOption("--record-max-mb", .output, "N", "Delete the oldest recorded frames beyond N megabytes (default 500).",
+                     example: "100", .daemon(.value(\.recordMaximumMegabytes, .integer(1...1_000_000)))),
         // Server
         DaemonOption("--socket", .server, "PATH",
                      "Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock, "
-                        + "/run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock).",
+                        + "/run/lector/lector.sock as root, else $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).",
                      example: "/tmp/lector-example.sock", .daemon(.optional(\.socketPath, .text))),
         DaemonOption("--socket-group", .server, "G", "Group that may connect (the socket is mode 0660).", example: "video",
                      .daemon(.optional(\.socketGroup, .text))),
@@ -107,6 +112,9 @@ public enum DaemonOptionTable {
                      .daemon(.value(\.server.maximumClients, .integer(1...4096)))),
         DaemonOption("--client-timeout", .server, "SECONDS", "Disconnect a client that takes no data for this long (default 10).",
                      reload: .live, example: "2.5", .daemon(.value(\.server.clientTimeout, .number(0.1...86400)))),
+        DaemonOption("--idle-timeout", .server, "SECONDS",
+                     "Close a client that neither watches nor sends a request for this long, with an ERROR (default 60).",
+                     reload: .live, example: "30", .daemon(.value(\.server.idleTimeout, .number(0.1...86400)))),
         DaemonOption("--client-buffer", .server, "BYTES",
                      "Stream bytes queued per client before the oldest are dropped (default 1048576).", reload: .live, example: "65536",
                      .daemon(.value(\.server.clientBufferBytes, .integer(4096...(1 << 30))))),
@@ -115,6 +123,9 @@ public enum DaemonOptionTable {
         DaemonOption("--log-level", .server, "L", Logger.Level.allCases.map(\.name).joined(separator: "|") + " (default info).",
                      reload: .live, example: "debug",
                      .daemon(.value(\.logLevel, .choice(Logger.Level.allCases.map(\.name), Logger.Level.init(name:))))),
+        DaemonOption("--check-config", inFile: false, .server, nil,
+                     "Check the configuration file and flags, print what would run, and exit (0 valid, 2 not).",
+                     .daemon(.value(\.checkConfig, .bool))),
         DaemonOption("--help", aliases: ["-h"], inFile: false, .server, nil, "Show this help.", .daemon(.value(\.showHelp, .bool))),
         DaemonOption("--version", inFile: false, .server, nil, "Show the version.", .daemon(.value(\.showVersion, .bool))),
     ]
@@ -131,6 +142,9 @@ public enum DaemonOptionTable {
     public static let rules: [Rule] = [
         .exclusive(["--rotation", "--mirror"], ["--device-orientation"]),
         .requires("--replay-format", "--replay"),
+        // A camera has one source ("Sources (one of)"); several --device or --replay are several cameras.
+        .exclusive(["--demo"], ["--replay", "--device"]),
+        .exclusive(["--replay"], ["--device"]),
     ]
 
     /// The option `--flag` (or an alias).
@@ -247,10 +261,19 @@ public enum DaemonOptionTable {
                describe: { "\($0.sources)" })
     }
 
+    /// `640x480`: each side from 1 to ``LumaExtractor/maximumSide``.
+    private static let size = ValueParser<(width: Int, height: Int)> { (text: String) throws(OptionValueError) -> (width: Int, height: Int) in
+        guard let size = ValueSyntax.size(text, maximumSide: LumaExtractor.maximumSide) else {
+            throw OptionValueError("must be WxH with each side from 1 to \(LumaExtractor.maximumSide) pixels "
+                                   + "(and at most \(FrameLimits.standard.maximumPixels) pixels in all), not \(UsageError.quoted(text))")
+        }
+        return size
+    }
+
     /// `eng`, `eng+deu`, `chi_sim`.
     private static let language = ValueParser<String> { (text: String) throws(OptionValueError) -> String in
         guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "_" }) else {
-            throw OptionValueError("must look like eng or eng+deu, not '\(text)'")
+            throw OptionValueError("must look like eng or eng+deu, not \(UsageError.quoted(text))")
         }
         return text
     }
