@@ -10,6 +10,9 @@ public struct Publication: Sendable {
     /// (without newline).
     public var textLine: [UInt8]
     public var frame: FrameReport
+    /// The FRAME message as one JSON line (without newline), encoded once by the
+    /// publishing thread rather than by the server.
+    public var frameLine: [UInt8]
     /// The upright gray image that produced `text` (for snapshots).
     public var upright: GrayImage
     /// The captured frame as delivered, kept only while colour previews are asked for.
@@ -21,6 +24,7 @@ public struct Publication: Sendable {
         self.text = text
         self.textLine = textLine
         self.frame = frame
+        frameLine = frame.message.bytes
         self.upright = upright
     }
 }

@@ -20,6 +20,8 @@ final class ClientConnection {
     /// Stop reading; close once the outbound buffer is written (an oversize request,
     /// the end of a non-watching client's input, the client cap, shutdown).
     var closing = false
+    /// The events the server's ``ReadinessSet`` watches it for.
+    var interest: UInt32 = 0
     /// Closed and removed from the server's clients.
     var closed = false
 

@@ -3,8 +3,8 @@ import LectorProtocol
 import LectorSystem
 import Synchronization
 
-/// The socket server: one thread runs a `poll` loop over the listening socket, every
-/// client and a wake event. Recognizer threads hand publications over with
+/// The socket server: one thread runs an event loop (epoll, level-triggered) over the
+/// listening socket, every client and a wake event. Recognizer threads hand publications over with
 /// ``publish(_:)``, which never blocks; each client has its own bounded outbound
 /// buffer (``OutboundQueue``), so a slow client loses stream messages and, if it takes
 /// nothing for ``Configuration/clientTimeout``, is disconnected, while every other
@@ -31,7 +31,11 @@ public final class SocketServer: Sendable {
     /// - Parameter listener: the listening socket; the server owns it from now on.
     public init(listener: ListeningSocket, hub: CameraHub, configuration: Configuration, logger: Logger) throws(SystemError) {
         inbox = try ServerInbox()
-        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, logger: logger)
+        let readiness = try ReadinessSet()
+        try readiness.add(inbox.wakeDescriptor, events: UInt32(POLLIN), token: ServerLoop.wakeToken)
+        try readiness.add(listener.descriptor, events: UInt32(POLLIN), token: ServerLoop.listenerToken)
+        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox,
+                          readiness: readiness, logger: logger)
     }
 
     /// Starts the server thread.
@@ -40,6 +44,7 @@ public final class SocketServer: Sendable {
         Thread.detachNewThread { [loop, inbox, finished] in
             Thread.current.name = "lector-server"
             loop.run()
+            loop.readiness.close()
             inbox.close()
             finished.leave()
         }
@@ -48,8 +53,14 @@ public final class SocketServer: Sendable {
     /// The listening descriptor (tests inject faults on it).
     var listeningDescriptor: Int32 { loop.listeningDescriptor }
 
-    /// Hands a recognized frame to the clients that watch its device (any thread; never blocks).
-    public func publish(_ publication: Publication) { inbox.post(.publication(publication, posted: .now())) }
+    /// Hands a recognized frame to the clients that watch its device (any thread; never
+    /// blocks). When the server thread is idle, the caller writes the lines itself
+    /// (non-blocking sends, as the server thread would): no thread hand-off stands
+    /// between a result and the sockets. Otherwise the publication waits in the inbox.
+    public func publish(_ publication: Publication) {
+        if loop.publishDirectly(publication) { return }
+        inbox.post(.publication(publication, posted: .now()))
+    }
 
     /// Tells watchers a device's state changed (any thread; never blocks).
     public func deviceChanged(_ info: DeviceInfo) { inbox.post(.deviceChanged(info)) }
@@ -75,16 +86,38 @@ private struct TextVariant: Hashable {
 }
 
 /// The state of the server thread. Touched by that thread only.
+///
+/// Work per message is what the message needs: the kernel keeps the watched set
+/// (``ReadinessSet``), a wake-up returns only the descriptors that are ready, and a
+/// client's interest is changed (one `epoll_ctl`) only when it changes: a client with
+/// nothing pending and room to read costs nothing while it is idle.
 final class ServerLoop: @unchecked Sendable {
+    /// Tokens of the two descriptors that are not clients (clients use their id ≥ 1).
+    static let wakeToken: UInt64 = 0
+    static let listenerToken = UInt64.max
+
     let listener: ListeningSocket
     /// The listening descriptor (tests inject faults on it).
     var listeningDescriptor: Int32 { listener.descriptor }
     let hub: CameraHub
     var configuration: SocketServer.Configuration
     let inbox: ServerInbox
+    /// The descriptors the loop waits on; owned by the loop, closed when it ends.
+    let readiness: ReadinessSet
     let logger: Logger
+    /// Guards everything below: held by the server thread except while it waits in
+    /// `epoll_wait`, when a publishing thread may take it (``publishDirectly(_:)``).
+    private let state = NSLock()
+    /// The server thread waits with no timeout (no stall timer runs).
+    private var sleepingWithoutTimer = false
+    /// The loop has ended.
+    private var stopped = false
     /// Connected clients, oldest first.
     var clients: [ClientConnection] = []
+    /// The same clients by id (an event's token): an id is never reused, so an event
+    /// for a client closed earlier in the same round cannot reach a newer client that
+    /// got the same descriptor.
+    private var clientsByID: [Int: ClientConnection] = [:]
     private var nextID = 1
     private var shutdownDeadline: MonotonicInstant?
     private var listenerOpen = true
@@ -94,54 +127,104 @@ final class ServerLoop: @unchecked Sendable {
     /// The last state pushed to watchers, per device.
     private var lastDeviceStates: [String: DeviceInfo] = [:]
 
-    init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox, logger: Logger) {
+    init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox,
+         readiness: ReadinessSet, logger: Logger) {
         self.listener = listener
         self.hub = hub
         self.configuration = configuration
         self.inbox = inbox
+        self.readiness = readiness
         self.logger = logger
     }
 
     func run() {
         logger.info("serving", [("socket", listener.path ?? "fd 3 (systemd)"), ("max_clients", "\(configuration.maximumClients)")])
+        state.lock()
+        defer { state.unlock() }
         while true {
-            var descriptors = [pollfd(fd: inbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
-            if listenerOpen { descriptors.append(pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)) }
-            let base = descriptors.count
-            let polled = clients
-            for client in polled {
-                var events: Int32 = 0
-                if !client.closing && !client.inputEnded && client.outbound.pendingBytes < client.outbound.capacity {
-                    events |= Int32(POLLIN)
-                }
-                if !client.outbound.isEmpty { events |= Int32(POLLOUT) }
-                descriptors.append(pollfd(fd: client.descriptor, events: Int16(events), revents: 0))
-            }
+            var ready: [ReadinessSet.Event] = []
+            // Sleep for good unless a timer runs (a stalled client, shutdown): idle costs nothing.
+            let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
+            sleepingWithoutTimer = !timing
+            state.unlock()
             do {
-                // Sleep for good unless a timer runs (a stalled client, shutdown): idle costs nothing.
-                let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
-                _ = try Syscalls.poll(&descriptors, timeoutMilliseconds: timing ? 100 : -1)
+                ready = try readiness.wait(timeoutMilliseconds: timing ? 100 : -1)
             } catch {
-                logger.error("poll failed", [("reason", "\(error)")])
+                state.lock()
+                logger.error("epoll_wait failed", [("reason", "\(error)")])
                 beginShutdown()
+                state.unlock()
             }
+            state.lock()
+            sleepingWithoutTimer = false
             for event in inbox.takeAll() { handle(event) }
-            if listenerOpen, descriptors[1].revents != 0 { acceptClients() }
-            for (offset, client) in polled.enumerated() where !isClosed(client) {
-                let events = Int32(descriptors[base + offset].revents)
-                if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
-                if events & Int32(POLLOUT) != 0, !isClosed(client) { flush(client) }
-                // Hung up (both directions; a half-close is only an end of input): nothing
-                // can reach it any more, and poll would report it for ever.
-                if events & Int32(POLLHUP | POLLERR) != 0, !isClosed(client) { close(client, reason: nil) }
+            for event in ready {
+                switch event.token {
+                case Self.wakeToken: continue
+                case Self.listenerToken: if listenerOpen { acceptClients() }
+                default:
+                    guard let client = clientsByID[Int(event.token)], !client.closed else { continue }
+                    let events = Int32(event.events)
+                    if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
+                    if events & Int32(POLLOUT) != 0, !client.closed { flush(client) }
+                    // Hung up (both directions; a half-close is only an end of input): nothing
+                    // can reach it any more, and epoll would report it for ever.
+                    if events & Int32(POLLHUP | POLLERR) != 0, !client.closed { close(client, reason: nil) }
+                }
             }
             housekeeping()
             if let deadline = shutdownDeadline,
                clients.allSatisfy({ $0.outbound.isEmpty }) || MonotonicInstant.now() >= deadline {
                 for client in clients { close(client, reason: nil) }
+                stopped = true
                 logger.info("server stopped")
                 return
             }
+        }
+    }
+
+    /// Publishes on the caller's thread when the server thread is not busy (it waits in
+    /// `epoll_wait`, without the state lock) and nothing is waiting in the inbox (which
+    /// keeps publications in order). Never blocks: when the lock is taken, returns false
+    /// and the caller posts to the inbox.
+    func publishDirectly(_ publication: Publication) -> Bool {
+        let posted = MonotonicInstant.now()
+        guard state.try() else { return false }
+        defer { state.unlock() }
+        guard shutdownDeadline == nil, !stopped, inbox.isEmpty else { return false }
+        let needsServer = dispatch(publication)
+        publishTimes.append(MonotonicInstant.now().milliseconds(since: posted))
+        // Wake the server thread when this left it work no descriptor would report:
+        // request lines read earlier that wait for room in a buffer this flush emptied,
+        // or a socket that filled and needs the stall timer (which a server thread
+        // asleep without a timeout does not run).
+        if needsServer || sleepingWithoutTimer && clients.contains(where: { $0.stalledSince != nil }) {
+            sleepingWithoutTimer = false
+            Syscalls.signalWake(inbox.wakeDescriptor)
+        }
+        return true
+    }
+
+    /// What `client` is to be watched for: input while it may send and its replies have
+    /// room, output while some is waiting.
+    private func interest(of client: ClientConnection) -> UInt32 {
+        var events: Int32 = 0
+        if !client.closing && !client.inputEnded && client.outbound.pendingBytes < client.outbound.capacity {
+            events |= Int32(POLLIN)
+        }
+        if !client.outbound.isEmpty { events |= Int32(POLLOUT) }
+        return UInt32(events)
+    }
+
+    /// Tells the kernel a client's interest when it changed.
+    private func updateInterest(_ client: ClientConnection) {
+        let wanted = interest(of: client)
+        guard wanted != client.interest, !client.closed else { return }
+        do {
+            try readiness.modify(client.descriptor, events: wanted, token: UInt64(client.id))
+            client.interest = wanted
+        } catch {
+            close(client, reason: "\(error)")
         }
     }
 
@@ -175,6 +258,7 @@ final class ServerLoop: @unchecked Sendable {
         guard shutdownDeadline == nil else { return }
         shutdownDeadline = MonotonicInstant.now().adding(milliseconds: configuration.shutdownFlushSeconds * 1000)
         if listenerOpen {
+            readiness.remove(listener.descriptor)
             listener.close()
             listenerOpen = false
         }
@@ -187,9 +271,14 @@ final class ServerLoop: @unchecked Sendable {
 
     /// Sends a publication to each client that watches its device, with that client's
     /// filters. Each distinct line is encoded once and shared by the clients it goes to.
-    private func dispatch(_ publication: Publication) {
+    /// - Returns: whether a client has request bytes waiting to be answered (the server
+    ///   thread's housekeeping answers them once its buffer has room).
+    @discardableResult
+    private func dispatch(_ publication: Publication) -> Bool {
+        var linesWaiting = false
         let device = publication.text.device
         var frameLine: OutboundLine?
+        var defaultTextLine: OutboundLine?
         var textLines: [TextVariant: OutboundLine] = [:]
         for client in clients where client.watch.streams(device) && !client.closing {
             let watch = client.watch
@@ -202,10 +291,17 @@ final class ServerLoop: @unchecked Sendable {
                     client.lastText[device] = text
                 }
                 if send {
-                    let variant = TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)
-                    let line = textLines[variant] ?? OutboundLine(variant == .default ? publication.textLine
-                        : publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence).bytes)
-                    textLines[variant] = line
+                    let line: OutboundLine
+                    if watch.level == TextVariant.default.level && watch.minimumConfidence == TextVariant.default.minimumConfidence {
+                        // Most clients: no hashing per client.
+                        line = defaultTextLine ?? OutboundLine(publication.textLine)
+                        defaultTextLine = line
+                    } else {
+                        let variant = TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)
+                        line = textLines[variant] ?? OutboundLine(
+                            publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence).bytes)
+                        textLines[variant] = line
+                    }
                     if line.count <= ProtocolVersion.maximumServerLine {
                         client.outbound.enqueueStream(line)
                     } else {
@@ -214,12 +310,15 @@ final class ServerLoop: @unchecked Sendable {
                 }
             }
             if watch.frame {
-                let line = frameLine ?? OutboundLine(publication.frame.message.bytes)
+                let line = frameLine ?? OutboundLine(publication.frameLine)
                 frameLine = line
                 client.outbound.enqueueStream(line)
             }
             flush(client)
+            updateInterest(client)
+            if !client.inbound.isEmpty { linesWaiting = true }
         }
+        return linesWaiting
     }
 
     // MARK: Clients
@@ -238,7 +337,17 @@ final class ServerLoop: @unchecked Sendable {
             logger.clearOnce("accept")
             let client = ClientConnection(id: nextID, descriptor: descriptor, capacity: configuration.clientBufferBytes)
             nextID += 1
+            do {
+                try readiness.add(descriptor, events: UInt32(POLLIN), token: UInt64(client.id))
+                client.interest = UInt32(POLLIN)
+            } catch {
+                // ENOMEM, ENOSPC (max_user_watches): as if it could not be accepted.
+                logger.once("accept", .warning, "cannot watch a client", [("reason", "\(error)")])
+                Syscalls.close(descriptor)
+                return
+            }
             clients.append(client)
+            clientsByID[client.id] = client
             if clients.count > configuration.maximumClients {
                 logger.warning("client refused: too many clients", [("client", "\(client.id)"),
                                                                     ("max_clients", "\(configuration.maximumClients)")])
@@ -360,6 +469,8 @@ final class ServerLoop: @unchecked Sendable {
                 logger.warning("client takes nothing; disconnecting", [("client", "\(client.id)"),
                     ("pending_bytes", "\(client.outbound.pendingBytes)"), ("dropped", "\(client.outbound.droppedTotal)")])
                 close(client, reason: nil)
+            } else {
+                updateInterest(client)
             }
         }
     }
@@ -369,7 +480,9 @@ final class ServerLoop: @unchecked Sendable {
     private func close(_ client: ClientConnection, reason: String?) {
         guard !client.closed, let index = clients.firstIndex(where: { $0 === client }) else { return }
         clients.remove(at: index)
+        clientsByID[client.id] = nil
         client.closed = true
+        readiness.remove(client.descriptor)
         Syscalls.close(client.descriptor)
         if let reason {
             logger.info("client closed", [("client", "\(client.id)"), ("reason", reason)])
