@@ -45,6 +45,8 @@ final class Benchmark {
             case .fanout: FanOutBenchmark(bench: self).run()
             case .memory: MemoryBenchmark(bench: self).run()
             case .peer: PeerBenchmark(bench: self).run()
+            case .live: LiveBenchmark(bench: self).run()
+            case .preview: PreviewBenchmark(bench: self).run()
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
             // Memory needs lectord built beside the benchmark and peer needs pytesseract;

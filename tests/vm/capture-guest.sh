@@ -27,15 +27,16 @@ hdmi_loop() {
   v4l2-ctl -d "$2" -x width=640,height=480,pixelformat="$3" >/dev/null
 }
 
-# start_writer OUT FOURCC: writes frames/frame.FOURCC to OUT in a loop, restarting the
-# writer whenever it ends (a disconnect ends it); stop_writer OUT stops it.
+# start_writer OUT FOURCC [DIR]: writes DIR/frame.FOURCC (default $FRAMES) to OUT in a
+# loop, restarting the writer whenever it ends (a disconnect ends it); stop_writer OUT stops it.
 start_writer() {
   tag=$(basename "$1")
+  src=${3:-$FRAMES}
   rm -f "/tmp/stop.$tag"
   (
     while [ ! -e "/tmp/stop.$tag" ]; do
       v4l2-ctl -d "$1" -x width=640,height=480,pixelformat="$2" >/dev/null 2>&1
-      v4l2-ctl -d "$1" --stream-out-mmap --stream-from "$FRAMES/frame.$2" --stream-loop >/dev/null 2>&1 &
+      v4l2-ctl -d "$1" --stream-out-mmap --stream-from "$src/frame.$2" --stream-loop >/dev/null 2>&1 &
       echo $! >"/tmp/writer.$tag"
       wait $!
       sleep 0.3
@@ -202,4 +203,29 @@ event "SIGTERM"
 kill -TERM $pid
 wait $pid
 echo "exit=$?" >"$d/status"
+
+# ---- 5. live text: a still scene, then a switch to other text (stacking, tracks and the
+# change gate on, as by default). Scene A is the HELLO page; scene B the first demo page.
+d="$OUT/scene-switch"; mkdir -p "$d"
+: >"$d/events"
+event() { echo "$(now) $*" >>"$d/events"; say "scene-switch: $*"; }
+hdmi_loop /dev/video0 /dev/video1 GREY
+start_writer /dev/video1 GREY
+# shellcheck disable=SC2086
+"$LECTORD" $COMMON --device /dev/video0 >"$d/stdout" 2>"$d/stderr" &
+pid=$!
+wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*HELLO' 1 300 || say "scene-switch: scene A never settled"
+event "scene A settled"
+sleep 20   # a still scene: the gate skips unchanged frames
+stop_writer /dev/video1
+event "switch to scene B"
+start_writer /dev/video1 GREY "$FRAMES/scene-b"
+wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*LECTOR READS' 1 300 || say "scene-switch: scene B never settled"
+event "scene B settled"
+sleep 5
+event "SIGTERM"
+kill -TERM $pid
+wait $pid
+echo "exit=$?" >"$d/status"
+stop_writer /dev/video1
 say "done"

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A copy of a captured frame as the camera delivered it (any pixel format), kept
 /// for colour previews.
-public struct CapturedFrame: Sendable {
+public struct CapturedFrame: Sendable, Equatable {
     public var format: PixelFormat
     public var width: Int
     public var height: Int
