@@ -50,7 +50,9 @@ public final class Daemon: Sendable {
                 let source = try SourceFactory.makeSource(for: spec, logger: logger)
                 let publisher = stdoutPublisher
                 let stop = self.stop
-                let camera = try Camera(source: source, recognizer: spec.recognizer,
+                let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                            cameras: options.cameras.count)
+                let camera = try Camera(source: source, recognizer: spec.recognizer, recognizers: recognizers,
                                         orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
                                         logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
                     targets.hub?.record(publication)
@@ -58,7 +60,7 @@ public final class Daemon: Sendable {
                     if publisher?.publish(publication) == .finished { stop.raise() }
                 }
                 cameras.append(camera)
-                logger.info("camera ready", [("device", spec.name),
+                logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
                                              ("orientation", camera.orientation.imageOrientation.description)])
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])

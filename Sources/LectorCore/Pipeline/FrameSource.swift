@@ -8,6 +8,13 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Produces frames into `sink` until `stop` is raised or the source ends.
     /// - Throws: when the source cannot start at all (a file that does not exist).
     func run(into sink: FrameSink, stop: StopSignal) throws
+    /// Whether the source waits for the recognizer to take each frame (a replay without
+    /// `--fps`: lossless); such a source gets one recognizer.
+    var isPacedByRecognizer: Bool { get }
+}
+
+extension FrameSource {
+    public var isPacedByRecognizer: Bool { false }
 }
 
 /// Where a source delivers: the camera's mailbox and counters.
