@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """The recognizer pool through a real lectord (see tests/pool/run)."""
+import difflib
 import json
 import os
 import socket
@@ -33,13 +34,12 @@ def lines_of(text):
     return [line.strip() for line in text.split("\n") if line.strip()]
 
 
-def matches_a_frame(text):
-    """Every line read is one of a single demo frame's lines, and at least two are."""
-    read = lines_of(text)
-    for frame in DEMO:
-        if read and all(line in frame for line in read) and len(read) >= 2:
-            return True
-    return False
+def matches_its_frame(message):
+    """The text reads the frame it was captured from (the replay loops over the four demo
+    frames in order, so frame = seq % 4): at least 90% alike (Tesseract reads "1pm" as
+    "lpm" in one of them, with one recognizer as with several)."""
+    expected = "\n".join(DEMO[message["seq"] % len(DEMO)])
+    return difflib.SequenceMatcher(None, "\n".join(lines_of(message["text"])), expected).ratio() >= 0.9
 
 
 def start(args, log):
@@ -68,8 +68,8 @@ def stdout_stream():
     times = [t["time"] for t in texts]
     check("stdout: capture order (seq) strictly increases", all(a < b for a, b in zip(seqs, seqs[1:])), str(seqs))
     check("stdout: capture times strictly increase", all(a < b for a, b in zip(times, times[1:])), str(times))
-    wrong = [t["text"] for t in texts if not matches_a_frame(t["text"])]
-    check("stdout: every text is one demo frame's text", not wrong, repr(wrong[:3]))
+    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
+    check("stdout: every text reads the frame it was captured from", not wrong, repr(wrong[:3]))
     # Accounting: captured = recognized + dropped + rejected + unchanged + in flight
     # (at most the 2 recognizers' frames and the mailbox's).
     bad = []
@@ -134,8 +134,8 @@ def socket_watch():
     seqs = [t["seq"] for t in texts]
     check("socket: capture times strictly increase", all(a < b for a, b in zip(times, times[1:])), str(times))
     check("socket: seq strictly increases", all(a < b for a, b in zip(seqs, seqs[1:])), str(seqs))
-    wrong = [t["text"] for t in texts if not matches_a_frame(t["text"])]
-    check("socket: every text is one demo frame's text", not wrong, repr(wrong[:3]))
+    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
+    check("socket: every text reads the frame it was captured from", not wrong, repr(wrong[:3]))
     # Tracks: each id starts with "new"; nothing follows its "gone".
     state, broken = {}, []
     for event in tracks:
@@ -161,17 +161,18 @@ def config_key_and_lossless_replay():
     directory = tempfile.mkdtemp(prefix="lector-pool-")
     config = os.path.join(directory, "lectord.conf")
     with open(config, "w") as handle:
-        handle.write("recognizers = 2\n")
+        handle.write("[camera]\nreplay = %s\nrecognizers = 2\n" % DEMO_DIR)
     # Without --fps the replay is lossless: one recognizer, every frame read once.
-    proc = subprocess.run([LECTORD, "--config", config, "--replay", DEMO_DIR, "--stdout"], capture_output=True,
-                          env=ENV, timeout=240)
+    proc = subprocess.run([LECTORD, "--config", config, "--stdout"], capture_output=True, env=ENV, timeout=240)
     texts = [json.loads(l) for l in proc.stdout.decode().splitlines() if l.startswith('{"class":"TEXT"')]
     err = proc.stderr.decode()
     check("config key recognizers = 2 is read; a replay without --fps keeps one recognizer",
           proc.returncode == 0 and "recognizers=1" in err, "exit %s: %s" % (proc.returncode, err[-300:]))
     check("the lossless replay reads all 4 frames, in order", [t["seq"] for t in texts] == [0, 1, 2, 3],
           str([t["seq"] for t in texts]))
-    proc = subprocess.run([LECTORD, "--config", config, "--replay", DEMO_DIR, "--fps", "20", "--stdout", "--max-frames", "2"],
+    with open(config, "w") as handle:
+        handle.write("[camera]\nreplay = %s\nfps = 20\nloop = true\nrecognizers = 2\n" % DEMO_DIR)
+    proc = subprocess.run([LECTORD, "--config", config, "--stdout", "--max-frames", "2"],
                           capture_output=True, env=ENV, timeout=240)
     check("config key recognizers = 2 with --fps: 2 recognizers", "recognizers=2" in proc.stderr.decode(),
           proc.stderr.decode()[-300:])
