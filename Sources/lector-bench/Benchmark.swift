@@ -13,6 +13,9 @@ final class Benchmark {
     /// Measured Tesseract recognition times (ms) of the 1280x720 noisy frame at full
     /// size, from the recognition section: the stand-in recognizer's distribution.
     var recognitionSamples720 = Samples()
+    /// Thread CPU time of Tesseract per 1280x720 YUYV frame (full size), from the
+    /// recognition section: the denominator of the overhead ratios of later sections.
+    var recognitionCPU720 = Samples()
 
     init(options: BenchOptions) {
         self.options = options

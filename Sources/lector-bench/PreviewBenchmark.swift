@@ -49,13 +49,13 @@ struct PreviewBenchmark {
                              numbers: [("cpu_median_ms", samples[index].median), ("cpu_p99_ms", samples[index].p99)])
         }
         guard frames.name == "1280x720" else { return }
-        guard !bench.recognitionSamples720.isEmpty else {
+        guard !bench.recognitionCPU720.isEmpty else {
             bench.report.note("preview: the overhead ratios need the recognition section (run it too)")
             return
         }
         // Per recognized frame: the copies made while one frame is recognized and the
         // preview frames encoded meanwhile.
-        let recognize = bench.recognitionSamples720.mean
+        let recognize = bench.recognitionCPU720.mean
         let check = samples[0].median, copy = samples[1].median, encode = samples[3].median
         let encodesPerRecognition = Self.previewFramesPerSecond * recognize / 1000
         let capturedPerRecognition = max(1, 30 * recognize / 1000)

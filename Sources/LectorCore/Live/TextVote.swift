@@ -38,12 +38,19 @@ public enum TextVote {
         let texts = readings.map { $0.map(\.text) }
         let weights = readings.map { max(0.05, Self.meanConfidence($0)) }
         // The medoid: the reading with the least weighted distance to the others.
-        var backboneIndex = 0, bestCost = Double.infinity
-        for (index, text) in texts.enumerated() {
-            var cost = 0.0
-            for (other, otherText) in texts.enumerated() where other != index {
-                cost += weights[other] * alignment(text, otherText).cost
+        // (The alignment cost is symmetric: each pair is aligned once.)
+        var pairCost = [Double](repeating: 0, count: texts.count * texts.count)
+        for first in texts.indices {
+            for second in texts.indices where second > first {
+                let cost = alignment(texts[first], texts[second]).cost
+                pairCost[first * texts.count + second] = cost
+                pairCost[second * texts.count + first] = cost
             }
+        }
+        var backboneIndex = 0, bestCost = Double.infinity
+        for index in texts.indices {
+            var cost = 0.0
+            for other in texts.indices where other != index { cost += weights[other] * pairCost[index * texts.count + other] }
             if cost < bestCost { (backboneIndex, bestCost) = (index, cost) }
         }
         let backbone = texts[backboneIndex]
@@ -137,27 +144,31 @@ public enum TextVote {
         if n == 0 || m == 0 {
             return ((0..<n).map { ($0, nil) } + (0..<m).map { (nil, $0) }, n == m ? 0 : 1)
         }
-        var cost = [[Double]](repeating: [Double](repeating: 0, count: m + 1), count: n + 1)
-        for i in 0...n { cost[i][0] = Double(i) }
-        for j in 0...m { cost[0][j] = Double(j) }
+        // One flat (n+1)×(m+1) table, and each pair of words compared once.
+        let width = m + 1
+        var distance = [Double](repeating: 0, count: n * m)
+        for i in 0..<n { for j in 0..<m { distance[i * m + j] = wordDistance(a[i], b[j]) } }
+        var cost = [Double](repeating: 0, count: (n + 1) * width)
+        for i in 0...n { cost[i * width] = Double(i) }
+        for j in 0...m { cost[j] = Double(j) }
         for i in 1...n {
             for j in 1...m {
-                let substitute = cost[i - 1][j - 1] + wordDistance(a[i - 1], b[j - 1])
-                cost[i][j] = min(substitute, cost[i - 1][j] + 1, cost[i][j - 1] + 1)
+                let substitute = cost[(i - 1) * width + j - 1] + distance[(i - 1) * m + j - 1]
+                cost[i * width + j] = min(substitute, cost[(i - 1) * width + j] + 1, cost[i * width + j - 1] + 1)
             }
         }
         var pairs: [(Int?, Int?)] = []
         var i = n, j = m
         while i > 0 || j > 0 {
-            if i > 0, j > 0, cost[i][j] == cost[i - 1][j - 1] + wordDistance(a[i - 1], b[j - 1]) {
+            if i > 0, j > 0, cost[i * width + j] == cost[(i - 1) * width + j - 1] + distance[(i - 1) * m + j - 1] {
                 pairs.append((i - 1, j - 1)); i -= 1; j -= 1
-            } else if i > 0, cost[i][j] == cost[i - 1][j] + 1 {
+            } else if i > 0, cost[i * width + j] == cost[(i - 1) * width + j] + 1 {
                 pairs.append((i - 1, nil)); i -= 1
             } else {
                 pairs.append((nil, j - 1)); j -= 1
             }
         }
-        return (pairs.reversed(), cost[n][m] / Double(max(n, m)))
+        return (pairs.reversed(), cost[n * width + m] / Double(max(n, m)))
     }
 
     /// 0 for equal words, up to 1.5 for unrelated ones (so two unrelated words align as
@@ -170,9 +181,11 @@ public enum TextVote {
 
 /// Character-level similarity of short texts.
 public enum TextSimilarity {
-    /// Levenshtein distance over characters divided by the longer length (0…1).
+    /// Levenshtein distance over Unicode scalars divided by the longer length (0…1).
     public static func distance(_ a: String, _ b: String) -> Double {
-        let a = Array(a), b = Array(b)
+        // Unicode scalars, not grapheme clusters: the same for OCR text, and several
+        // times cheaper (the tracker compares every pair of its readings' words).
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
         if a.isEmpty && b.isEmpty { return 0 }
         if a.isEmpty || b.isEmpty { return 1 }
         var previous = Array(0...b.count)

@@ -110,6 +110,7 @@ public final class TesseractEngine {
         }
         let text = readResults(symbols: symbols)
         lastTimings.readMilliseconds = MonotonicInstant.now().milliseconds(since: recognized)
+        lastTimings.engineCPUMilliseconds = RecognitionTimings.threadCPUMilliseconds() - startedCPU
         return text
     }
 
@@ -163,6 +164,10 @@ public struct RecognitionTimings: Equatable, Sendable {
     /// CPU time of the recognizing thread in SetImage and Recognize: unlike wall time,
     /// it does not grow while other processes have the CPU.
     public var recognizeCPUMilliseconds: Double = 0
+    /// CPU time of the recognizing thread for the whole frame: SetImage, Recognize and
+    /// reading the results. Recognition runs on an engine thread of its own, so the
+    /// caller's thread CPU time does not include it.
+    public var engineCPUMilliseconds: Double = 0
     /// The size of the image Tesseract read (after any downscaling or cropping).
     public var width = 0
     public var height = 0
