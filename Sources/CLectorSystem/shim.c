@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CLectorSystem.h"
 
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -26,4 +28,28 @@ int lector_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *uid = credentials.uid;
     *gid = credentials.gid;
     return 0;
+}
+
+_Static_assert(EPOLLIN == POLLIN && EPOLLOUT == POLLOUT && EPOLLERR == POLLERR && EPOLLHUP == POLLHUP,
+               "epoll and poll share their event bits");
+_Static_assert(EPOLL_CTL_ADD == 1 && EPOLL_CTL_DEL == 2 && EPOLL_CTL_MOD == 3, "epoll_ctl operations");
+
+int lector_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int lector_epoll_control(int epoll_fd, int operation, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event = {.events = events, .data = {.u64 = token}};
+    return epoll_ctl(epoll_fd, operation, fd, &event);
+}
+
+int lector_epoll_wait(int epoll_fd, uint32_t *events, uint64_t *tokens, int capacity, int timeout_ms) {
+    struct epoll_event ready[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epoll_fd, ready, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        events[i] = ready[i].events;
+        tokens[i] = ready[i].data.u64;
+    }
+    return count;
 }

@@ -65,7 +65,9 @@ public final class Daemon: Sendable {
                     recorders.append(made)
                     recorder = made
                 }
-                let camera = try Camera(source: source, recognizer: spec.recognizer,
+                let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                            cameras: options.cameras.count)
+                let camera = try Camera(source: source, recognizer: spec.recognizer, recognizers: recognizers,
                                         orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
                                         logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
                     targets.hub?.record(publication)
@@ -75,7 +77,7 @@ public final class Daemon: Sendable {
                 cameras.append(camera)
                 // A device not plugged in is not "ready" (its source said so when made).
                 if source.absence == nil {
-                    logger.info("camera ready", [("device", spec.name),
+                    logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
                                                  ("orientation", camera.orientation.imageOrientation.description)])
                 }
             } catch {

@@ -35,6 +35,8 @@ public struct CameraSpec: Equatable, Sendable {
     public var source: SourceSpec
     public var capture = CaptureRequest()
     public var recognizer = RecognizerOptions()
+    /// `--recognizers`: recognizer threads (Tesseract engines) for this camera.
+    public var recognizers = RecognizerCount.auto
     public var orientation = OrientationSettings()
     /// Stacking, change gate, line tracks.
     public var live = LiveSettings()

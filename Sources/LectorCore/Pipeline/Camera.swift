@@ -3,8 +3,8 @@ import LectorProtocol
 import LectorSystem
 import Synchronization
 
-/// One camera (or replay): a frame source on one thread, a recognizer on another, the
-/// latest-frame mailbox between them. Cameras share nothing, so one that stalls or fails
+/// One camera (or replay): a frame source on one thread, a pool of recognizer threads
+/// (``RecognitionLoop``), the latest-frame mailbox between them. Cameras share nothing, so one that stalls or fails
 /// never delays another.
 ///
 /// A camera can be started and stopped again and again (it runs only while watched):
@@ -27,11 +27,15 @@ public final class Camera: @unchecked Sendable {
     public let recorder: FrameRecorder?
 
     /// - Parameters:
-    ///   - publish: called on the recognizer thread for every recognized frame; must not block.
+    ///   - recognizers: recognizer threads, each with its own Tesseract engine (a
+    ///     source paced by its recognizer, a replay without `--fps`, gets one: it loses
+    ///     no frame, and results that finish out of order would be dropped).
+    ///   - publish: called on a recognizer thread for every recognized frame, one call at a
+    ///     time, in capture order; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
-    public init(source: any FrameSource, recognizer options: RecognizerOptions, orientation: OrientationSettings,
-                live: LiveSettings = LiveSettings(), logger: Logger, recorder: FrameRecorder? = nil,
-                stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+    public init(source: any FrameSource, recognizer options: RecognizerOptions, recognizers: Int = 1,
+                orientation: OrientationSettings, live: LiveSettings = LiveSettings(), logger: Logger,
+                recorder: FrameRecorder? = nil, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         name = source.name
         self.recorder = recorder
@@ -43,8 +47,9 @@ public final class Camera: @unchecked Sendable {
         self.logger = logger.with("device", source.name)
         let colorPreview = ColorPreviewDemand()
         stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
-        loop = try RecognitionLoop(device: source.name, options: options, live: live, colorPreview: colorPreview, mailbox: mailbox,
-                                   counters: counters, orientation: self.orientation, logger: logger,
+        loop = try RecognitionLoop(device: source.name, options: options,
+                                   recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview,
+                                   mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,
                                    warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
                                    publish: publish)
     }
@@ -80,7 +85,7 @@ public final class Camera: @unchecked Sendable {
             stateChanged(info.report(newInfo))
         }
         finished.enter()
-        finished.enter()
+        for _ in 0..<loop.recognizers { finished.enter() }
         Thread.detachNewThread { [self] in
             do {
                 try source.run(into: sink, stop: stopSignal)
@@ -92,9 +97,12 @@ public final class Camera: @unchecked Sendable {
             if mailbox.close() { counters.countDropped() }
             finished.leave()
         }
-        Thread.detachNewThread { [self] in
-            loop.run()
-            finished.leave()
+        for slot in 0..<loop.recognizers {
+            Thread.detachNewThread { [self] in
+                Thread.current.name = "lector-recognize-\(slot)"
+                loop.run(slot: slot)
+                finished.leave()
+            }
         }
         finished.notify(queue: .global()) { [self] in
             currentRun.withLock { if $0?.stop === stopSignal { $0 = nil } }
@@ -102,8 +110,8 @@ public final class Camera: @unchecked Sendable {
         }
     }
 
-    /// Stops both threads: the source stops, a recognition in progress is cancelled,
-    /// a waiting frame is given back. Returns once both have ended.
+    /// Stops the threads: the source stops, recognitions in progress are cancelled,
+    /// a waiting frame is given back. Returns once all have ended.
     public func stop() {
         guard let run = currentRun.withLock({ $0 }) else { return }
         run.stop.raise()
@@ -127,6 +135,9 @@ public final class Camera: @unchecked Sendable {
     public func updateLive(_ live: LiveSettings) {
         loop.updateLive(live)
     }
+
+    /// Recognizer threads (and Tesseract engines) of this camera.
+    public var recognizers: Int { loop.recognizers }
 
     /// The latest state the source reported.
     /// A camera not opened (idle) whose device is missing is shown lost, with why.

@@ -11,10 +11,14 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Why the source cannot be opened now, checked when asked (a camera not plugged
     /// in), or nil.
     var absence: String? { get }
+    /// Whether the source waits for the recognizer to take each frame (a replay without
+    /// `--fps`: lossless); such a source gets one recognizer.
+    var isPacedByRecognizer: Bool { get }
 }
 
 extension FrameSource {
     public var absence: String? { nil }
+    public var isPacedByRecognizer: Bool { false }
 }
 
 /// Where a source delivers: the camera's mailbox and counters.

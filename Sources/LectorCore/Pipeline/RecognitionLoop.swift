@@ -10,6 +10,9 @@ public struct Publication: Sendable {
     /// (without newline).
     public var textLine: [UInt8]
     public var frame: FrameReport
+    /// The FRAME message as one JSON line (without newline), encoded once by the
+    /// publishing thread rather than by the server.
+    public var frameLine: [UInt8]
     /// The upright gray image that produced `text` (for snapshots).
     public var upright: GrayImage
     /// The captured frame as delivered, kept only while colour previews are asked for.
@@ -27,6 +30,7 @@ public struct Publication: Sendable {
         self.text = text
         self.textLine = textLine
         self.frame = frame
+        frameLine = frame.message.bytes
         self.upright = upright
         self.tracks = tracks
         self.consensus = consensus ?? text.text.text
@@ -36,41 +40,55 @@ public struct Publication: Sendable {
     public var trackMessages: [TrackMessage] { tracks.map { $0.message(transform: text.transform) } }
 }
 
-/// The recognizer side of a camera: takes the newest frame from the mailbox, extracts
-/// luma, turns it upright, recognizes it, and hands the result to `publish`. Runs on
-/// its own thread and never waits for a client.
+/// The recognizer side of a camera: ``RecognizerPool/count`` recognizer threads, each
+/// taking the newest frame from the mailbox when it becomes free (the latest-frame rule:
+/// no frame waits behind another), extracting luma, turning it upright, recognizing it
+/// with its own Tesseract engine, and handing the result to `publish`. Never waits for
+/// a client.
+///
+/// Results can finish out of order. They pass one ordered step (`ordering`): a result
+/// whose frame was captured before one already published is not published (counted as
+/// dropped), so capture times of published results strictly increase; the tracker, the
+/// gate's state and `publish` run inside that step, so tracks are updated one result at
+/// a time, in capture order.
 public final class RecognitionLoop: @unchecked Sendable {
-    // Everything below is touched only by the thread in run(), except `recognizer` and
-    // `cancelled`, which `lock` guards (cancel and SIGHUP's replaceRecognizer come from
-    // other threads).
+    // `lock` guards `liveSettings`; `ordering` guards the tracker, the gate's state and
+    // `lastPublished`; each slot's `Worker` is touched by its own thread only.
     public let device: String
     private let mailbox: LatestFrameMailbox
     private let counters: FrameCounters
     private let orientation: OrientationControl
     private let lock = NSLock()
-    private var recognizer: TextRecognizer
-    /// The recognizer of the frame being recognized (the old one while a replacement waits).
-    private var active: TextRecognizer?
-    private var cancelled = false
-    private let extractor = LumaExtractor()
+    private let ordering = NSLock()
+    /// The camera's recognizers, one per thread.
+    public let pool: RecognizerPool
+    private let workers: [Worker]
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
     private let warn: @Sendable (String?) -> Void
-    /// The warning last given to `warn` (touched by the recognizer thread only).
+    /// The warning last given to `warn` (under `lock`: recognizer threads share it).
     private var lastWarning: String?
-    private var luma = GrayImage(width: 0, height: 0)
     /// Gate and track settings; SIGHUP may replace them (``updateLive(_:)``), so `lock`
     /// guards this copy and each frame reads it once.
     private var liveSettings: LiveSettings
-    /// The camera's line tracks; recognizer thread only.
+    /// The camera's line tracks; inside `ordering` only.
     public let tracker: LineTracker
     /// The stack generation, signature, capture time and fullness of the frame last
     /// recognized (the gate's reference).
     private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool)?
     /// Reads of the current still scene since its stack filled.
     private var readsOfScene = 0
+    /// Capture time of the last published result.
+    private var lastPublished: MonotonicInstant?
 
-    public init(device: String, options: RecognizerOptions, live: LiveSettings = LiveSettings(),
+    /// What one recognizer thread reuses from frame to frame.
+    private final class Worker: @unchecked Sendable {
+        let extractor = LumaExtractor()
+        var luma = GrayImage(width: 0, height: 0)
+    }
+
+    /// - Parameter recognizers: recognizer threads (and Tesseract engines), at least 1.
+    public init(device: String, options: RecognizerOptions, recognizers: Int = 1, live: LiveSettings = LiveSettings(),
                 colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
@@ -84,50 +102,35 @@ public final class RecognitionLoop: @unchecked Sendable {
         self.orientation = orientation
         self.logger = logger.with("device", device)
         self.publish = publish
-        recognizer = try TextRecognizer(options: options)
+        pool = try RecognizerPool(count: max(1, recognizers), options: options)
+        workers = (0..<pool.count).map { _ in Worker() }
     }
 
-    /// Where the last recognition spent its time inside Tesseract (benchmarks). Read it
-    /// from the thread that calls ``process(_:)``.
-    public var lastRecognitionTimings: RecognitionTimings { lock.withLock { active ?? recognizer }.lastTimings }
+    /// Recognizer threads this loop runs (``run(slot:)`` once per slot).
+    public var recognizers: Int { pool.count }
+
+    /// Where the last recognition of slot 0 spent its time inside Tesseract (benchmarks).
+    /// Read it from the thread that calls ``process(_:)``.
+    public var lastRecognitionTimings: RecognitionTimings { pool.lastTimings(slot: 0) }
 
     /// Colour previews asked for (by SNAPSHOT with `color`): frames are kept only then.
     public let colorPreview: ColorPreviewDemand
 
-    /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
-    public func cancel() {
-        lock.withLock {
-            cancelled = true
-            recognizer.cancel()
-            active?.cancel()
-        }
-    }
+    /// Stops every recognition in progress, or the next ones (shutdown); safe from any thread.
+    public func cancel() { pool.cancel() }
 
     /// Lets recognition run again after ``cancel()``; call before a new run starts.
-    public func resume() {
-        lock.withLock {
-            cancelled = false
-            recognizer.resume()
-            active?.resume()
-        }
-    }
+    public func resume() { pool.resume() }
 
-    /// The settings of the recognizer the next frame uses.
-    public var recognizerOptions: RecognizerOptions { currentRecognizer.options }
+    /// The settings of the recognizers the next frames use.
+    public var recognizerOptions: RecognizerOptions { pool.options }
 
-    /// The recognizer the next frame uses.
-    private var currentRecognizer: TextRecognizer { lock.withLock { recognizer } }
-
-    /// Recognizes the next frame with `options` (SIGHUP): the new recognizer is made
-    /// here, on the caller's thread, and the loop takes it up before its next frame; a
-    /// recognition in progress finishes with the old one.
-    /// - Throws: when Tesseract cannot start with `options` (the old recognizer stays).
+    /// Recognizes the next frames with `options` (SIGHUP): the new engines are loaded
+    /// here, on the caller's thread, and each recognizer thread takes up its new one
+    /// before its next frame; recognitions in progress finish with the old ones.
+    /// - Throws: when Tesseract cannot start with `options` (the old recognizers stay).
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
-        let replacement = try TextRecognizer(options: options)
-        lock.withLock {
-            if cancelled { replacement.cancel() }
-            recognizer = replacement
-        }
+        try pool.replace(options: options)
     }
 
     /// The gate's and the tracks' settings for the next frame (SIGHUP); safe from any
@@ -136,32 +139,47 @@ public final class RecognitionLoop: @unchecked Sendable {
         lock.withLock { liveSettings = live }
     }
 
-    /// Recognizes frames until the mailbox closes.
-    public func run() {
+    /// Recognizes frames with slot 0 until the mailbox closes.
+    public func run() { run(slot: 0) }
+
+    /// Recognizes frames with recognizer `slot` until the mailbox closes; each slot on a
+    /// thread of its own.
+    public func run(slot: Int) {
         while let frame = mailbox.take() {
-            process(frame)
+            process(frame, slot: slot)
         }
     }
 
-    /// Recognizes one frame and gives its buffer back. Public for benchmarks and tests.
-    public func process(_ frame: Frame) {
+    /// Recognizes one frame with slot 0 and gives its buffer back. Public for benchmarks and tests.
+    public func process(_ frame: Frame) { process(frame, slot: 0) }
+
+    /// Recognizes one frame with recognizer `slot` and gives its buffer back.
+    public func process(_ frame: Frame, slot: Int) {
+        let worker = workers[slot]
         let start = MonotonicInstant.now()
         let live = lock.withLock { liveSettings }
-        tracker.settings = live.tracks
-        if let info = frame.stackInfo, isUnchanged(info, live: live, at: frame.timestamp) {
-            frame.giveBack()
-            counters.countUnchanged()
-            tracker.touchAll(at: frame.timestamp)
-            return
+        if let info = frame.stackInfo {
+            let unchanged = ordering.withLock {
+                tracker.settings = live.tracks
+                guard isUnchanged(info, live: live, at: frame.timestamp) else { return false }
+                if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
+                return true
+            }
+            if unchanged {
+                frame.giveBack()
+                counters.countUnchanged()
+                return
+            }
         }
         do {
-            try extractor.extract(frame, into: &luma)
+            try worker.extractor.extract(frame, into: &worker.luma)
         } catch {
             frame.giveBack()
             counters.countRejected()
             logger.frameRejected(frame, reason: error.description)
             return
         }
+        let luma = worker.luma
         // A colour preview was asked for lately: keep the frame as captured (a stacked
         // frame carries the copy its stacker kept).
         let captured = frame.stackInfo.map(\.captured) ?? (colorPreview.isWanted ? CapturedFrame(frame) : nil)
@@ -177,15 +195,16 @@ public final class RecognitionLoop: @unchecked Sendable {
 
         let text: RecognizedText
         do {
-            let recognizer = lock.withLock {
-                active = self.recognizer
-                return self.recognizer
-            }
+            let recognizer = pool.begin(slot: slot)
             // A region of interest outside the image (--roi, roi =): said once per change, in
             // the log and in DEVICES.
             let problem = recognizer.regionProblem(width: upright.width, height: upright.height)
-            if problem != lastWarning {
+            let changed = lock.withLock {
+                guard problem != lastWarning else { return false }
                 lastWarning = problem
+                return true
+            }
+            if changed {
                 if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
                 warn(problem)
             }
@@ -200,36 +219,46 @@ public final class RecognitionLoop: @unchecked Sendable {
         }
         logger.clearOnce("frame")
         let recognized = MonotonicInstant.now()
-        counters.countRecognized()
 
-        var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
-                                unixTime: frame.timestamp.unixTime, transform: transform, text: text,
-                                recognizeMilliseconds: recognized.milliseconds(since: prepared))
-        let lines = text.blocks.flatMap(\.lines)
-        let placed = tracker.update(
-            lines: lines.map { line in
-                LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
-                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
-            },
-            shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
-        for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
-        let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
-        if let info = frame.stackInfo {
-            readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
-            lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull)
+        ordering.withLock {
+            // Another recognizer published a newer frame meanwhile: this result is late.
+            if let last = lastPublished, frame.timestamp <= last {
+                counters.countDropped()
+                return
+            }
+            lastPublished = frame.timestamp
+            counters.countRecognized()
+            tracker.settings = live.tracks
+            var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
+                                    unixTime: frame.timestamp.unixTime, transform: transform, text: text,
+                                    recognizeMilliseconds: recognized.milliseconds(since: prepared))
+            let lines = text.blocks.flatMap(\.lines)
+            let placed = tracker.update(
+                lines: lines.map { line in
+                    LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
+                                     strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
+                },
+                shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
+            for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
+            let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
+            if let info = frame.stackInfo {
+                readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
+                lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull)
+            }
+            let line = report.message().bytes
+            let done = MonotonicInstant.now()
+            let frameReport = FrameReport(
+                device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
+                width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
+                latencyMilliseconds: done.milliseconds(since: frame.timestamp),
+                recognizeMilliseconds: report.recognizeMilliseconds,
+                overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
+                sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
+                stacked: frame.stackInfo?.stacked)
+            // Inside the ordered step, so that results reach clients in capture order.
+            publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
+                                tracks: placed.events, consensus: consensus))
         }
-        let line = report.message().bytes
-        let done = MonotonicInstant.now()
-        let frameReport = FrameReport(
-            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
-            width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
-            latencyMilliseconds: done.milliseconds(since: frame.timestamp),
-            recognizeMilliseconds: report.recognizeMilliseconds,
-            overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
-            sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
-            stacked: frame.stackInfo?.stacked)
-        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
-                            tracks: placed.events, consensus: consensus))
     }
 
     /// The change gate: whether `info`'s frame shows the scene last recognized, whose

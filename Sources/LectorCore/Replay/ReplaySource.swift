@@ -58,6 +58,8 @@ public final class ReplaySource: FrameSource {
     public let name: String
     public let options: ReplayOptions
     private let entries: [Entry]
+    /// Without `--fps` the replay waits for the recognizer to take each frame.
+    public var isPacedByRecognizer: Bool { options.fps == nil }
 
     /// One replayed frame, loaded when the source is made.
     enum Entry: Sendable {

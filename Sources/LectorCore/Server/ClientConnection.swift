@@ -23,6 +23,8 @@ final class ClientConnection {
     /// A reply is being rendered off the server thread: the client's next lines wait
     /// for it (replies stay in request order).
     var awaitingReply = false
+    /// The events the server's ``ReadinessSet`` watches it for.
+    var interest: UInt32 = 0
     /// Closed and removed from the server's clients.
     var closed = false
     /// When the client connected or last had a whole request answered: the idle timeout

@@ -47,6 +47,9 @@ final class ServerInbox: Sendable {
         Syscalls.signalWake(wakeDescriptor)
     }
 
+    /// Whether no event is waiting.
+    var isEmpty: Bool { queue.withLock { $0.isEmpty } }
+
     /// Takes every waiting event (on the server thread).
     func takeAll() -> [ServerEvent] {
         Syscalls.drainWake(wakeDescriptor)

@@ -3,8 +3,8 @@ import LectorProtocol
 import LectorSystem
 import Synchronization
 
-/// The socket server: one thread runs a `poll` loop over the listening socket, every
-/// client and a wake event. Recognizer threads hand publications over with
+/// The socket server: one thread runs an event loop (epoll, level-triggered) over the
+/// listening socket, every client and a wake event. Recognizer threads hand publications over with
 /// ``publish(_:)``, which never blocks; each client has its own bounded outbound
 /// buffer (``OutboundQueue``), so a slow client loses stream messages and, if it takes
 /// nothing for ``Configuration/clientTimeout``, is disconnected, while every other
@@ -36,7 +36,11 @@ public final class SocketServer: Sendable {
         let inbox = try ServerInbox()
         self.inbox = inbox
         let renderer = ReplyRenderer { client, line in inbox.post(.rendered(client: client, line: line)) }
-        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, renderer: renderer, logger: logger)
+        let readiness = try ReadinessSet()
+        try readiness.add(inbox.wakeDescriptor, events: UInt32(POLLIN), token: ServerLoop.wakeToken)
+        try readiness.add(listener.descriptor, events: UInt32(POLLIN), token: ServerLoop.listenerToken)
+        loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, renderer: renderer,
+                          readiness: readiness, logger: logger)
     }
 
     /// Starts the server thread.
@@ -50,6 +54,7 @@ public final class SocketServer: Sendable {
             try? Syscalls.setThreadPriority(-5)
             loop.run()
             loop.renderer.stop()
+            loop.readiness.close()
             inbox.close()
             finished.leave()
         }
@@ -63,8 +68,14 @@ public final class SocketServer: Sendable {
     /// a round of its loop found nothing to do. For `READY=1`.
     public func waitUntilSettled(seconds: Double) { _ = loop.settled.wait(seconds: seconds) }
 
-    /// Hands a recognized frame to the clients that watch its device (any thread; never blocks).
-    public func publish(_ publication: Publication) { inbox.post(.publication(publication, posted: .now())) }
+    /// Hands a recognized frame to the clients that watch its device (any thread; never
+    /// blocks). When the server thread is idle, the caller writes the lines itself
+    /// (non-blocking sends, as the server thread would): no thread hand-off stands
+    /// between a result and the sockets. Otherwise the publication waits in the inbox.
+    public func publish(_ publication: Publication) {
+        if loop.publishDirectly(publication) { return }
+        inbox.post(.publication(publication, posted: .now()))
+    }
 
     /// Tells watchers a device's state changed (any thread; never blocks).
     public func deviceChanged(_ info: DeviceInfo) { inbox.post(.deviceChanged(info)) }
@@ -90,7 +101,16 @@ private struct TextVariant: Hashable {
 }
 
 /// The state of the server thread. Touched by that thread only.
+///
+/// Work per message is what the message needs: the kernel keeps the watched set
+/// (``ReadinessSet``), a wake-up returns only the descriptors that are ready, and a
+/// client's interest is changed (one `epoll_ctl`) only when it changes: a client with
+/// nothing pending and room to read costs nothing while it is idle.
 final class ServerLoop: @unchecked Sendable {
+    /// Tokens of the two descriptors that are not clients (clients use their id ≥ 1).
+    static let wakeToken: UInt64 = 0
+    static let listenerToken = UInt64.max
+
     let listener: ListeningSocket
     /// The listening descriptor (tests inject faults on it).
     var listeningDescriptor: Int32 { listener.descriptor }
@@ -99,9 +119,22 @@ final class ServerLoop: @unchecked Sendable {
     let inbox: ServerInbox
     /// Renders SNAPSHOT replies off this thread.
     let renderer: ReplyRenderer
+    /// The descriptors the loop waits on; owned by the loop, closed when it ends.
+    let readiness: ReadinessSet
     let logger: Logger
+    /// Guards everything below: held by the server thread except while it waits in
+    /// `epoll_wait`, when a publishing thread may take it (``publishDirectly(_:)``).
+    private let state = NSLock()
+    /// The server thread waits with no timeout (no stall timer runs).
+    private var sleepingWithoutTimer = false
+    /// The loop has ended.
+    private var stopped = false
     /// Connected clients, oldest first.
     var clients: [ClientConnection] = []
+    /// The same clients by id (an event's token): an id is never reused, so an event
+    /// for a client closed earlier in the same round cannot reach a newer client that
+    /// got the same descriptor.
+    private var clientsByID: [Int: ClientConnection] = [:]
     private var nextID = 1
     private var shutdownDeadline: MonotonicInstant?
     private var listenerOpen = true
@@ -114,61 +147,110 @@ final class ServerLoop: @unchecked Sendable {
     let settled = StopSignal()
 
     init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox,
-         renderer: ReplyRenderer, logger: Logger) {
+         renderer: ReplyRenderer, readiness: ReadinessSet, logger: Logger) {
         self.listener = listener
         self.renderer = renderer
         self.hub = hub
         self.configuration = configuration
         self.inbox = inbox
+        self.readiness = readiness
         self.logger = logger
     }
 
     func run() {
         logger.info("serving", [("socket", listener.path ?? "fd 3 (systemd)"), ("max_clients", "\(configuration.maximumClients)")])
+        state.lock()
+        defer { state.unlock() }
         while true {
-            var descriptors = [pollfd(fd: inbox.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
-            if listenerOpen { descriptors.append(pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)) }
-            let base = descriptors.count
-            let polled = clients
-            for client in polled {
-                var events: Int32 = 0
-                if !client.closing && !client.inputEnded && !client.awaitingReply
-                    && client.outbound.pendingBytes < client.outbound.capacity {
-                    events |= Int32(POLLIN)
-                }
-                if !client.outbound.isEmpty { events |= Int32(POLLOUT) }
-                descriptors.append(pollfd(fd: client.descriptor, events: Int16(events), revents: 0))
-            }
+            var ready: [ReadinessSet.Event] = []
+            // Sleep for good unless a timer runs (a stalled client, shutdown, an idle
+            // client's timeout): idle costs nothing.
+            let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
+            // Until settled, look without waiting: a round with nothing ready means what
+            // was pending at start (a socket-activating client) is answered.
+            let timeout: Int32 = !settled.isRaised ? 0 : timing ? 100 : idleWakeMilliseconds()
+            sleepingWithoutTimer = !timing
+            state.unlock()
             do {
-                // Sleep for good unless a timer runs (a stalled client, shutdown, an idle
-                // client's timeout): idle costs nothing.
-                let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
-                // Until settled, look without waiting: a round with nothing ready means
-                // what was pending at start (a socket-activating client) is answered.
-                let ready = try Syscalls.poll(&descriptors, timeoutMilliseconds: !settled.isRaised ? 0
-                                              : timing ? 100 : idleWakeMilliseconds())
-                if ready == 0 && !settled.isRaised { settled.raise() }
+                ready = try readiness.wait(timeoutMilliseconds: timeout)
+                if ready.isEmpty && !settled.isRaised { settled.raise() }
             } catch {
-                logger.error("poll failed", [("reason", "\(error)")])
+                state.lock()
+                logger.error("epoll_wait failed", [("reason", "\(error)")])
                 beginShutdown()
+                state.unlock()
             }
+            state.lock()
+            sleepingWithoutTimer = false
             for event in inbox.takeAll() { handle(event) }
-            if listenerOpen, descriptors[1].revents != 0 { acceptClients() }
-            for (offset, client) in polled.enumerated() where !isClosed(client) {
-                let events = Int32(descriptors[base + offset].revents)
-                if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
-                if events & Int32(POLLOUT) != 0, !isClosed(client) { flush(client) }
-                // Hung up (both directions; a half-close is only an end of input): nothing
-                // can reach it any more, and poll would report it for ever.
-                if events & Int32(POLLHUP | POLLERR) != 0, !isClosed(client) { close(client, reason: nil) }
+            for event in ready {
+                switch event.token {
+                case Self.wakeToken: continue
+                case Self.listenerToken: if listenerOpen { acceptClients() }
+                default:
+                    guard let client = clientsByID[Int(event.token)], !client.closed else { continue }
+                    let events = Int32(event.events)
+                    if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
+                    if events & Int32(POLLOUT) != 0, !client.closed { flush(client) }
+                    // Hung up (both directions; a half-close is only an end of input): nothing
+                    // can reach it any more, and epoll would report it for ever.
+                    if events & Int32(POLLHUP | POLLERR) != 0, !client.closed { close(client, reason: nil) }
+                }
             }
             housekeeping()
             if let deadline = shutdownDeadline,
                clients.allSatisfy({ $0.outbound.isEmpty }) || MonotonicInstant.now() >= deadline {
                 for client in clients { close(client, reason: nil) }
+                stopped = true
                 logger.info("server stopped")
                 return
             }
+        }
+    }
+
+    /// Publishes on the caller's thread when the server thread is not busy (it waits in
+    /// `epoll_wait`, without the state lock) and nothing is waiting in the inbox (which
+    /// keeps publications in order). Never blocks: when the lock is taken, returns false
+    /// and the caller posts to the inbox.
+    func publishDirectly(_ publication: Publication) -> Bool {
+        let posted = MonotonicInstant.now()
+        guard state.try() else { return false }
+        defer { state.unlock() }
+        guard shutdownDeadline == nil, !stopped, inbox.isEmpty else { return false }
+        let needsServer = dispatch(publication)
+        publishTimes.append(MonotonicInstant.now().milliseconds(since: posted))
+        // Wake the server thread when this left it work no descriptor would report:
+        // request lines read earlier that wait for room in a buffer this flush emptied,
+        // or a socket that filled and needs the stall timer (which a server thread
+        // asleep without a timeout does not run).
+        if needsServer || sleepingWithoutTimer && clients.contains(where: { $0.stalledSince != nil }) {
+            sleepingWithoutTimer = false
+            Syscalls.signalWake(inbox.wakeDescriptor)
+        }
+        return true
+    }
+
+    /// What `client` is to be watched for: input while it may send, no reply of its is
+    /// being rendered and its replies have room; output while some is waiting.
+    private func interest(of client: ClientConnection) -> UInt32 {
+        var events: Int32 = 0
+        if !client.closing && !client.inputEnded && !client.awaitingReply
+            && client.outbound.pendingBytes < client.outbound.capacity {
+            events |= Int32(POLLIN)
+        }
+        if !client.outbound.isEmpty { events |= Int32(POLLOUT) }
+        return UInt32(events)
+    }
+
+    /// Tells the kernel a client's interest when it changed.
+    private func updateInterest(_ client: ClientConnection) {
+        let wanted = interest(of: client)
+        guard wanted != client.interest, !client.closed else { return }
+        do {
+            try readiness.modify(client.descriptor, events: wanted, token: UInt64(client.id))
+            client.interest = wanted
+        } catch {
+            close(client, reason: "\(error)")
         }
     }
 
@@ -210,6 +292,7 @@ final class ServerLoop: @unchecked Sendable {
         guard shutdownDeadline == nil else { return }
         shutdownDeadline = MonotonicInstant.now().adding(milliseconds: configuration.shutdownFlushSeconds * 1000)
         if listenerOpen {
+            readiness.remove(listener.descriptor)
             listener.close()
             listenerOpen = false
         }
@@ -222,9 +305,14 @@ final class ServerLoop: @unchecked Sendable {
 
     /// Sends a publication to each client that watches its device, with that client's
     /// filters. Each distinct line is encoded once and shared by the clients it goes to.
-    private func dispatch(_ publication: Publication) {
+    /// - Returns: whether a client has request bytes waiting to be answered (the server
+    ///   thread's housekeeping answers them once its buffer has room).
+    @discardableResult
+    private func dispatch(_ publication: Publication) -> Bool {
+        var linesWaiting = false
         let device = publication.text.device
         var frameLine: OutboundLine?
+        var defaultTextLine: OutboundLine?
         var textLines: [TextVariant: OutboundLine] = [:]
         var trackLines: [OutboundLine]?
         for client in clients where client.watch.streams(device) && !client.closing {
@@ -238,10 +326,17 @@ final class ServerLoop: @unchecked Sendable {
                     client.lastText[device] = text
                 }
                 if send {
-                    let variant = TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)
-                    let line = textLines[variant] ?? OutboundLine(variant == .default ? publication.textLine
-                        : publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence).bytes)
-                    textLines[variant] = line
+                    let line: OutboundLine
+                    if watch.level == TextVariant.default.level && watch.minimumConfidence == TextVariant.default.minimumConfidence {
+                        // Most clients: no hashing per client.
+                        line = defaultTextLine ?? OutboundLine(publication.textLine)
+                        defaultTextLine = line
+                    } else {
+                        let variant = TextVariant(level: watch.level, minimumConfidence: watch.minimumConfidence)
+                        line = textLines[variant] ?? OutboundLine(
+                            publication.text.message(level: variant.level, minimumConfidence: variant.minimumConfidence).bytes)
+                        textLines[variant] = line
+                    }
                     if line.count <= ProtocolVersion.maximumServerLine {
                         client.outbound.enqueueStream(line)
                     } else {
@@ -250,7 +345,7 @@ final class ServerLoop: @unchecked Sendable {
                 }
             }
             if watch.frame {
-                let line = frameLine ?? OutboundLine(publication.frame.message.bytes)
+                let line = frameLine ?? OutboundLine(publication.frameLine)
                 frameLine = line
                 client.outbound.enqueueStream(line)
             }
@@ -260,7 +355,10 @@ final class ServerLoop: @unchecked Sendable {
                 for line in lines { client.outbound.enqueueStream(line) }
             }
             flush(client)
+            updateInterest(client)
+            if !client.inbound.isEmpty { linesWaiting = true }
         }
+        return linesWaiting
     }
 
     // MARK: Clients
@@ -279,7 +377,17 @@ final class ServerLoop: @unchecked Sendable {
             logger.clearOnce("accept")
             let client = ClientConnection(id: nextID, descriptor: descriptor, capacity: configuration.clientBufferBytes)
             nextID += 1
+            do {
+                try readiness.add(descriptor, events: UInt32(POLLIN), token: UInt64(client.id))
+                client.interest = UInt32(POLLIN)
+            } catch {
+                // ENOMEM, ENOSPC (max_user_watches): as if it could not be accepted.
+                logger.once("accept", .warning, "cannot watch a client", [("reason", "\(error)")])
+                Syscalls.close(descriptor)
+                return
+            }
             clients.append(client)
+            clientsByID[client.id] = client
             if clients.count > configuration.maximumClients {
                 logger.warning("client refused: too many clients", [("client", "\(client.id)"),
                                                                     ("max_clients", "\(configuration.maximumClients)")])
@@ -409,6 +517,8 @@ final class ServerLoop: @unchecked Sendable {
                 logger.warning("client takes nothing; disconnecting", [("client", "\(client.id)"),
                     ("pending_bytes", "\(client.outbound.pendingBytes)"), ("dropped", "\(client.outbound.droppedTotal)")])
                 close(client, reason: nil)
+            } else {
+                updateInterest(client)
             }
         }
     }
@@ -433,7 +543,9 @@ final class ServerLoop: @unchecked Sendable {
     private func close(_ client: ClientConnection, reason: String?) {
         guard !client.closed, let index = clients.firstIndex(where: { $0 === client }) else { return }
         clients.remove(at: index)
+        clientsByID[client.id] = nil
         client.closed = true
+        readiness.remove(client.descriptor)
         Syscalls.close(client.descriptor)
         if let reason {
             logger.info("client closed", [("client", "\(client.id)"), ("reason", reason)])

@@ -1,0 +1,213 @@
+import Foundation
+import Glibc
+import LectorCore
+import LectorProtocol
+import LectorSystem
+
+/// Part of section 2 (recognition), issue 15: lectord's Camera (ReplaySource at a frame
+/// rate faster than recognition → LatestFrameMailbox → RecognitionLoop) with 1, 2, …
+/// recognizers on the same frames in one run: results per second, capture→publish
+/// latency against one recognition p99 + one frame interval + 5 ms, capture times of
+/// published results strictly increasing; then lectord's resident memory with 1, 2, …
+/// recognizers, measured from outside (the memory each extra recognizer costs).
+/// Live text is off here (`--stack off --gate off`): the section measures recognition.
+struct PoolThroughput {
+    let bench: Benchmark
+
+    /// 2 recognizers against 1 on a 2-core machine.
+    static let speedupTarget = 1.7
+    static let memoryTargetMegabytes = 40.0
+    /// The replay's rate: faster than recognition at every pool size measured here.
+    static let fps = 30.0
+
+    /// Pool sizes: 1 up to the number of cores (at least 2, at most 4).
+    private var sizes: [Int] { Array(1...max(2, min(4, ProcessInfo.processInfo.activeProcessorCount))) }
+
+    private struct Run {
+        var results = 0
+        var seconds = 0.0
+        var latency = Samples()
+        var recognition = Samples()
+        var increasing = true
+        var counters = FrameCounters.Snapshot()
+        var perSecond: Double { Double(results) / max(seconds, 1e-9) }
+    }
+
+    /// What a publish callback records: only results in the measuring window count.
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var latency: [Double] = []
+        private var recognition: [Double] = []
+        private var lastCapture: MonotonicInstant?
+        private var increasing = true
+        private var windowStart: MonotonicInstant?
+        private var windowEnd: MonotonicInstant?
+
+        func record(_ publication: Publication) {
+            let now = MonotonicInstant.now()
+            lock.lock()
+            defer { lock.unlock() }
+            if let last = lastCapture, publication.text.captureTime <= last { increasing = false }
+            lastCapture = publication.text.captureTime
+            guard let start = windowStart, now >= start, windowEnd.map({ now < $0 }) ?? true else { return }
+            latency.append(now.milliseconds(since: publication.text.captureTime))
+            recognition.append(publication.frame.recognizeMilliseconds)
+        }
+
+        func open(at start: MonotonicInstant) { lock.withLock { windowStart = start } }
+        func close(at end: MonotonicInstant) { lock.withLock { windowEnd = end } }
+
+        var measured: (latency: Samples, recognition: Samples, increasing: Bool) {
+            lock.withLock { (Samples(latency), Samples(recognition), increasing) }
+        }
+    }
+
+    func run() {
+        guard let frames = bench.frameSet(bench.options.smoke ? "640x480" : "1280x720") ?? bench.frames.last else { return }
+        let directory = NSTemporaryDirectory() + "lector-bench-pool-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let rawPath = directory + "/frames.yuyv"
+        let raw = Array(frames.buffer(.yuyv, noisy: true).bytes) + Array(frames.buffer(.yuyv, noisy: false).bytes)
+        do {
+            try Data(raw).write(to: URL(fileURLWithPath: rawPath))
+        } catch {
+            bench.report.note("recognizer pool: cannot write the replay file: \(error)")
+            return
+        }
+        let seconds = bench.options.smoke ? 4.0 : 20.0
+        bench.report.note("recognizer pool: lectord's Camera replaying \(frames.name) YUYV frames (noisy and clean alternately) at \(Int(Self.fps)) fps, full size, live text off; \(format(seconds, 0)) s measured per pool size after 3 s of warm-up, pool sizes in one run")
+        var runs: [Int: Run] = [:]
+        for count in sizes {
+            guard let run = measure(path: rawPath, frames: frames, recognizers: count, seconds: seconds) else { continue }
+            runs[count] = run
+            let interval = 1000 / Self.fps
+            let bound = run.recognition.p99 + interval + 5
+            let single = runs[1]
+            let speedup = single.map { run.perSecond / max($0.perSecond, 1e-9) } ?? 1
+            var target = "", status = Report.Status.info
+            if count == 2 {
+                target = "≥ \(format(Self.speedupTarget, 1))× one recognizer; latency p99 ≤ recognition p99 + 1 frame + 5 ms; capture times increasing"
+                status = Report.check(speedup >= Self.speedupTarget && run.latency.p99 <= bound && run.increasing)
+            } else {
+                target = "latency p99 ≤ recognition p99 + 1 frame + 5 ms; capture times increasing"
+                status = Report.check(run.latency.p99 <= bound && run.increasing)
+            }
+            bench.report.add(
+                section: "recognition",
+                item: "pool of \(count) recognizer\(count == 1 ? "" : "s"), \(frames.name) at \(Int(Self.fps)) fps",
+                value: "\(format(run.perSecond, 2)) results/s (\(format(speedup, 2))× one); latency p50 \(format(run.latency.median, 1)) ms, p99 \(format(run.latency.p99, 1)) ms (bound \(format(bound, 1)): recognition p99 \(format(run.recognition.p99, 1)) ms\(single.map { ", one recognizer's \(format($0.recognition.p99, 1)) ms" } ?? "")); capture times \(run.increasing ? "strictly increasing" : "NOT increasing"); captured \(run.counters.captured), recognized \(run.counters.recognized), dropped \(run.counters.dropped)",
+                target: target, status: status,
+                numbers: [("recognizers", Double(count)), ("results_per_s", run.perSecond), ("speedup", speedup),
+                          ("latency_p50_ms", run.latency.median), ("latency_p99_ms", run.latency.p99),
+                          ("recognition_p50_ms", run.recognition.median), ("recognition_p99_ms", run.recognition.p99),
+                          ("bound_ms", bound), ("increasing", run.increasing ? 1 : 0),
+                          ("captured", Double(run.counters.captured)), ("recognized", Double(run.counters.recognized)),
+                          ("dropped", Double(run.counters.dropped))])
+        }
+        memory(frames: frames, directory: directory)
+    }
+
+    private func measure(path: String, frames: BenchFrameSet, recognizers: Int, seconds: Double) -> Run? {
+        var options = RecognizerOptions()
+        options.downscale = .none
+        var live = LiveSettings()
+        live.stack = nil
+        live.gate = false
+        let log = Log()
+        let camera: Camera
+        do {
+            let source = try ReplaySource(name: "replay", options: ReplayOptions(
+                path: path, fps: Self.fps, loop: true, rawFormat: .yuyv, rawSize: (frames.width, frames.height)))
+            camera = try Camera(source: source, recognizer: options, recognizers: recognizers, orientation: OrientationSettings(),
+                                live: live, logger: bench.logger) { log.record($0) }
+        } catch {
+            bench.report.note("recognizer pool of \(recognizers): could not start: \(error)")
+            return nil
+        }
+        camera.start()
+        Thread.sleep(forTimeInterval: 3)
+        let start = MonotonicInstant.now()
+        log.open(at: start)
+        Thread.sleep(forTimeInterval: seconds)
+        let end = MonotonicInstant.now()
+        log.close(at: end)
+        camera.stop()
+        let measured = log.measured
+        var run = Run()
+        run.results = measured.latency.count
+        run.seconds = end.milliseconds(since: start) / 1000
+        run.latency = measured.latency
+        run.recognition = measured.recognition
+        run.increasing = measured.increasing
+        run.counters = camera.counters.snapshot
+        return run
+    }
+
+    /// lectord's RSS with 1, 2, … recognizers after each has recognized a few frames.
+    private func memory(frames: BenchFrameSet, directory: String) {
+        let executable = Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("lectord").path ?? ""
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            bench.report.note("recognizer pool memory: lectord is not built next to lector-bench: skipped")
+            return
+        }
+        let images = directory + "/images"
+        do {
+            try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+            try BenchFrameSet.writePGM(frames.noisy, to: images + "/a-noisy.pgm")
+            try BenchFrameSet.writePGM(frames.clean, to: images + "/b-clean.pgm")
+        } catch {
+            bench.report.note("recognizer pool memory: cannot write frames: \(error)")
+            return
+        }
+        var resident: [Int: Double] = [:]
+        for count in sizes {
+            // Every recognizer reads several frames before the sample.
+            let wanted = 8 * count
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["--replay", images, "--fps", "50", "--loop", "--stdout", "--stack", "off", "--gate", "off",
+                                 "--downscale", "1", "--recognizers", String(count), "--max-frames", String(wanted + 2)]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            do { try process.run() } catch {
+                bench.report.note("recognizer pool memory: cannot start lectord: \(error)")
+                return
+            }
+            var published = 0
+            var pending = Data()
+            reading: while true {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = pending[pending.startIndex..<newline]
+                    pending.removeSubrange(pending.startIndex...newline)
+                    guard line.starts(with: Data("{\"class\":\"FRAME\"".utf8)) else { continue }
+                    published += 1
+                    if published == wanted {
+                        resident[count] = MemoryBenchmark.residentMegabytes(pid: process.processIdentifier)
+                        break reading
+                    }
+                }
+            }
+            process.terminate()
+            process.waitUntilExit()
+        }
+        guard let one = resident[1] else {
+            bench.report.note("recognizer pool memory: lectord published nothing")
+            return
+        }
+        for count in sizes.dropFirst() {
+            guard let megabytes = resident[count] else { continue }
+            let perExtra = (megabytes - one) / Double(count - 1)
+            bench.report.add(section: "recognition", item: "lectord RSS with \(count) recognizers (per extra recognizer)",
+                             value: "\(format(megabytes, 1)) MB against \(format(one, 1)) MB with one: \(format(perExtra, 1)) MB per extra recognizer",
+                             target: "≤ \(Int(Self.memoryTargetMegabytes)) MB per extra recognizer",
+                             status: Report.check(perExtra <= Self.memoryTargetMegabytes),
+                             numbers: [("recognizers", Double(count)), ("rss_mb", megabytes), ("rss_one_mb", one),
+                                       ("per_extra_mb", perExtra)])
+        }
+    }
+}

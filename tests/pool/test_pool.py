@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""The recognizer pool through a real lectord (see tests/pool/run)."""
+import difflib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
+ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+DEMO_DIR = os.path.join(ROOT, "Sources/LectorCore/Resources/demo")
+# The demo frames' texts (scripts/make-fixtures.py).
+DEMO = [
+    ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
+    ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"],
+    ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
+    ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
+]
+
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok or not detail else ": " + detail), flush=True)
+
+
+def lines_of(text):
+    return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+def matches_its_frame(message):
+    """The text reads the frame it was captured from (the replay loops over the four demo
+    frames in order, so frame = seq % 4): at least 90% alike (Tesseract reads "1pm" as
+    "lpm" in one of them, with one recognizer as with several)."""
+    expected = "\n".join(DEMO[message["seq"] % len(DEMO)])
+    return difflib.SequenceMatcher(None, "\n".join(lines_of(message["text"])), expected).ratio() >= 0.9
+
+
+def start(args, log):
+    return subprocess.Popen([LECTORD] + args, stdout=subprocess.PIPE, stderr=log, env=ENV)
+
+
+def stdout_stream():
+    """--stdout with 2 recognizers, replay at 20 fps (faster than recognition): order and text."""
+    with tempfile.TemporaryFile("w+") as log:
+        proc = start(["--replay", DEMO_DIR, "--fps", "20", "--loop", "--stdout", "--recognizers", "2",
+                      "--max-frames", "24"], log)
+        try:
+            out, _ = proc.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        log.seek(0)
+        logtext = log.read()
+    messages = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+    texts = [m for m in messages if m["class"] == "TEXT"]
+    frames = [m for m in messages if m["class"] == "FRAME"]
+    check("stdout: lectord exits 0 after --max-frames 24", proc.returncode == 0, "exit %s" % proc.returncode)
+    check("stdout: the log says recognizers=2", "recognizers=2" in logtext, logtext[-300:])
+    check("stdout: 24 TEXT messages", len(texts) == 24, "%d" % len(texts))
+    seqs = [t["seq"] for t in texts]
+    times = [t["time"] for t in texts]
+    check("stdout: capture order (seq) strictly increases", all(a < b for a, b in zip(seqs, seqs[1:])), str(seqs))
+    check("stdout: capture times strictly increase", all(a < b for a, b in zip(times, times[1:])), str(times))
+    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
+    check("stdout: every text reads the frame it was captured from", not wrong, repr(wrong[:3]))
+    # Accounting: captured = recognized + dropped + rejected + unchanged + in flight
+    # (at most the 2 recognizers' frames and the mailbox's).
+    bad = []
+    for f in frames:
+        accounted = f["recognized"] + f["dropped"] + f["rejected"] + f.get("unchanged", 0)
+        if not 0 <= f["captured"] - accounted <= 3:
+            bad.append(f)
+    check("stdout: every FRAME's counters add up (in flight 0-3)", frames and not bad, repr(bad[:1]))
+    recognized = [f["recognized"] for f in frames]
+    check("stdout: recognized counts 1, 2, 3, ... in publishing order", recognized == list(range(1, len(frames) + 1)),
+          str(recognized))
+
+
+class Client:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.buffer = b""
+
+    def send(self, obj):
+        self.sock.sendall((json.dumps(obj) + "\n").encode())
+
+    def read(self, timeout=30):
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("lectord closed the connection")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+
+def socket_watch():
+    """Over the socket, live text on (defaults): TEXT order and text, TRACK events consistent."""
+    directory = tempfile.mkdtemp(prefix="lector-pool-")
+    path = os.path.join(directory, "lector.sock")
+    with tempfile.TemporaryFile("w+") as log:
+        proc = start(["--socket", path, "--replay", DEMO_DIR, "--fps", "20", "--loop", "--recognizers", "2"], log)
+        try:
+            deadline = time.time() + 30
+            while not os.path.exists(path) and time.time() < deadline:
+                time.sleep(0.05)
+            client = Client(path)
+            client.send({"class": "WATCH", "tracks": True, "frame": False})
+            texts, tracks = [], []
+            deadline = time.time() + 180
+            while len(texts) < 16 and time.time() < deadline:
+                message = client.read()
+                if message["class"] == "TEXT":
+                    texts.append(message)
+                elif message["class"] == "TRACK":
+                    tracks.append(message)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    check("socket: 16 TEXT messages with live text on", len(texts) == 16, "%d" % len(texts))
+    times = [t["time"] for t in texts]
+    seqs = [t["seq"] for t in texts]
+    check("socket: capture times strictly increase", all(a < b for a, b in zip(times, times[1:])), str(times))
+    check("socket: seq strictly increases", all(a < b for a, b in zip(seqs, seqs[1:])), str(seqs))
+    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
+    check("socket: every text reads the frame it was captured from", not wrong, repr(wrong[:3]))
+    # Tracks: each id starts with "new"; nothing follows its "gone".
+    state, broken = {}, []
+    for event in tracks:
+        kind, ident = event.get("event"), event.get("id")
+        if ident not in state and kind != "new":
+            broken.append(event)
+        if state.get(ident) == "gone":
+            broken.append(event)
+        state[ident] = kind
+    check("socket: TRACK events arrive, each track starts with new and nothing follows gone",
+          tracks and not broken, "%d events, broken %r" % (len(tracks), broken[:1]))
+
+
+def option_errors():
+    for value in ["0", "17", "many"]:
+        proc = subprocess.run([LECTORD, "--demo", "--stdout", "--recognizers", value], capture_output=True, env=ENV, timeout=60)
+        err = proc.stderr.decode()
+        check("--recognizers %s is refused (exit 2, names the option)" % value,
+              proc.returncode == 2 and "--recognizers" in err and "auto" in err, "exit %s: %s" % (proc.returncode, err[-200:]))
+
+
+def config_key_and_lossless_replay():
+    directory = tempfile.mkdtemp(prefix="lector-pool-")
+    config = os.path.join(directory, "lectord.conf")
+    with open(config, "w") as handle:
+        handle.write("[camera]\nreplay = %s\nrecognizers = 2\n" % DEMO_DIR)
+    # Without --fps the replay is lossless: one recognizer, every frame read once.
+    proc = subprocess.run([LECTORD, "--config", config, "--stdout"], capture_output=True, env=ENV, timeout=240)
+    texts = [json.loads(l) for l in proc.stdout.decode().splitlines() if l.startswith('{"class":"TEXT"')]
+    err = proc.stderr.decode()
+    check("config key recognizers = 2 is read; a replay without --fps keeps one recognizer",
+          proc.returncode == 0 and "recognizers=1" in err, "exit %s: %s" % (proc.returncode, err[-300:]))
+    check("the lossless replay reads all 4 frames, in order", [t["seq"] for t in texts] == [0, 1, 2, 3],
+          str([t["seq"] for t in texts]))
+    with open(config, "w") as handle:
+        handle.write("[camera]\nreplay = %s\nfps = 20\nloop = true\nrecognizers = 2\n" % DEMO_DIR)
+    proc = subprocess.run([LECTORD, "--config", config, "--stdout", "--max-frames", "2"],
+                          capture_output=True, env=ENV, timeout=240)
+    check("config key recognizers = 2 with --fps: 2 recognizers", "recognizers=2" in proc.stderr.decode(),
+          proc.stderr.decode()[-300:])
+
+
+TESTS = [option_errors, stdout_stream, socket_watch, config_key_and_lossless_replay]
+
+
+def main():
+    selected = [t for t in TESTS if len(sys.argv) < 2 or t.__name__ in sys.argv[1:]]
+    for test in selected:
+        try:
+            test()
+        except Exception:
+            check(test.__name__, False, traceback.format_exc().strip().splitlines()[-1])
+    passed = sum(1 for r in results if r)
+    failed = len(results) - passed
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
