@@ -280,6 +280,18 @@ struct LineTrackerTests {
         #expect(tracker.consensus(of: "1") == "Tariff day")
     }
 
+    /// A new scene with other text where a track was ends that track at once; the same
+    /// other text without a new scene (a misreading) leaves it to the timeout.
+    @Test("a new scene replaces the tracks it covers", arguments: [true, false])
+    func newSceneReplaces(newScene: Bool) {
+        let tracker = LineTracker(device: "cam")
+        var time = Self.start
+        for _ in 0..<2 { _ = tracker.update(lines: [Self.line("Tariff night")], shift: (0, 0), at: time); time = time.adding(milliseconds: 100) }
+        let events = tracker.update(lines: [Self.line("Parcel for Maria Lopez")], shift: (0, 0), at: time, newScene: newScene).events
+        #expect(events.map(\.kind) == (newScene ? [.gone] : []) && events.first.map { $0.text == "Tariff night" } != false)
+        #expect(tracker.tracks.count == (newScene ? 1 : 2))
+    }
+
     /// A settled text survives a short run of misreadings (a stack that restarted).
     @Test("a short run of misreadings changes nothing")
     func shortRun() {

@@ -479,7 +479,9 @@ def screenshot_for_the_readme():
 def mjpeg_stream_delivers_at_most_preview_fps():
     seconds = 3.0
     with socket.create_connection(("127.0.0.1", W.bridge.port), 10) as s:
-        s.sendall(b"GET /api/stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n")
+        # In colour: the camera's newest frames, also those the change gate does not read
+        # again (the replay loops one still frame). A gray stream shows recognized frames.
+        s.sendall(b"GET /api/stream.mjpeg?color=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         data = b""
         deadline = time.time() + seconds + 1.5
         while time.time() < deadline:

@@ -65,7 +65,7 @@ public final class FrameStacker: @unchecked Sendable {
             logger?.frameRejected(frame, reason: error.description)
             throw error
         }
-        let captured = colorPreview?.isWanted == true ? CapturedFrame(frame) : nil
+        let captured = colorPreview?.keep(frame)
         frame.giveBack()
         if case let .started(reason) = stack.add(luma) {
             logger?.debug("stack started", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])

@@ -57,9 +57,12 @@ public final class LineTracker {
     /// Places the lines of one recognized frame.
     /// - Parameters:
     ///   - shift: the frame's global shift in the upright image (content moved by it).
+    ///   - newScene: the frame shows a new scene (its stack started again): a track that
+    ///     no line matched, where a line of this frame now is, ends at once (`gone`)
+    ///     instead of after the timeout — a label replaced by another at the same place.
     /// - Returns: the track id of each line, in order, and the events this caused
     ///   (including `gone` for tracks that timed out).
-    public func update(lines: [Line], shift: (dx: Int, dy: Int), at time: MonotonicInstant)
+    public func update(lines: [Line], shift: (dx: Int, dy: Int), at time: MonotonicInstant, newScene: Bool = false)
         -> (ids: [String], events: [TrackEvent]) {
         var ids = [String](repeating: "", count: lines.count)
         // Every plausible (line, track) pair, best first.
@@ -91,6 +94,10 @@ public final class LineTracker {
                                             window: settings.window)
             ids[candidate.line] = tracks[candidate.track].id
         }
+        let replaced: Set<String> = !newScene ? [] : Set(tracks.indices.filter { index in
+            guard !trackTaken.contains(index), let last = tracks[index].latest else { return false }
+            return positions.contains { Self.overlap($0, last.position) >= 0.5 }
+        }.map { tracks[$0].id })
         for (index, line) in lines.enumerated() where !lineTaken.contains(index) {
             let observation = LineTrack.Observation(words: line.words, box: line.box, position: positions[index], time: time,
                                                     strength: line.strength)
@@ -104,6 +111,7 @@ public final class LineTracker {
         for index in tracks.indices where latestSeen.contains(tracks[index].id) {
             if let event = announce(&tracks[index]) { events.append(event) }
         }
+        events += remove { replaced.contains($0.id) }
         events += expire(at: time)
         return (ids, events)
     }
@@ -131,9 +139,14 @@ public final class LineTracker {
 
     /// Removes tracks unseen for the timeout; `gone` for those that were announced.
     public func expire(at time: MonotonicInstant) -> [TrackEvent] {
+        remove { time.milliseconds(since: $0.lastSeen) > settings.timeoutMilliseconds }
+    }
+
+    /// Removes the tracks `condition` names; `gone` for those that were announced.
+    private func remove(where condition: (LineTrack) -> Bool) -> [TrackEvent] {
         var events: [TrackEvent] = []
         tracks.removeAll { track in
-            guard time.milliseconds(since: track.lastSeen) > settings.timeoutMilliseconds else { return false }
+            guard condition(track) else { return false }
             if let announced = track.announced { events.append(event(.gone, track, text: announced)) }
             return true
         }

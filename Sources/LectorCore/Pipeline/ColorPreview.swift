@@ -21,10 +21,14 @@ public struct CapturedFrame: Sendable, Equatable {
     }
 }
 
-/// Whether someone asked for a colour preview lately. While nobody does, a camera keeps
-/// no copy of its frames: the recognizer checks one atomic per frame.
+/// Whether someone asked for a colour preview lately, and the newest frame kept for it.
+/// While nobody asks, a camera keeps no copy of its frames: one atomic load per frame.
+/// While somebody does, every frame that reaches the camera's stacker or recognizer is
+/// kept as captured, also those the change gate then skips: a preview shows the camera
+/// live even while a still scene is not read again.
 public final class ColorPreviewDemand: Sendable {
     private let wantedUntil = Atomic<Int64>(0)
+    private let newest = Mutex<(frame: CapturedFrame, sequence: UInt32)?>(nil)
 
     public init() {}
 
@@ -34,6 +38,23 @@ public final class ColorPreviewDemand: Sendable {
     }
 
     public var isWanted: Bool { wantedUntil.load(ordering: .relaxed) > MonotonicInstant.now().nanoseconds }
+
+    /// Keeps a copy of `frame` as captured when a preview is wanted, and returns it.
+    public func keep(_ frame: Frame) -> CapturedFrame? {
+        guard isWanted else { return nil }
+        let captured = CapturedFrame(frame)
+        newest.withLock { $0 = (captured, frame.sequence) }
+        return captured
+    }
+
+    /// The newest frame kept, with its sequence number; nil when none was kept lately.
+    public var latest: (frame: CapturedFrame, sequence: UInt32)? {
+        guard isWanted else {
+            newest.withLock { $0 = nil }  // nobody watches: the copy is not held on to
+            return nil
+        }
+        return newest.withLock { $0 }
+    }
 }
 
 /// Encodes a kept frame in colour: MJPEG passed through as the camera sent it; YUYV and

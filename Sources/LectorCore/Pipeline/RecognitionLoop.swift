@@ -182,7 +182,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         let luma = worker.luma
         // A colour preview was asked for lately: keep the frame as captured (a stacked
         // frame carries the copy its stacker kept).
-        let captured = frame.stackInfo.map(\.captured) ?? (colorPreview.isWanted ? CapturedFrame(frame) : nil)
+        let captured = frame.stackInfo.map(\.captured) ?? colorPreview.keep(frame)
         // The luma is a copy: the driver can have its buffer back before recognition.
         frame.giveBack()
 
@@ -238,7 +238,9 @@ public final class RecognitionLoop: @unchecked Sendable {
                     LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
                                      strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
                 },
-                shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
+                shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp,
+                // A stack started since the frame last read: the scene changed.
+                newScene: frame.stackInfo.map { $0.generation != lastRecognized?.generation } ?? false)
             for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
             let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
             if let info = frame.stackInfo {

@@ -99,11 +99,15 @@ extension ServerLoop {
         guard let latest = hub.latest(camera.name) else {
             throw RequestError("SNAPSHOT: nothing recognized yet on \(camera.name) (WATCH it first)", requestClass: "SNAPSHOT")
         }
-        let key = ReplyRenderer.Key(device: camera.name, sequence: latest.text.sequence,
-                                    request: "boxes=\(boxes) max_width=\(maximumWidth ?? 0) color=\(color && latest.captured != nil)")
+        // In colour, the newest frame the camera kept (the change gate may have skipped
+        // reading it), else the one behind the latest TEXT.
+        let kept = color ? camera.colorPreview.latest ?? latest.captured.map { ($0, latest.text.sequence) } : nil
+        let key = ReplyRenderer.Key(device: camera.name, sequence: kept?.sequence ?? latest.text.sequence,
+                                    request: "boxes=\(boxes) max_width=\(maximumWidth ?? 0) color=\(kept != nil)")
         let name = camera.name
         return ReplyRenderer.Job(client: client.id, key: key) {
-            if color, let preview = Self.colorSnapshot(of: latest, device: name, maximumWidth: maximumWidth) { return preview.bytes }
+            if let kept, let preview = Self.colorSnapshot(of: kept.frame, sequence: kept.sequence, device: name,
+                                                          maximumWidth: maximumWidth) { return preview.bytes }
             do throws(RequestError) {
                 return try Self.snapshot(of: latest, device: name, boxes: boxes, maximumWidth: maximumWidth).bytes
             } catch {
@@ -112,14 +116,12 @@ extension ServerLoop {
         }
     }
 
-    /// The captured frame behind the latest TEXT, in colour (`space: captured`), when the
-    /// camera kept it; asking starts keeping frames for 5 s, so the first answer (nil)
-    /// falls back to the gray upright snapshot.
-    private static func colorSnapshot(of latest: Publication, device: String, maximumWidth: Int?) -> SnapshotMessage? {
-        guard let captured = latest.captured,
-              let encoded = ColorPreviewEncoder.encode(captured, maximumWidth: maximumWidth),
+    /// A captured frame in colour (`space: captured`); asking starts keeping frames for
+    /// 5 s, so the first answer (none kept yet) falls back to the gray upright snapshot.
+    private static func colorSnapshot(of captured: CapturedFrame, sequence: UInt32, device: String, maximumWidth: Int?) -> SnapshotMessage? {
+        guard let encoded = ColorPreviewEncoder.encode(captured, maximumWidth: maximumWidth),
               encoded.jpeg.count * 4 / 3 + 1024 < ProtocolVersion.maximumServerLine else { return nil }
-        return SnapshotMessage(device: device, sequence: latest.text.sequence, width: encoded.width,
+        return SnapshotMessage(device: device, sequence: sequence, width: encoded.width,
                                height: encoded.height, data: encoded.jpeg, space: "captured")
     }
 
