@@ -292,13 +292,19 @@ extern "C" int lector_lc_next(lector_lc_camera *c, int timeout_ms, lector_lc_fra
         FrameBuffer *buffer = request->findBuffer(c->stream);
         std::memset(frame, 0, sizeof(*frame));
         frame->index = int(request->cookie());
-        frame->failed = request->status() != Request::RequestComplete || !buffer ||
-                        buffer->metadata().status != FrameMetadata::FrameSuccess;
+        // The request's status, not the buffer's: libcamera 0.4's virtual pipeline
+        // never sets FrameMetadata (status, sequence, timestamp, bytesused stay as the
+        // allocation left them); a cancelled buffer cancels its request in every pipeline.
+        frame->failed = request->status() != Request::RequestComplete || !buffer;
+        frame->sequence = request->sequence();
+        if (auto timestamp = request->metadata().get(controls::SensorTimestamp)) frame->timestamp_ns = uint64_t(*timestamp);
         if (buffer) {
             const FrameMetadata &meta = buffer->metadata();
-            frame->sequence = meta.sequence;
-            frame->timestamp_ns = meta.timestamp;
-            for (const auto &plane : meta.planes()) frame->bytes_used += plane.bytesused;
+            if (meta.status == FrameMetadata::FrameSuccess && meta.timestamp) {
+                frame->sequence = meta.sequence;
+                frame->timestamp_ns = meta.timestamp;
+                for (const auto &plane : meta.planes()) frame->bytes_used += plane.bytesused;
+            }
         }
         return LECTOR_LC_FRAME;
     }

@@ -136,7 +136,9 @@ final class LibcameraCamera: @unchecked Sendable {
         switch lector_lc_next(handle, Int32(timeoutMilliseconds), &frame) {
         case Int32(LECTOR_LC_FRAME):
             return .frame(Completed(index: Int(frame.index), bytesUsed: frame.bytes_used, sequence: frame.sequence,
-                                    timestamp: MonotonicInstant(nanoseconds: Int64(truncatingIfNeeded: frame.timestamp_ns)),
+                                    // No timestamp from the pipeline: completion time is the nearest.
+                                    timestamp: frame.timestamp_ns == 0 ? MonotonicInstant.now()
+                                        : MonotonicInstant(nanoseconds: Int64(truncatingIfNeeded: frame.timestamp_ns)),
                                     failed: frame.failed != 0))
         case Int32(LECTOR_LC_LOST): return .disconnected
         default: return .timedOut

@@ -141,12 +141,19 @@ public final class LibcameraSource: FrameSource {
                     pool.completed(index: completed.index)
                     let bytes = pool.camera.bytes(index: completed.index)
                     if completed.bytesUsed == 0 || completed.bytesUsed > bytes.count { completed.bytesUsed = bytes.count }
-                    let valid = !completed.failed && completed.bytesUsed >= minimumBytes
-                        && (!format.isCompressed || LumaExtractor.hasJPEGMarkers(UnsafeRawBufferPointer(rebasing: bytes.prefix(completed.bytesUsed))))
-                    if !valid {
+                    let damage: String? = if completed.failed {
+                        "libcamera reported an error or cancelled the request"
+                    } else if completed.bytesUsed < minimumBytes {
+                        "short buffer (\(completed.bytesUsed) of \(minimumBytes) bytes)"
+                    } else if format.isCompressed, !LumaExtractor.hasJPEGMarkers(UnsafeRawBufferPointer(rebasing: bytes.prefix(completed.bytesUsed))) {
+                        "JPEG without start and end markers"
+                    } else {
+                        nil
+                    }
+                    if let damage {
                         try pool.requeue(index: completed.index)
                         sink.reject()
-                        logger.once(rejectedKey, .warning, "damaged frame rejected (libcamera error status, short buffer, or broken JPEG)")
+                        logger.once(rejectedKey, .warning, "damaged frame rejected: \(damage)")
                         continue
                     }
                     if let older = newest {
