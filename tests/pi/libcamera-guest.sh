@@ -71,7 +71,7 @@ sleep 1
 compat=$(ls /usr/libexec/*/libcamera/v4l2-compat.so 2>/dev/null | head -1)
 echo "# libcamerify's preload: $compat"
 t0=$(now)
-LD_PRELOAD=$compat LIBCAMERA_LOG_LEVELS='*:INFO' $L/lectord --device /dev/video0 --io direct --size 640x480 $COMMON --stdout --max-frames 2 \
+LD_PRELOAD=$compat LIBCAMERA_LOG_LEVELS='*:INFO' $L/lectord --device /dev/video0 --io direct --format YUYV --size 640x480 $COMMON --stdout --max-frames 2 \
   > /tmp/compat.out 2> /tmp/compat.err
 echo "RESULT libcamerify exit=$? seconds=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{print b-a}')"
 kill $writer 2>/dev/null
