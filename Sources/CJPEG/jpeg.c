@@ -182,7 +182,7 @@ lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
 }
 
 lector_jpeg_status lector_jpeg_encode(const uint8_t *pixels, int width, int height,
-                                      size_t stride, int components, int quality,
+                                      size_t stride, int components, int ycbcr, int quality,
                                       uint8_t **out, size_t *out_size,
                                       char *message, size_t message_capacity) {
     struct jpeg_compress_struct cinfo;
@@ -202,7 +202,7 @@ lector_jpeg_status lector_jpeg_encode(const uint8_t *pixels, int width, int heig
     cinfo.image_width = (JDIMENSION)width;
     cinfo.image_height = (JDIMENSION)height;
     cinfo.input_components = components;
-    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : ycbcr ? JCS_YCbCr : JCS_RGB;
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, quality, TRUE);
     jpeg_start_compress(&cinfo, TRUE);

@@ -32,6 +32,17 @@ enum ClientFormat {
         return out
     }
 
+    /// A TRACK message readably: `+ 3 "Batch 7731 expires"` (new), `~ 3 "…"` (changed),
+    /// `- 3` (gone).
+    static func trackLine(_ message: TrackMessage) -> String {
+        let quoted = "\"" + message.text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        switch message.event {
+        case .new: return "+ \(message.id) \(quoted)"
+        case .changed: return "~ \(message.id) \(quoted)"
+        case .gone: return "- \(message.id)"
+        }
+    }
+
     /// One line per DEVICE.
     static func devices(_ message: DevicesMessage) -> [String] {
         message.devices.map { device in

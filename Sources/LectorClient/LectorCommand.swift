@@ -102,8 +102,9 @@ public enum LectorCommand {
         var watch = WatchRequest()
         watch.enable = true
         if !command.devices.isEmpty { watch.devices = command.devices }
-        watch.text = true
-        watch.frame = command.json
+        watch.text = !command.tracks
+        watch.frame = command.json && !command.tracks
+        if command.tracks { watch.tracks = true }
         watch.level = command.level
         watch.minimumConfidence = command.minimumConfidence
         if command.changesOnly { watch.changesOnly = true }
@@ -117,6 +118,10 @@ public enum LectorCommand {
                 throw ErrorReply(message: refusal.message)
             case let .text(text):
                 if !command.json { ClientFormat.textLines(text).forEach(output.standard) }
+                texts += 1
+                if let count = command.count, texts >= count { return }
+            case let .track(track):
+                if !command.json { output.standard(ClientFormat.trackLine(track)) }
                 texts += 1
                 if let count = command.count, texts >= count { return }
             case let .overflow(overflow):

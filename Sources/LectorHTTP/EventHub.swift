@@ -115,7 +115,7 @@ public final class EventHub: @unchecked Sendable {
                     watch.add("text", true)
                     watch.add("frame", true)
                     watch.add("level", "word")
-                    // TRACK messages (live text, proto_minor 1.2 of issue 11); older
+                    // TRACK messages (live text, proto_minor 3); older
                     // lectords ignore the member.
                     watch.add("tracks", true)
                 }

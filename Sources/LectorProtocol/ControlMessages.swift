@@ -96,6 +96,7 @@ public struct WatchMessage: ProtocolMessage {
         settings.level = try m.required("level") { (key) throws(ProtocolError) in try m.choice(key, DetailLevel.self) }
         settings.minimumConfidence = try m.required("min_confidence", m.double)
         settings.changesOnly = try m.required("changes_only", m.bool)
+        settings.tracks = try m.bool("tracks") ?? false  // absent from servers before 1.3
         self.init(settings)
     }
 
@@ -108,6 +109,7 @@ public struct WatchMessage: ProtocolMessage {
         object.add("level", settings.level.rawValue)
         object.add("min_confidence", settings.minimumConfidence)
         object.add("changes_only", settings.changesOnly)
+        if settings.tracks { object.add("tracks", true) }  // absent: false (as before 1.3)
         return object.value
     }
 }

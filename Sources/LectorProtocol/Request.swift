@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 2
+    public static let minor = 3
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -19,12 +19,14 @@ public struct WatchSettings: Equatable, Sendable {
     public var level = DetailLevel.word
     public var minimumConfidence = 0.0
     public var changesOnly = false
+    /// Send TRACK messages (line tracks settling, changing, going).
+    public var tracks = false
 
     public init() {}
 
     /// Whether this subscription streams anything of `device`.
     public func streams(_ device: String) -> Bool {
-        enable && (text || frame) && (devices?.contains(device) ?? true)
+        enable && (text || frame || tracks) && (devices?.contains(device) ?? true)
     }
 }
 
@@ -37,6 +39,7 @@ public struct WatchRequest: Equatable, Sendable {
     public var level: DetailLevel?
     public var minimumConfidence: Double?
     public var changesOnly: Bool?
+    public var tracks: Bool?
 
     public init() {}
 
@@ -50,6 +53,7 @@ public struct WatchRequest: Equatable, Sendable {
         if let level { settings.level = level }
         if let minimumConfidence { settings.minimumConfidence = minimumConfidence }
         if let changesOnly { settings.changesOnly = changesOnly }
+        if let tracks { settings.tracks = tracks }
         return settings
     }
 }
@@ -107,6 +111,7 @@ extension Request {
             watch.level = try fields.choice("level", DetailLevel.init(rawValue:), DetailLevel.allCases.map(\.rawValue))
             watch.minimumConfidence = try fields.number("min_confidence", in: 0...1)
             watch.changesOnly = try fields.bool("changes_only")
+            watch.tracks = try fields.bool("tracks")
             return .watch(watch)
         case "POLL": return .poll
         case "DEVICES": return .devices
@@ -215,6 +220,7 @@ extension Request {
             object.add("level", watch.level?.rawValue)
             object.add("min_confidence", watch.minimumConfidence)
             object.add("changes_only", watch.changesOnly)
+            object.add("tracks", watch.tracks)
         case .poll, .devices, .status:
             break
         case let .orientation(device, settings):

@@ -10,6 +10,7 @@ public enum ServerMessage: Equatable, Sendable {
     case snapshot(SnapshotMessage)
     case text(TextMessage)
     case frame(FrameMessage)
+    case track(TrackMessage)
     case poll(PollMessage)
     case status(StatusMessage)
     /// A message of a class this release does not know.
@@ -18,7 +19,7 @@ public enum ServerMessage: Equatable, Sendable {
     /// The server message types, by class.
     public static let types: [any ProtocolMessage.Type] = [
         VersionMessage.self, ErrorMessage.self, OverflowMessage.self, WatchMessage.self, DevicesMessage.self,
-        OrientationMessage.self, SnapshotMessage.self, TextMessage.self, FrameMessage.self, PollMessage.self,
+        OrientationMessage.self, SnapshotMessage.self, TextMessage.self, FrameMessage.self, TrackMessage.self, PollMessage.self,
         StatusMessage.self,
     ]
 
@@ -52,6 +53,7 @@ public enum ServerMessage: Equatable, Sendable {
         case SnapshotMessage.messageClass: self = .snapshot(try SnapshotMessage(json: json))
         case TextMessage.messageClass: self = .text(try TextMessage(json: json))
         case FrameMessage.messageClass: self = .frame(try FrameMessage(json: json))
+        case TrackMessage.messageClass: self = .track(try TrackMessage(json: json))
         case PollMessage.messageClass: self = .poll(try PollMessage(json: json))
         case StatusMessage.messageClass: self = .status(try StatusMessage(json: json))
         case nil: throw ProtocolError("message has no \"class\" string", member: "class")
@@ -71,6 +73,7 @@ public enum ServerMessage: Equatable, Sendable {
         case let .snapshot(m): m
         case let .text(m): m
         case let .frame(m): m
+        case let .track(m): m
         case let .poll(m): m
         case let .status(m): m
         case .other: nil

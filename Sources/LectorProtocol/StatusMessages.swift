@@ -46,6 +46,8 @@ public struct DeviceStatus: Equatable, Sendable {
     public var recognized: Int
     public var dropped: Int
     public var rejected: Int
+    /// Frames the change gate skipped (absent from servers before 1.3).
+    public var unchanged: Int?
     /// Frames per second over the recent window, two decimals on the wire.
     public var captureFPS: Double
     public var recognizeFPS: Double
@@ -53,8 +55,9 @@ public struct DeviceStatus: Equatable, Sendable {
     public var latencyMilliseconds: Percentiles?
 
     public init(path: String, state: CameraState, running: Bool, watched: Bool, captured: Int, recognized: Int,
-                dropped: Int, rejected: Int, captureFPS: Double, recognizeFPS: Double,
+                dropped: Int, rejected: Int, unchanged: Int? = nil, captureFPS: Double, recognizeFPS: Double,
                 recognizeMilliseconds: Percentiles? = nil, latencyMilliseconds: Percentiles? = nil) {
+        self.unchanged = unchanged
         self.path = path
         self.state = state
         self.running = running
@@ -76,6 +79,7 @@ public struct DeviceStatus: Equatable, Sendable {
                   running: try m.required("running", m.bool), watched: try m.required("watched", m.bool),
                   captured: try m.required("captured", m.int), recognized: try m.required("recognized", m.int),
                   dropped: try m.required("dropped", m.int), rejected: try m.required("rejected", m.int),
+                  unchanged: try m.int("unchanged"),
                   captureFPS: try m.required("capture_fps", m.double), recognizeFPS: try m.required("recognize_fps", m.double),
                   recognizeMilliseconds: try m.percentiles("recognize_ms"), latencyMilliseconds: try m.percentiles("latency_ms"))
     }
@@ -90,6 +94,7 @@ public struct DeviceStatus: Equatable, Sendable {
         device.add("recognized", recognized)
         device.add("dropped", dropped)
         device.add("rejected", rejected)
+        device.add("unchanged", unchanged)
         device.add("capture_fps", captureFPS)
         device.add("recognize_fps", recognizeFPS)
         device.add("recognize_ms", recognizeMilliseconds?.json)

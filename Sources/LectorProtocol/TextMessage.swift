@@ -24,9 +24,12 @@ public struct TextElement: Equatable, Sendable {
     /// Lines of a block, words of a line, symbols of a word; nil when the detail level
     /// stops above them.
     public var children: [TextElement]?
+    /// For a line: the id of the line track it was placed in (TRACK messages).
+    public var track: String?
 
     public init(text: String, box: PixelBox, corners: [PixelPoint], confidence: Double, language: String? = nil,
-                children: [TextElement]? = nil) {
+                children: [TextElement]? = nil, track: String? = nil) {
+        self.track = track
         self.text = text
         self.box = box
         self.corners = corners
@@ -52,6 +55,7 @@ public struct TextElement: Equatable, Sendable {
         members.add("corners", .array(corners.map { .array([.int($0.x), .int($0.y)]) }))
         members.add("confidence", confidence)
         members.add("language", language)
+        members.add("track", track)
         if let children, let key = Self.childrenKey(of: level), let next = DetailLevel.allCases.first(where: { $0 > level }) {
             members.add(key, .array(children.map { $0.json(at: next) }))
         }
@@ -76,7 +80,7 @@ public struct TextElement: Equatable, Sendable {
         }
         self.init(text: try m.required("text", m.string), box: try m.required("box", m.box), corners: corners,
                   confidence: try m.required("confidence", m.double), language: try m.string("language"),
-                  children: children)
+                  children: children, track: try m.string("track"))
     }
 }
 
@@ -113,14 +117,15 @@ public struct TextMessage: ProtocolMessage {
 
     /// The message for `tree` down to `level`: children arrays are written (possibly
     /// empty) for every level above `level`, none below. Confidences are rounded to three
-    /// decimals; `corners` maps an upright box to its four captured-frame corners.
+    /// decimals; `corners` maps an upright box to its four captured-frame corners;
+    /// `lineTracks` gives each line's track id by the line's box.
     public init(device: String, sequence: UInt32, time: String, orientation: ImageOrientation, width: Int, height: Int,
                 tree: RecognizedText, level: DetailLevel, recognizeMilliseconds: Double,
-                corners: (PixelBox) -> [PixelPoint]) {
+                lineTracks: [PixelBox: String] = [:], corners: (PixelBox) -> [PixelPoint]) {
         func element(_ text: String, _ box: PixelBox, _ confidence: Double, _ language: String? = nil,
-                     children: [TextElement]?) -> TextElement {
+                     children: [TextElement]?, track: String? = nil) -> TextElement {
             TextElement(text: text, box: box, corners: corners(box), confidence: (confidence * 1000).rounded() / 1000,
-                        language: language, children: children)
+                        language: language, children: children, track: track)
         }
         let blocks = tree.blocks.map { block in
             element(block.text, block.box, block.confidence, block.language, children: level < .line ? nil : block.lines.map { line in
@@ -128,7 +133,7 @@ public struct TextMessage: ProtocolMessage {
                     element(word.text, word.box, word.confidence, children: level < .symbol ? nil : word.symbols.map {
                         element($0.text, $0.box, $0.confidence, children: nil)
                     })
-                })
+                }, track: lineTracks[line.box])
             })
         }
         self.init(device: device, sequence: sequence, time: time, orientation: orientation, width: width, height: height,
@@ -192,6 +197,10 @@ public struct FrameMessage: ProtocolMessage {
     public var recognized: Int
     public var dropped: Int
     public var rejected: Int
+    /// Frames the change gate skipped (absent from servers before 1.3).
+    public var unchanged: Int?
+    /// Frames the recognized image averages (absent without stacking).
+    public var stacked: Int?
     /// Publish time minus capture time.
     public var latencyMilliseconds: Double
     public var recognizeMilliseconds: Double
@@ -205,9 +214,12 @@ public struct FrameMessage: ProtocolMessage {
     public init(device: String, sequence: UInt32, time: String, format: String, width: Int, height: Int,
                 orientation: ImageOrientation, captured: Int, recognized: Int, dropped: Int, rejected: Int,
                 latencyMilliseconds: Double, recognizeMilliseconds: Double, overheadMilliseconds: Double,
-                sharpness: Double? = nil, characterHeight: Double? = nil) {
+                sharpness: Double? = nil, characterHeight: Double? = nil,
+                unchanged: Int? = nil, stacked: Int? = nil) {
         self.sharpness = sharpness
         self.characterHeight = characterHeight
+        self.unchanged = unchanged
+        self.stacked = stacked
         self.device = device
         self.sequence = sequence
         self.time = time
@@ -235,7 +247,8 @@ public struct FrameMessage: ProtocolMessage {
                   latencyMilliseconds: try m.required("latency_ms", m.double),
                   recognizeMilliseconds: try m.required("recognize_ms", m.double),
                   overheadMilliseconds: try m.required("overhead_ms", m.double),
-                  sharpness: try m.double("sharpness"), characterHeight: try m.double("char_height"))
+                  sharpness: try m.double("sharpness"), characterHeight: try m.double("char_height"),
+                  unchanged: try m.int("unchanged"), stacked: try m.int("stacked"))
     }
 
     public var json: JSONValue {
@@ -251,6 +264,8 @@ public struct FrameMessage: ProtocolMessage {
         message.add("recognized", recognized)
         message.add("dropped", dropped)
         message.add("rejected", rejected)
+        message.add("unchanged", unchanged)
+        message.add("stacked", stacked)
         message.add("latency_ms", latencyMilliseconds)
         message.add("recognize_ms", recognizeMilliseconds)
         message.add("overhead_ms", overheadMilliseconds)

@@ -7,7 +7,7 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, latency, fanout, memory, peer
+        case stages, recognition, latency, fanout, memory, peer, live, preview
     }
 
     var smoke = false

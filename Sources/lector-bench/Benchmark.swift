@@ -13,6 +13,9 @@ final class Benchmark {
     /// Measured Tesseract recognition times (ms) of the 1280x720 noisy frame at full
     /// size, from the recognition section: the stand-in recognizer's distribution.
     var recognitionSamples720 = Samples()
+    /// Thread CPU time of Tesseract per 1280x720 YUYV frame (full size), from the
+    /// recognition section: the denominator of the overhead ratios of later sections.
+    var recognitionCPU720 = Samples()
 
     init(options: BenchOptions) {
         self.options = options
@@ -45,6 +48,8 @@ final class Benchmark {
             case .fanout: FanOutBenchmark(bench: self).run()
             case .memory: MemoryBenchmark(bench: self).run()
             case .peer: PeerBenchmark(bench: self).run()
+            case .live: LiveBenchmark(bench: self).run()
+            case .preview: PreviewBenchmark(bench: self).run()
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
             // Memory needs lectord built beside the benchmark and peer needs pytesseract;

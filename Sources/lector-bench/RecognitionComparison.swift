@@ -188,6 +188,7 @@ struct RecognitionComparison {
                              ("frame_cpu_mean_ms", cGray.cpuTotal.mean), ("word_recall", frames.wordRecall(cGray.words))])
         if name == "1280x720" {
             bench.recognitionSamples720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.reported ?? Samples()
+            bench.recognitionCPU720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.cpuRecognize ?? Samples()
         }
         for variant in lector {
             // Judged on thread CPU time: on a shared machine wall time also counts the

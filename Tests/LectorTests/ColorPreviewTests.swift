@@ -1,3 +1,4 @@
+import Foundation
 import LectorCore
 import LectorProtocol
 import LectorSystem
@@ -31,6 +32,22 @@ struct ColorPreviewTests {
         let nv12 = Self.frame(.nv12, width: 32, height: 16, bytes: [UInt8](repeating: 81, count: 32 * 16) + Array([[UInt8]](repeating: [90, 240], count: 32 * 8 / 2).joined()), bytesPerLine: 32)
         let half = try #require(ColorPreviewEncoder.encode(nv12, maximumWidth: 16))
         #expect(half.width == 16 && half.height == 8 && Self.components(half.jpeg) == 3, "max_width 16 halves it")
+    }
+
+    /// The colour survives: pure red in video range, YUYV and NV12, decodes (by Pillow,
+    /// a real JPEG reader) to red within a few levels.
+    @Test func colourDecodesAsCaptured() throws {
+        let yuyv = Self.frame(.yuyv, width: 32, height: 16, bytes: Array([[UInt8]](repeating: [81, 90, 81, 240], count: 32 * 16 / 2).joined()), bytesPerLine: 64)
+        let nv12 = Self.frame(.nv12, width: 32, height: 16, bytes: [UInt8](repeating: 81, count: 32 * 16) + Array([[UInt8]](repeating: [90, 240], count: 32 * 8 / 2).joined()), bytesPerLine: 32)
+        for frame in [yuyv, nv12] {
+            let jpeg = try #require(ColorPreviewEncoder.encode(frame, maximumWidth: nil)).jpeg
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("lector-colour-\(frame.format.fourcc).jpg").path
+            try Data(jpeg).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let result = try run("/usr/bin/python3", ["-c", "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((16, 8)))", path])
+            let rgb = result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            #expect(rgb.count == 3 && rgb[0] >= 245 && rgb[1] <= 10 && rgb[2] <= 10, "\(frame.format.fourcc): \(result.stdout) \(result.stderr)")
+        }
     }
 
     @Test func mjpegPassesThroughAndGreyStaysGray() throws {

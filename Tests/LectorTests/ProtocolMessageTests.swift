@@ -80,6 +80,11 @@ enum SampleMessages {
             .error(ErrorMessage("WATCH: level must be one of block|line|word|symbol", request: "WATCH")),
             .error(ErrorMessage("too many clients (at most 32)")),
             .overflow(OverflowMessage(dropped: 12, droppedTotal: 345)),
+            .track(TrackMessage(device: "/dev/video0", id: "3", event: .new, text: "Batch 7731 expires",
+                                box: PixelBox(x: 138, y: 126, width: 412, height: 38),
+                                corners: [PixelPoint(x: 138, y: 126), PixelPoint(x: 550, y: 126), PixelPoint(x: 550, y: 164), PixelPoint(x: 138, y: 164)],
+                                confidence: 0.958, observations: 3,
+                                firstSeen: "2026-11-30T22:05:29.188Z", lastSeen: "2026-11-30T22:05:30.468Z")),
             .watch(WatchMessage(watchSettings)),
             .watch(WatchMessage(WatchSettings())),
             .devices(DevicesMessage([device, DeviceMessage(info: DeviceInfo(path: "demo", state: .idle), orientation: .up, watched: false)])),
@@ -236,6 +241,7 @@ struct ProtocolMessageTests {
             #expect(message.message != nil)
             #expect(String(decoding: JSONWriter.bytes(message.json), as: UTF8.self) == String(decoding: line, as: UTF8.self))
         }
-        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW"]))
+        // TRACK came after c959108 (proto_minor 3).
+        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK"]))
     }
 }

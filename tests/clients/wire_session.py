@@ -12,7 +12,8 @@ FRAME) are reduced to the distinct shapes seen.
 GOLDEN (wire-session.golden) was recorded from the lectord of commit c959108, before
 the typed protocol. Expected differences, masked here: proto_minor (0 → 1) and
 STATUS's inbox_dropped (added in proto_minor 1), FRAME's sharpness and char_height
-(added in proto_minor 2).
+(added in proto_minor 2), FRAME's and STATUS's unchanged, FRAME's stacked and the
+lines' track (added in proto_minor 3).
 """
 import difflib
 import json
@@ -29,7 +30,7 @@ VOLATILE = {"time", "uptime", "seq", "captured", "recognized", "dropped", "rejec
             "latency_ms", "recognize_ms", "overhead_ms", "publish_ms", "capture_fps", "recognize_fps",
             "data", "text", "box", "corners", "confidence", "language", "proto_minor", "release",
             "running", "active", "state", "watched"}
-ADDED = {"inbox_dropped", "sharpness", "char_height"}
+ADDED = {"inbox_dropped", "sharpness", "char_height", "unchanged", "stacked", "track"}
 STREAM = {"TEXT", "FRAME", "OVERFLOW"}
 
 

@@ -27,15 +27,16 @@ hdmi_loop() {
   v4l2-ctl -d "$2" -x width=640,height=480,pixelformat="$3" >/dev/null
 }
 
-# start_writer OUT FOURCC: writes frames/frame.FOURCC to OUT in a loop, restarting the
-# writer whenever it ends (a disconnect ends it); stop_writer OUT stops it.
+# start_writer OUT FOURCC [DIR]: writes DIR/frame.FOURCC (default $FRAMES) to OUT in a
+# loop, restarting the writer whenever it ends (a disconnect ends it); stop_writer OUT stops it.
 start_writer() {
   tag=$(basename "$1")
+  src=${3:-$FRAMES}
   rm -f "/tmp/stop.$tag"
   (
     while [ ! -e "/tmp/stop.$tag" ]; do
       v4l2-ctl -d "$1" -x width=640,height=480,pixelformat="$2" >/dev/null 2>&1
-      v4l2-ctl -d "$1" --stream-out-mmap --stream-from "$FRAMES/frame.$2" --stream-loop >/dev/null 2>&1 &
+      v4l2-ctl -d "$1" --stream-out-mmap --stream-from "$src/frame.$2" --stream-loop >/dev/null 2>&1 &
       echo $! >"/tmp/writer.$tag"
       wait $!
       sleep 0.3
@@ -68,6 +69,10 @@ wait_lines() {
 # Under TCG one recognition of 640x480 takes about 6 s: a generous deadline. --size keeps
 # the capture at the loop's size (vivid's HDMI input has a scaler; a scaled capture does not loop).
 COMMON="--tessdata $TESS --stdout --deadline-ms 120000 --size 640x480"
+# The raw capture path (zero-copy, latest frame only), without live text's stacking:
+# under TCG one 640x480 fold costs tens of ms (0.7 ms natively), longer than vivid's
+# 16.7 ms frame interval, which would blur the latency bound and starve a second camera.
+RAW="--stack off --gate off"
 
 # ---- 1. formats: YUYV, NV12 (asked with --format), GREY (chosen by negotiation) -------------
 for fmt in YUYV NV12 GREY; do
@@ -79,7 +84,7 @@ for fmt in YUYV NV12 GREY; do
   say "format $fmt: lectord --device /dev/video0 $args --max-frames 4"
   t0=$(now)
   # shellcheck disable=SC2086
-  timeout 240 "$LECTORD" $COMMON --device /dev/video0 $args --max-frames 4 \
+  timeout 240 "$LECTORD" $COMMON $RAW --device /dev/video0 $args --max-frames 4 \
     >"$d/stdout" 2>"$d/stderr"
   echo "exit=$? seconds=$(( $(now) - t0 ))" >"$d/status"
   stop_writer /dev/video1
@@ -140,7 +145,34 @@ echo "exit=$rc stop_seconds=$(echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}')" 
 event "lectord ended: $(cat "$d/status")"
 stop_writer /dev/video1
 
-# ---- 4. two cameras: instance 1 is disconnected while instance 0 keeps going; then the
+# ---- 4. live text: a still scene, then a switch to other text (stacking, tracks and the
+# change gate on, as by default). Scene A is the HELLO page; scene B the first demo page.
+# Under TCG a recognition takes 5-20 s: --refresh-s (counted from the capture of the frame
+# last read) is raised so that the gate's skipping of a still scene can be seen.
+d="$OUT/scene-switch"; mkdir -p "$d"
+: >"$d/events"
+event() { echo "$(now) $*" >>"$d/events"; say "scene-switch: $*"; }
+hdmi_loop /dev/video0 /dev/video1 GREY
+start_writer /dev/video1 GREY
+# shellcheck disable=SC2086
+"$LECTORD" $COMMON --refresh-s 600 --device /dev/video0 >"$d/stdout" 2>"$d/stderr" &
+pid=$!
+wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*HELLO' 1 300 || say "scene-switch: scene A never settled"
+event "scene A settled"
+sleep 20   # a still scene: the gate skips unchanged frames
+stop_writer /dev/video1
+event "switch to scene B"
+start_writer /dev/video1 GREY "$FRAMES/scene-b"
+wait_lines "$d/stdout" '"class":"TRACK".*"event":"new".*LECTOR READS' 1 300 || say "scene-switch: scene B never settled"
+event "scene B settled"
+sleep 5
+event "SIGTERM"
+kill -TERM $pid
+wait $pid
+echo "exit=$?" >"$d/status"
+stop_writer /dev/video1
+
+# ---- 5. two cameras: instance 1 is disconnected while instance 0 keeps going; then the
 # whole driver is unbound and bound again (vivid.0 is one platform device for all
 # instances). lectord is given by-path style links, kept current the way udev keeps
 # /dev/v4l/by-path: after the rebind the nodes may get other numbers, and lectord
@@ -166,7 +198,7 @@ hdmi_loop /dev/video2 /dev/video3 GREY
 start_writer /dev/video1 GREY
 start_writer /dev/video3 GREY
 # shellcheck disable=SC2086
-"$LECTORD" $COMMON --device $A --device $B >"$d/stdout" 2>"$d/stderr" &
+"$LECTORD" $COMMON $RAW --device $A --device $B >"$d/stdout" 2>"$d/stderr" &
 pid=$!
 wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$B\"" 1 180 || say "two-cameras: B did not publish"
 wait_lines "$d/stdout" "\"class\":\"FRAME\",\"device\":\"$A\"" 1 180 || say "two-cameras: A did not publish"
@@ -202,4 +234,5 @@ event "SIGTERM"
 kill -TERM $pid
 wait $pid
 echo "exit=$?" >"$d/status"
+
 say "done"

@@ -84,7 +84,7 @@ for fmt in ("YUYV", "NV12", "GREY"):
     check(f"{fmt}: frames are {fmt} 640x480", formats == {(fmt, 640, 480)}, f"saw {sorted(map(str, formats))}")
     if not frames:
         continue
-    in_flight = [f["captured"] - f["recognized"] - f["dropped"] - f["rejected"] for f in frames]
+    in_flight = [f["captured"] - f["recognized"] - f["dropped"] - f["rejected"] - f.get("unchanged", 0) for f in frames]
     waits = [f["latency_ms"] - f["recognize_ms"] - f["overhead_ms"] for f in frames]
     last = frames[-1]
     check(f"{fmt}: latest frame only — frames are dropped, never queued (in flight <= 2)",
@@ -138,14 +138,20 @@ for prefix, what in (("inject_fatal_streaming_error", "the fatal streaming error
 st = status("faults")
 check("SIGTERM ends lectord promptly with exit 0", st.get("exit") == "0" and float(st.get("stop_seconds", 99)) < 3,
       f"{st}")
-final = re.search(r"camera stopped .*captured=(\d+) recognized=(\d+) dropped=(\d+) rejected=(\d+)", stderr)
-if final:
-    c, r, d, j = map(int, final.groups())
-    check("after stop: captured = recognized + dropped + rejected (nothing in flight)", c == r + d + j,
-          f"captured {c} = recognized {r} + dropped {d} + rejected {j}")
-else:
-    check("after stop: captured = recognized + dropped + rejected", False, "no 'camera stopped' line")
-in_flight = [f["captured"] - f["recognized"] - f["dropped"] - f["rejected"] for f in frames]
+
+
+def accounting(scenario, stderr):
+    final = re.search(r"camera stopped .*captured=(\d+) recognized=(\d+) dropped=(\d+) rejected=(\d+) unchanged=(\d+)", stderr)
+    if final:
+        c, r, d, j, u = map(int, final.groups())
+        check(f"{scenario}: after stop, captured = recognized + dropped + rejected + unchanged (nothing in flight)",
+              c == r + d + j + u, f"captured {c} = recognized {r} + dropped {d} + rejected {j} + unchanged {u}")
+    else:
+        check(f"{scenario}: after stop, captured = recognized + dropped + rejected + unchanged", False, "no 'camera stopped' line")
+
+
+accounting("faults", stderr)
+in_flight = [f["captured"] - f["recognized"] - f["dropped"] - f["rejected"] - f.get("unchanged", 0) for f in frames]
 check("faults: in flight stays <= 2 throughout", frames and 0 <= min(in_flight) and max(in_flight) <= 2,
       f"max {max(in_flight) if frames else '-'}")
 
@@ -172,6 +178,31 @@ else:
 check("the disconnect is reported as a loss of camera B",
       re.search(r"camera lost: .*device=" + re.escape(B), stderr) is not None)
 check("two cameras: lectord exits 0 on SIGTERM", status("two-cameras").get("exit") == "0", str(status("two-cameras")))
+
+# 5. Live text on vivid: a still scene, then a switch.
+stderr = read("scene-switch", "stderr")
+frames, tracks = messages("scene-switch", "FRAME"), messages("scene-switch", "TRACK")
+switch = event_time("scene-switch", "switch to scene B")
+check("scene switch: lectord exits 0 on SIGTERM", status("scene-switch").get("exit") == "0", str(status("scene-switch")))
+news = [t for t in tracks if t.get("event") == "new"]
+a_new = [t for t in news if "HELLO" in t.get("text", "").upper()]
+b_new = [t for t in news if switch is not None and seconds(t["last_seen"]) > switch and "LECTOR READS" in t.get("text", "").upper()]
+check("scene switch: scene A's line settles as a TRACK `new` reading HELLO LECTOR", a_new, f"{len(news)} new events: "
+      + "; ".join(repr(t.get("text")) for t in news[:6]))
+check("scene switch: after the switch, scene B's line settles as a new track", b_new,
+      f"switch at {switch}; new events after it: " + "; ".join(repr(t.get("text")) for t in news if switch and seconds(t["last_seen"]) > switch))
+gone = [t for t in tracks if t.get("event") == "gone" and "HELLO" in t.get("text", "").upper()]
+check("scene switch: scene A's track is `gone` after the switch", gone, f"{len(gone)} gone events for HELLO")
+if frames:
+    last = frames[-1]
+    check("scene switch: the gate skipped unchanged frames of the still scene", last.get("unchanged", 0) > 0,
+          f"captured {last['captured']}, recognized {last['recognized']}, dropped {last['dropped']}, unchanged {last.get('unchanged')}")
+    in_flight = [f["captured"] - f["recognized"] - f["dropped"] - f["rejected"] - f.get("unchanged", 0) for f in frames]
+    check("scene switch: in flight stays within 0..2 throughout", 0 <= min(in_flight) and max(in_flight) <= 2,
+          f"min {min(in_flight)}, max {max(in_flight)}")
+else:
+    check("scene switch: FRAME lines", False, stderr[-300:])
+accounting("scene-switch", stderr)
 
 passed = sum(results)
 print(f"{passed} passed, {len(results) - passed} failed")

@@ -48,11 +48,12 @@ lector_jpeg_status lector_jpeg_read_size(lector_jpeg_decoder *decoder,
 /// The message of the last failure of this decoder ("" when none).
 const char *lector_jpeg_decoder_message(const lector_jpeg_decoder *decoder);
 
-/// Encodes 8-bit gray (`components` 1) or RGB (`components` 3) pixels.
+/// Encodes 8-bit gray (`components` 1) or RGB (`components` 3) pixels; with `ycbcr`
+/// set, the three components are full-range Y, Cb, Cr, stored without conversion.
 /// On success `*out` is a malloc'ed buffer of `*out_size` bytes: free it with
 /// lector_jpeg_free. `message` (at least 200 bytes) receives the error text on failure.
 lector_jpeg_status lector_jpeg_encode(const uint8_t *pixels, int width, int height,
-                                      size_t stride, int components, int quality,
+                                      size_t stride, int components, int ycbcr, int quality,
                                       uint8_t **out, size_t *out_size,
                                       char *message, size_t message_capacity);
 

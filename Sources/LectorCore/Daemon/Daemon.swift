@@ -51,7 +51,7 @@ public final class Daemon: Sendable {
                 let publisher = stdoutPublisher
                 let stop = self.stop
                 let camera = try Camera(source: source, recognizer: spec.recognizer,
-                                        orientation: SourceFactory.orientation(for: spec, source: source),
+                                        orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
                                         logger: logger, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
                     targets.hub?.record(publication)
                     targets.server?.publish(publication)
@@ -107,7 +107,7 @@ public final class Daemon: Sendable {
             let counts = camera.counters.snapshot
             logger.info("camera stopped", [("device", camera.name), ("captured", "\(counts.captured)"),
                                            ("recognized", "\(counts.recognized)"), ("dropped", "\(counts.dropped)"),
-                                           ("rejected", "\(counts.rejected)")])
+                                           ("rejected", "\(counts.rejected)"), ("unchanged", "\(counts.unchanged)")])
         }
         if stdoutPublisher?.failed == true { return 1 }
         return 0
@@ -147,6 +147,9 @@ extension Daemon {
                     plan.effective.cameras[index].recognizer = before.recognizer
                     plan.applied.removeAll { $0.hasPrefix("\(camera.name): ") && Self.recognizerKeys.contains(String($0.dropFirst(camera.name.count + 2))) }
                 }
+            }
+            if camera.live != before.live {
+                live.updateLive(camera.live)
             }
             if camera.capture.stallTimeout != before.capture.stallTimeout {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
@@ -210,6 +213,7 @@ final class StdoutPublisher: Sendable {
             do throws(SystemError) {
                 try LineWriter.writeLine(publication.textLine, to: 1)
                 try LineWriter.writeLine(publication.frame.message.bytes, to: 1)
+                for track in publication.trackMessages { try LineWriter.writeLine(track.bytes, to: 1) }
             } catch {
                 state.failed = error.errno != EPIPE  // a reader that left is a normal end
                 return .finished

@@ -36,6 +36,8 @@ public struct CameraSpec: Equatable, Sendable {
     public var capture = CaptureRequest()
     public var recognizer = RecognizerOptions()
     public var orientation = OrientationSettings()
+    /// Stacking, change gate, line tracks.
+    public var live = LiveSettings()
 
     public init(source: SourceSpec) { self.source = source }
 }

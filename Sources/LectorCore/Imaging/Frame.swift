@@ -22,6 +22,8 @@ public struct Frame: Sendable {
     public var timestamp: MonotonicInstant
     /// Where the bytes live.
     public let buffer: any FrameBuffer
+    /// Set on a frame made by a ``FrameStacker``: what its image averages.
+    public var stackInfo: StackedFrameInfo?
 
     public init(
         format: PixelFormat, width: Int, height: Int, bytesPerLine: Int? = nil, bytesUsed: Int? = nil,

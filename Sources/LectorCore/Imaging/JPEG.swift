@@ -84,7 +84,10 @@ public enum JPEGEncoder {
     }
 
     /// Encodes gray (`components` 1) or RGB (`components` 3) pixels.
-    public static func encode(pixels: [UInt8], width: Int, height: Int, components: Int, quality: Int = 85) throws(Failure) -> [UInt8] {
+    /// - Parameter ycbcr: the three components are JPEG's own full-range Y, Cb, Cr
+    ///   instead of RGB: libjpeg stores them without a colour conversion.
+    public static func encode(pixels: [UInt8], width: Int, height: Int, components: Int, quality: Int = 85,
+                              ycbcr: Bool = false) throws(Failure) -> [UInt8] {
         precondition(components == 1 || components == 3, "JPEG encoding takes gray or RGB")
         precondition(pixels.count >= width * height * components, "pixel buffer smaller than the image")
         var out: UnsafeMutablePointer<UInt8>?
@@ -92,7 +95,7 @@ public enum JPEGEncoder {
         var message = [CChar](repeating: 0, count: 256)
         let status = pixels.withUnsafeBufferPointer { source in
             lector_jpeg_encode(source.baseAddress, Int32(width), Int32(height), width * components,
-                               Int32(components), Int32(quality), &out, &size, &message, message.count)
+                               Int32(components), ycbcr && components == 3 ? 1 : 0, Int32(quality), &out, &size, &message, message.count)
         }
         guard status == LECTOR_JPEG_OK, let out else {
             throw Failure(description: "JPEG encoding failed: " + String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))

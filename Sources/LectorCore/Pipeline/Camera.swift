@@ -17,6 +17,8 @@ public final class Camera: @unchecked Sendable {
     public let orientation: OrientationControl
     private let mailbox = LatestFrameMailbox()
     private let loop: RecognitionLoop
+    /// Folds captured frames into a stack (live text); nil with `--stack off --gate off`.
+    private let stacker: FrameStacker?
     private let currentRun = Mutex<Run?>(nil)
     private let logger: Logger
     private let info: Mutex<DeviceInfo>
@@ -26,7 +28,7 @@ public final class Camera: @unchecked Sendable {
     ///   - publish: called on the recognizer thread for every recognized frame; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
     public init(source: any FrameSource, recognizer options: RecognizerOptions, orientation: OrientationSettings,
-                logger: Logger, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                live: LiveSettings = LiveSettings(), logger: Logger, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         name = source.name
         info = Mutex(DeviceInfo(path: source.name, state: .idle))
@@ -34,7 +36,9 @@ public final class Camera: @unchecked Sendable {
         self.source = source
         self.orientation = OrientationControl(orientation)
         self.logger = logger.with("device", source.name)
-        loop = try RecognitionLoop(device: source.name, options: options, mailbox: mailbox, counters: counters,
+        let colorPreview = ColorPreviewDemand()
+        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
+        loop = try RecognitionLoop(device: source.name, options: options, live: live, colorPreview: colorPreview, mailbox: mailbox, counters: counters,
                                    orientation: self.orientation, logger: logger, publish: publish)
     }
 
@@ -64,7 +68,8 @@ public final class Camera: @unchecked Sendable {
         let finished = run.finished
         mailbox.reopen()
         loop.resume()
-        let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] newInfo in
+        stacker?.stack.reset()  // a new run may look at another scene
+        let sink = FrameSink(mailbox: mailbox, counters: counters, stacker: stacker) { [self] newInfo in
             info.withLock { $0 = newInfo }
             stateChanged(newInfo)
         }
@@ -109,6 +114,12 @@ public final class Camera: @unchecked Sendable {
     /// - Throws: when Tesseract cannot start with them; the camera goes on as before.
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
         try loop.replaceRecognizer(options: options)
+    }
+
+    /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
+    /// fixed when the camera is made.
+    public func updateLive(_ live: LiveSettings) {
+        loop.updateLive(live)
     }
 
     /// The latest state the source reported.

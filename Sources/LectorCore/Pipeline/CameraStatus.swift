@@ -18,7 +18,7 @@ public struct CameraStatus: Sendable {
     public var deviceStatus: DeviceStatus {
         DeviceStatus(path: name, state: info.state, running: running, watched: watched,
                      captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
-                     rejected: counters.rejected, captureFPS: (rates.captured * 100).rounded() / 100,
+                     rejected: counters.rejected, unchanged: counters.unchanged, captureFPS: (rates.captured * 100).rounded() / 100,
                      recognizeFPS: (rates.recognized * 100).rounded() / 100,
                      recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds)
     }

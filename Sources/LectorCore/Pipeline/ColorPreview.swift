@@ -5,7 +5,7 @@ import Synchronization
 
 /// A copy of a captured frame as the camera delivered it (any pixel format), kept
 /// for colour previews.
-public struct CapturedFrame: Sendable {
+public struct CapturedFrame: Sendable, Equatable {
     public var format: PixelFormat
     public var width: Int
     public var height: Int
@@ -37,9 +37,15 @@ public final class ColorPreviewDemand: Sendable {
 }
 
 /// Encodes a kept frame in colour: MJPEG passed through as the camera sent it; YUYV and
-/// NV12 converted to RGB from all their planes (BT.601) and encoded; GREY as gray.
+/// NV12 stored as JPEG's own Y Cb Cr from all their planes (video range widened to full
+/// range, no RGB in between: half the work of converting to RGB and back); GREY as gray.
 /// Other formats: nil (the caller falls back to the gray upright snapshot).
 public enum ColorPreviewEncoder {
+    /// Video-range luma (16–235) widened to JPEG's full range (BT.601).
+    static let fullRangeLuma: [UInt8] = (0..<256).map { UInt8(clamping: (($0 - 16) * 255 + 109) / 219) }
+    /// Video-range chroma (16–240 around 128) widened to JPEG's full range.
+    static let fullRangeChroma: [UInt8] = (0..<256).map { UInt8(clamping: 128 + (($0 - 128) * 255 + ($0 >= 128 ? 112 : -112)) / 224) }
+
     /// - Parameter maximumWidth: shrink by a whole factor to at most this width (not for MJPEG).
     public static func encode(_ frame: CapturedFrame, maximumWidth: Int?) -> (jpeg: [UInt8], width: Int, height: Int)? {
         if frame.format == .mjpeg || frame.format == .jpeg { return (frame.bytes, frame.width, frame.height) }
@@ -50,39 +56,45 @@ public enum ColorPreviewEncoder {
         let components = frame.format == .grey ? 1 : 3
         var out = [UInt8](repeating: 0, count: width * height * components)
         let line = frame.bytesPerLine
-        let source = frame.bytes
-        func rgb(_ y: Int, _ u: Int, _ v: Int, at index: Int) {
-            let c = 298 * (y - 16), d = u - 128, e = v - 128
-            out[index] = UInt8(clamping: (c + 409 * e + 128) >> 8)
-            out[index + 1] = UInt8(clamping: (c - 100 * d - 208 * e + 128) >> 8)
-            out[index + 2] = UInt8(clamping: (c + 516 * d + 128) >> 8)
-        }
-        switch frame.format {
-        case .grey:
-            guard source.count >= (frame.height - 1) * line + frame.width else { return nil }
-            for row in 0..<height { for column in 0..<width { out[row * width + column] = source[row * step * line + column * step] } }
-        case .yuyv:
-            guard source.count >= (frame.height - 1) * line + frame.width * 2 else { return nil }
-            for row in 0..<height {
-                for column in 0..<width {
-                    let x = column * step, base = row * step * line + (x / 2) * 4
-                    rgb(Int(source[base + (x % 2) * 2]), Int(source[base + 1]), Int(source[base + 3]), at: (row * width + column) * 3)
+        let ok: Bool = frame.bytes.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { out in
+                switch frame.format {
+                case .grey:
+                    guard source.count >= (frame.height - 1) * line + frame.width else { return false }
+                    for row in 0..<height {
+                        for column in 0..<width { out[row * width + column] = source[row * step * line + column * step] }
+                    }
+                case .yuyv:
+                    // Y Cb Cr as JPEG stores them: no RGB in between, only the range widened.
+                    guard source.count >= (frame.height - 1) * line + frame.width * 2 else { return false }
+                    for row in 0..<height {
+                        for column in 0..<width {
+                            let x = column * step, base = row * step * line + (x / 2) * 4, index = (row * width + column) * 3
+                            out[index] = Self.fullRangeLuma[Int(source[base + (x % 2) * 2])]
+                            out[index + 1] = Self.fullRangeChroma[Int(source[base + 1])]
+                            out[index + 2] = Self.fullRangeChroma[Int(source[base + 3])]
+                        }
+                    }
+                case .nv12:
+                    let chroma = frame.height * line
+                    guard source.count >= chroma + (frame.height / 2 - 1) * line + frame.width else { return false }
+                    for row in 0..<height {
+                        for column in 0..<width {
+                            let x = column * step, y = row * step, index = (row * width + column) * 3
+                            let uv = chroma + (y / 2) * line + (x / 2) * 2
+                            out[index] = Self.fullRangeLuma[Int(source[y * line + x])]
+                            out[index + 1] = Self.fullRangeChroma[Int(source[uv])]
+                            out[index + 2] = Self.fullRangeChroma[Int(source[uv + 1])]
+                        }
+                    }
+                default:
+                    return false
                 }
+                return true
             }
-        case .nv12:
-            let chroma = frame.height * line
-            guard source.count >= chroma + (frame.height / 2 - 1) * line + frame.width else { return nil }
-            for row in 0..<height {
-                for column in 0..<width {
-                    let x = column * step, y = row * step
-                    let uv = chroma + (y / 2) * line + (x / 2) * 2
-                    rgb(Int(source[y * line + x]), Int(source[uv]), Int(source[uv + 1]), at: (row * width + column) * 3)
-                }
-            }
-        default:
-            return nil
         }
-        guard let jpeg = try? JPEGEncoder.encode(pixels: out, width: width, height: height, components: components) else { return nil }
+        guard ok, let jpeg = try? JPEGEncoder.encode(pixels: out, width: width, height: height, components: components,
+                                                     ycbcr: true) else { return nil }
         return (jpeg, width, height)
     }
 }

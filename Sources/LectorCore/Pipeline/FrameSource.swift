@@ -14,23 +14,38 @@ public protocol FrameSource: AnyObject, Sendable {
 public struct FrameSink: Sendable {
     public let mailbox: LatestFrameMailbox
     public let counters: FrameCounters
+    /// Folds every frame into the camera's stack before it is posted; nil: frames are
+    /// posted as captured (zero-copy).
+    public let stacker: FrameStacker?
     private let stateChanged: @Sendable (DeviceInfo) -> Void
 
     /// - Parameter stateChanged: told whenever the source opens, streams, is lost or ends.
-    public init(mailbox: LatestFrameMailbox, counters: FrameCounters,
+    public init(mailbox: LatestFrameMailbox, counters: FrameCounters, stacker: FrameStacker? = nil,
                 stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in }) {
         self.mailbox = mailbox
         self.counters = counters
+        self.stacker = stacker
         self.stateChanged = stateChanged
     }
 
     /// Reports what the source now is (opening, streaming with format and size, lost).
     public func report(_ info: DeviceInfo) { stateChanged(info) }
 
-    /// Hands over a frame: it replaces any frame the recognizer has not taken yet.
+    /// Hands over a frame: it replaces any frame the recognizer has not taken yet. With
+    /// a stacker, the frame is folded into the stack first (its buffer goes back at once)
+    /// and the stack's mean is what waits; a frame that cannot be decoded is rejected.
     public func deliver(_ frame: Frame) {
         counters.countCaptured()
-        if mailbox.post(frame) { counters.countDropped() }
+        var posted = frame
+        if let stacker {
+            do {
+                posted = try stacker.fold(frame)
+            } catch {
+                counters.countRejected()
+                return
+            }
+        }
+        if mailbox.post(posted) { counters.countDropped() }
     }
 
     /// Counts a frame that arrived but failed validation before anyone saw it.

@@ -14,15 +14,26 @@ public struct Publication: Sendable {
     public var upright: GrayImage
     /// The captured frame as delivered, kept only while colour previews are asked for.
     public var captured: CapturedFrame?
+    /// What this frame did to the camera's line tracks (TRACK messages).
+    public var tracks: [TrackEvent]
+    /// The voted text of each line's track, in the order of the text's lines
+    /// (`changes_only` compares this, not a frame's raw text).
+    public var consensus: String
 
     /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
-    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage, captured: CapturedFrame? = nil) {
+    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage, captured: CapturedFrame? = nil,
+                tracks: [TrackEvent] = [], consensus: String? = nil) {
         self.captured = captured
         self.text = text
         self.textLine = textLine
         self.frame = frame
         self.upright = upright
+        self.tracks = tracks
+        self.consensus = consensus ?? text.text.text
     }
+
+    /// The TRACK messages of ``tracks``.
+    public var trackMessages: [TrackMessage] { tracks.map { $0.message(transform: text.transform) } }
 }
 
 /// The recognizer side of a camera: takes the newest frame from the mailbox, extracts
@@ -45,11 +56,25 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
     private var luma = GrayImage(width: 0, height: 0)
+    /// Gate and track settings; SIGHUP may replace them (``updateLive(_:)``), so `lock`
+    /// guards this copy and each frame reads it once.
+    private var liveSettings: LiveSettings
+    /// The camera's line tracks; recognizer thread only.
+    public let tracker: LineTracker
+    /// The stack generation, signature, capture time and fullness of the frame last
+    /// recognized (the gate's reference).
+    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool)?
+    /// Reads of the current still scene since its stack filled.
+    private var readsOfScene = 0
 
-    public init(device: String, options: RecognizerOptions, mailbox: LatestFrameMailbox, counters: FrameCounters,
+    public init(device: String, options: RecognizerOptions, live: LiveSettings = LiveSettings(),
+                colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger,
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
+        liveSettings = live
+        self.colorPreview = colorPreview
+        tracker = LineTracker(device: device, settings: live.tracks)
         self.mailbox = mailbox
         self.counters = counters
         self.orientation = orientation
@@ -63,7 +88,7 @@ public final class RecognitionLoop: @unchecked Sendable {
     public var lastRecognitionTimings: RecognitionTimings { lock.withLock { active ?? recognizer }.lastTimings }
 
     /// Colour previews asked for (by SNAPSHOT with `color`): frames are kept only then.
-    public let colorPreview = ColorPreviewDemand()
+    public let colorPreview: ColorPreviewDemand
 
     /// Stops a recognition in progress, or the next one (shutdown); safe from any thread.
     public func cancel() {
@@ -101,6 +126,12 @@ public final class RecognitionLoop: @unchecked Sendable {
         }
     }
 
+    /// The gate's and the tracks' settings for the next frame (SIGHUP); safe from any
+    /// thread. The stack's size is the capture side's and does not change here.
+    public func updateLive(_ live: LiveSettings) {
+        lock.withLock { liveSettings = live }
+    }
+
     /// Recognizes frames until the mailbox closes.
     public func run() {
         while let frame = mailbox.take() {
@@ -111,6 +142,14 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// Recognizes one frame and gives its buffer back. Public for benchmarks and tests.
     public func process(_ frame: Frame) {
         let start = MonotonicInstant.now()
+        let live = lock.withLock { liveSettings }
+        tracker.settings = live.tracks
+        if let info = frame.stackInfo, isUnchanged(info, live: live, at: frame.timestamp) {
+            frame.giveBack()
+            counters.countUnchanged()
+            tracker.touchAll(at: frame.timestamp)
+            return
+        }
         do {
             try extractor.extract(frame, into: &luma)
         } catch {
@@ -119,8 +158,9 @@ public final class RecognitionLoop: @unchecked Sendable {
             logger.once("frame", .warning, "frame rejected", [("reason", error.description)])
             return
         }
-        // A colour preview was asked for lately: keep the frame as captured.
-        let captured = colorPreview.isWanted ? CapturedFrame(frame) : nil
+        // A colour preview was asked for lately: keep the frame as captured (a stacked
+        // frame carries the copy its stacker kept).
+        let captured = frame.stackInfo.map(\.captured) ?? (colorPreview.isWanted ? CapturedFrame(frame) : nil)
         // The luma is a copy: the driver can have its buffer back before recognition.
         frame.giveBack()
 
@@ -150,18 +190,54 @@ public final class RecognitionLoop: @unchecked Sendable {
         let recognized = MonotonicInstant.now()
         counters.countRecognized()
 
-        let report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
+        var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
                                 unixTime: frame.timestamp.unixTime, transform: transform, text: text,
                                 recognizeMilliseconds: recognized.milliseconds(since: prepared))
+        let lines = text.blocks.flatMap(\.lines)
+        let placed = tracker.update(
+            lines: lines.map { line in
+                LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
+                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
+            },
+            shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp)
+        for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
+        let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
+        if let info = frame.stackInfo {
+            readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
+            lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull)
+        }
         let line = report.message().bytes
         let done = MonotonicInstant.now()
         let frameReport = FrameReport(
-            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.format,
+            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
             width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
             latencyMilliseconds: done.milliseconds(since: frame.timestamp),
             recognizeMilliseconds: report.recognizeMilliseconds,
             overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
-            sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text))
-        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured))
+            sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
+            stacked: frame.stackInfo?.stacked)
+        publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
+                            tracks: placed.events, consensus: consensus))
+    }
+
+    /// The change gate: whether `info`'s frame shows the scene last recognized, whose
+    /// stack was full then (a filling stack still gets clearer), every track seen then
+    /// is settled — or the full stack was read as often as a track keeps readings
+    /// without settling (text too poor to agree on: more reads of the same image will
+    /// not help) — and the refresh interval has not passed.
+    private func isUnchanged(_ info: StackedFrameInfo, live: LiveSettings, at time: MonotonicInstant) -> Bool {
+        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full,
+              time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
+              info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
+        else { return false }
+        return tracker.isSettled || readsOfScene >= live.tracks.window
+    }
+
+    /// A captured-frame shift as seen in the upright image.
+    static func uprightShift(_ shift: EstimatedShift?, transform: OrientationTransform) -> (dx: Int, dy: Int) {
+        guard let shift, shift.dx != 0 || shift.dy != 0 else { return (0, 0) }
+        let origin = transform.uprightBox(ofSource: PixelBox(x: 0, y: 0, width: 0, height: 0))
+        let moved = transform.uprightBox(ofSource: PixelBox(x: shift.dx, y: shift.dy, width: 0, height: 0))
+        return (moved.x - origin.x, moved.y - origin.y)
     }
 }

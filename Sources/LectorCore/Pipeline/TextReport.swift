@@ -15,6 +15,8 @@ public struct TextReport: Sendable {
     public var text: RecognizedText
     /// Tesseract's share: SetImage, Recognize and the result walk.
     public var recognizeMilliseconds: Double
+    /// The line track of each line, by the line's box (TEXT's per-line `track`).
+    public var lineTracks: [PixelBox: String] = [:]
 
     public init(device: String, sequence: UInt32, captureTime: MonotonicInstant, unixTime: Double,
                 transform: OrientationTransform, text: RecognizedText, recognizeMilliseconds: Double) {
@@ -51,7 +53,7 @@ public struct TextReport: Sendable {
         TextMessage(device: device, sequence: sequence, time: MonotonicInstant.rfc3339(unixTime: unixTime),
                     orientation: transform.orientation, width: transform.uprightWidth, height: transform.uprightHeight,
                     tree: filtered(minimumConfidence: minimumConfidence), level: level,
-                    recognizeMilliseconds: recognizeMilliseconds) { [transform] box in
+                    recognizeMilliseconds: recognizeMilliseconds, lineTracks: lineTracks) { [transform] box in
             transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) }
         }
     }
@@ -79,13 +81,16 @@ public struct FrameReport: Sendable {
     public var sharpness: Double?
     /// The median height of the recognized words, in upright pixels.
     public var characterHeight: Double?
+    /// Frames the recognized image averages (nil: not stacked).
+    public var stacked: Int?
 
     public init(device: String, sequence: UInt32, unixTime: Double, format: PixelFormat, width: Int, height: Int,
                 orientation: ImageOrientation, counters: FrameCounters.Snapshot, latencyMilliseconds: Double,
                 recognizeMilliseconds: Double, overheadMilliseconds: Double,
-                sharpness: Double? = nil, characterHeight: Double? = nil) {
+                sharpness: Double? = nil, characterHeight: Double? = nil, stacked: Int? = nil) {
         self.sharpness = sharpness
         self.characterHeight = characterHeight
+        self.stacked = stacked
         self.device = device
         self.sequence = sequence
         self.unixTime = unixTime
@@ -106,6 +111,7 @@ public struct FrameReport: Sendable {
                      captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
                      rejected: counters.rejected, latencyMilliseconds: latencyMilliseconds,
                      recognizeMilliseconds: recognizeMilliseconds, overheadMilliseconds: overheadMilliseconds,
-                     sharpness: sharpness.map { ($0 * 10).rounded() / 10 }, characterHeight: characterHeight)
+                     sharpness: sharpness.map { ($0 * 10).rounded() / 10 }, characterHeight: characterHeight,
+                     unchanged: counters.unchanged, stacked: stacked)
     }
 }

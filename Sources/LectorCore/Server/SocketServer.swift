@@ -191,13 +191,14 @@ final class ServerLoop: @unchecked Sendable {
         let device = publication.text.device
         var frameLine: OutboundLine?
         var textLines: [TextVariant: OutboundLine] = [:]
+        var trackLines: [OutboundLine]?
         for client in clients where client.watch.streams(device) && !client.closing {
             let watch = client.watch
             if watch.text {
                 var send = true
                 if watch.changesOnly {
-                    let text = watch.minimumConfidence > 0
-                        ? publication.text.filtered(minimumConfidence: watch.minimumConfidence).text : publication.text.text.text
+                    // The tracks' voted text, not this frame's raw reading: flicker is not a change.
+                    let text = publication.consensus
                     send = client.lastText[device] != text
                     client.lastText[device] = text
                 }
@@ -217,6 +218,11 @@ final class ServerLoop: @unchecked Sendable {
                 let line = frameLine ?? OutboundLine(publication.frame.message.bytes)
                 frameLine = line
                 client.outbound.enqueueStream(line)
+            }
+            if watch.tracks && !publication.tracks.isEmpty {
+                let lines = trackLines ?? publication.trackMessages.map { OutboundLine($0.bytes) }
+                trackLines = lines
+                for line in lines { client.outbound.enqueueStream(line) }
             }
             flush(client)
         }

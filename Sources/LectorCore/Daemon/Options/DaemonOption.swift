@@ -32,6 +32,7 @@ public struct DaemonOption: Sendable {
         case replay = "Replay"
         case orientation = "Orientation (how the captured image is turned upright)"
         case recognition = "Recognition"
+        case live = "Live text"
         case output = "Output"
         case server = "Server"
     }

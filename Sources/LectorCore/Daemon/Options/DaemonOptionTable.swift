@@ -76,8 +76,21 @@ public enum DaemonOptionTable {
                      .camera(.value(\.spec.recognizer.symbols, .bool))),
         DaemonOption("--tessdata", .recognition, "PATH", "Folder holding the .traineddata files.", reload: .live,
                      example: "/usr/share/tesseract-ocr/5/tessdata", .camera(.optional(\.spec.recognizer.dataPath, .text))),
+        // Live text
+        DaemonOption("--stack", .live, "N|off", "Average up to N motion-aligned frames of a still scene before reading (default 16).",
+                     example: "8", .camera(.value(\.spec.live.stack, .choice(["1-\(LiveSettings.maximumStack)", "off"]) { (text: String) -> Int?? in
+                         if text == "off" { return .some(nil) }
+                         guard let frames = Int(text), (1...LiveSettings.maximumStack).contains(frames) else { return nil }
+                         return .some(frames)
+                     }))),
+        DaemonOption("--gate", .live, "on|off", "Skip reading frames that show nothing new while every line has settled (default on).",
+                     reload: .live, example: "off", .camera(.value(\.spec.live.gate, .bool))),
+        DaemonOption("--track-timeout-ms", .live, "N", "Report a line track gone after N ms unseen (default 1500).", reload: .live, example: "3000",
+                     .camera(.value(\.spec.live.tracks.timeoutMilliseconds, ValueParser.integer(100...600_000).map { Double($0) }))),
+        DaemonOption("--refresh-s", .live, "N", "Read a still scene again at least every N seconds (default 10).", reload: .live, example: "30",
+                     .camera(.value(\.spec.live.refreshSeconds, .number(0.1...86400)))),
         // Output
-        DaemonOption("--stdout", inFile: false, .output, nil, "Print the stream (TEXT and FRAME lines) on standard output.",
+        DaemonOption("--stdout", inFile: false, .output, nil, "Print the stream (TEXT, FRAME and TRACK lines) on standard output.",
                      .daemon(.value(\.stdout, .bool))),
         DaemonOption("--max-frames", inFile: false, .output, "N", "Exit 0 after N recognized frames.", example: "3",
                      .daemon(.optional(\.maxFrames, .integer(1...Int(Int32.max))))),

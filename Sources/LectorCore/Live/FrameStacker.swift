@@ -1,0 +1,96 @@
+import LectorProtocol
+import LectorSystem
+
+/// What a stacked frame carries besides its pixels.
+public struct StackedFrameInfo: Sendable, Equatable {
+    /// Frames the image averages.
+    public var stacked: Int
+    /// The stack's generation: equal generations show the same still scene.
+    public var generation: Int
+    /// The newest frame's shift from the stack's reference, in captured pixels.
+    public var shift: EstimatedShift
+    /// Block means of the stack (the gate's signature).
+    public var signature: SceneSignature
+    /// The format the camera delivered (the stacked frame itself is GREY).
+    public var capturedFormat: PixelFormat
+    /// Whether the stack holds as many frames as it can (its image no longer improves).
+    public var isFull: Bool
+    /// The newest frame as the camera delivered it, kept only while colour previews are
+    /// asked for (the stacked image itself is gray).
+    public var captured: CapturedFrame?
+
+    public init(stacked: Int, generation: Int, shift: EstimatedShift, signature: SceneSignature, capturedFormat: PixelFormat,
+                isFull: Bool = true, captured: CapturedFrame? = nil) {
+        self.isFull = isFull
+        self.captured = captured
+        self.stacked = stacked
+        self.generation = generation
+        self.shift = shift
+        self.signature = signature
+        self.capturedFormat = capturedFormat
+    }
+}
+
+/// The capture side of live text: turns each captured frame into a stacked GREY frame.
+///
+/// The frame's luma is extracted (a copy; MJPEG is decoded), its buffer is given back
+/// to the driver at once, and the luma is folded into a ``FrameStack``. The result lives
+/// in Lector's own memory, so the zero-copy promise holds: no driver buffer waits for
+/// the recognizer. One per camera, used by the source thread only.
+public final class FrameStacker: @unchecked Sendable {
+    private let extractor = LumaExtractor()
+    public let stack: FrameStack
+    private var luma = GrayImage(width: 0, height: 0)
+    private let logger: Logger?
+    private let colorPreview: ColorPreviewDemand?
+
+    /// - Parameters:
+    ///   - capacity: frames averaged at most (1: none, still aligned and signed).
+    ///   - colorPreview: while it is wanted, each stacked frame carries a copy of the
+    ///     frame as captured.
+    public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, logger: Logger? = nil) {
+        stack = FrameStack(settings: .init(capacity: capacity))
+        self.colorPreview = colorPreview
+        self.logger = logger
+    }
+
+    /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
+    /// newest frame's sequence and timestamp. `frame`'s buffer is given back on every path.
+    /// - Throws: when the frame cannot be decoded (it is then rejected).
+    public func fold(_ frame: Frame) throws(FrameError) -> Frame {
+        do {
+            try extractor.extract(frame, into: &luma)
+        } catch {
+            frame.giveBack()
+            logger?.once("frame", .warning, "frame rejected", [("reason", error.description)])
+            throw error
+        }
+        let captured = colorPreview?.isWanted == true ? CapturedFrame(frame) : nil
+        frame.giveBack()
+        if case let .started(reason) = stack.add(luma) {
+            logger?.debug("stack started", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])
+        }
+        let buffer = OwnedFrameBuffer(count: stack.width * stack.height)
+        stack.mean(into: buffer.storage)
+        var stacked = Frame(format: .grey, width: stack.width, height: stack.height, sequence: frame.sequence,
+                            timestamp: frame.timestamp, buffer: buffer)
+        stacked.stackInfo = StackedFrameInfo(stacked: stack.count, generation: stack.generation, shift: stack.shift,
+                                             signature: stack.signature, capturedFormat: frame.format,
+                                             isFull: stack.count >= stack.settings.capacity, captured: captured)
+        return stacked
+    }
+}
+
+/// A frame buffer holding Lector's own pixels (a stacked image), freed with the object.
+final class OwnedFrameBuffer: FrameBuffer, @unchecked Sendable {
+    // Written once, by the stacker before the frame is posted; only read afterwards.
+    let storage: UnsafeMutableBufferPointer<UInt8>
+
+    init(count: Int) { storage = .allocate(capacity: max(count, 1)) }
+
+    deinit { storage.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
+
+    func giveBack() {}
+}

@@ -1,0 +1,76 @@
+import LectorProtocol
+import LectorSystem
+
+/// One line of text followed across frames: its recent observations, their consensus,
+/// and what was last announced about it.
+public struct LineTrack: Sendable {
+    /// One reading of the line in one recognized frame.
+    public struct Observation: Sendable {
+        public var words: [VotedWord]
+        /// Where the line was, in the upright image of its frame.
+        public var box: PixelBox
+        /// The same box moved back by the frame's global shift (the stack's reference).
+        public var position: PixelBox
+        public var time: MonotonicInstant
+        /// How much the reading counts in the vote besides its confidence (see ``LineTracker/Line/strength``).
+        public var strength: Double
+
+        public init(words: [VotedWord], box: PixelBox, position: PixelBox, time: MonotonicInstant, strength: Double = 1) {
+            self.strength = strength
+            self.words = words
+            self.box = box
+            self.position = position
+            self.time = time
+        }
+
+        public var text: String { words.map(\.text).joined(separator: " ") }
+    }
+
+    /// Unique per device for the daemon's run: "1", "2", …
+    public let id: String
+    public private(set) var observations: [Observation] = []
+    /// All observations ever made, not only the recent ones kept.
+    public private(set) var observationCount = 0
+    public let firstSeen: MonotonicInstant
+    public private(set) var lastSeen: MonotonicInstant
+    /// The vote over ``observations``.
+    public private(set) var consensus = ""
+    public private(set) var confidence = 0.0
+    /// Consecutive observations after which the consensus stayed the same.
+    public private(set) var agreeing = 0
+    /// The text last announced (`new` or `changed`); nil before the track settles.
+    public var announced: String?
+
+    public init(id: String, first: Observation) {
+        self.id = id
+        firstSeen = first.time
+        lastSeen = first.time
+    }
+
+    /// The latest observation.
+    public var latest: Observation? { observations.last }
+
+    /// Adds an observation, keeping the last `window`, and votes again.
+    public mutating func observe(_ observation: Observation, window: Int) {
+        observations.append(observation)
+        if observations.count > window { observations.removeFirst(observations.count - window) }
+        observationCount += 1
+        lastSeen = observation.time
+        let vote = TextVote.consensus(observations.map(\.words), strengths: observations.map(\.strength))
+        agreeing = Self.sameText(vote.text, consensus) ? agreeing + 1 : 1
+        consensus = vote.text
+        confidence = vote.confidence
+    }
+
+    /// Whether two readings say the same, spaces aside: Tesseract splits "500g" or
+    /// "500 g" from one frame to the next, and that is not a change of text.
+    public static func sameText(_ a: String, _ b: String) -> Bool {
+        a.filter { !$0.isWhitespace } == b.filter { !$0.isWhitespace }
+    }
+
+    /// Counts a frame the gate skipped as seeing the line.
+    public mutating func touch(at time: MonotonicInstant) { lastSeen = max(lastSeen, time) }
+
+    /// Whether the consensus has held for `count` observations.
+    public func isSettled(after count: Int) -> Bool { agreeing >= count && !consensus.isEmpty }
+}

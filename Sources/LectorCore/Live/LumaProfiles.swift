@@ -1,0 +1,121 @@
+import LectorProtocol
+import LectorSystem
+
+/// The row and column intensity profiles of a luma image, high-pass filtered: a cheap
+/// fingerprint from which the global shift between two frames of a scene is estimated.
+///
+/// Projections instead of a 2-D phase correlation: one pass over the image plus two 1-D
+/// searches, far under the capture side's budget at 720p, and exact to the pixel for
+/// the translations of a hand-held camera. Small rotations (a fraction of a degree) are
+/// not estimated: they move text near a 1280 px frame's edge by a pixel or two.
+public struct LumaProfiles: Sendable, Equatable {
+    /// Per row, the mean of the row minus a local mean over nearby rows.
+    public var rows: [Float]
+    /// Per column, the same over columns.
+    public var columns: [Float]
+
+    /// Radius, in pixels, of the local mean removed from each profile (uneven light).
+    static let detrendRadius = 12
+
+    public init(rows: [Float], columns: [Float]) {
+        self.rows = rows
+        self.columns = columns
+    }
+
+    /// The profiles of `image` (a luma plane of `width` × `height`, rows `stride` apart).
+    public init(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, stride: Int) {
+        var columnSums = [UInt32](repeating: 0, count: width)
+        var rowSums = [Float](repeating: 0, count: height)
+        guard let base = image.baseAddress, width > 0, height > 0 else {
+            self.init(rows: [], columns: [])
+            return
+        }
+        columnSums.withUnsafeMutableBufferPointer { columns in
+            guard let columns = columns.baseAddress else { return }
+            for y in 0..<height {
+                let row = base + y * stride
+                var sum: UInt32 = 0
+                for x in 0..<width {
+                    let value = UInt32(row[x])
+                    columns[x] &+= value
+                    sum &+= value
+                }
+                rowSums[y] = Float(sum) / Float(width)
+            }
+        }
+        let columnMeans = columnSums.map { Float($0) / Float(height) }
+        self.init(rows: Self.detrended(rowSums), columns: Self.detrended(columnMeans))
+    }
+
+    /// The profiles of a gray image.
+    public init(_ image: GrayImage) {
+        let (width, height) = (image.width, image.height)
+        self = image.pixels.withUnsafeBufferPointer { LumaProfiles($0, width: width, height: height, stride: width) }
+    }
+
+    /// `values` minus their running mean over ±``detrendRadius``, smoothed with a
+    /// [1 2 1] kernel (measured on dim, noisy scenes: halves the worst shift error).
+    static func detrended(_ values: [Float]) -> [Float] {
+        let count = values.count
+        guard count > 0 else { return [] }
+        var prefix = [Float](repeating: 0, count: count + 1)
+        for index in 0..<count { prefix[index + 1] = prefix[index] + values[index] }
+        let flat = (0..<count).map { index in
+            let low = max(0, index - detrendRadius), high = min(count, index + detrendRadius + 1)
+            return values[index] - (prefix[high] - prefix[low]) / Float(high - low)
+        }
+        return (0..<count).map { index in
+            (flat[max(index - 1, 0)] + 2 * flat[index] + flat[min(index + 1, count - 1)]) / 4
+        }
+    }
+
+    /// How far the content of `self` moved relative to `reference`, searched within
+    /// ±`radius` pixels per axis, and how well the best shift matches.
+    public func shift(from reference: LumaProfiles, radius: Int) -> EstimatedShift {
+        let x = Self.bestOffset(reference.columns, columns, radius: radius)
+        let y = Self.bestOffset(reference.rows, rows, radius: radius)
+        return EstimatedShift(dx: x.offset, dy: y.offset, mismatch: min(x.mismatch, y.mismatch))
+    }
+
+    /// The offset d minimizing the mean |reference[i] − moved[i + d]| over the overlap,
+    /// and the mismatch: that cost over the median cost of all offsets searched. A
+    /// sharp minimum (the same scene, moved) gives a small ratio even under heavy noise;
+    /// another scene has no clear minimum and a ratio near 1.
+    static func bestOffset(_ reference: [Float], _ moved: [Float], radius: Int) -> (offset: Int, mismatch: Float) {
+        let count = min(reference.count, moved.count)
+        guard count > 2 * radius + 8 else { return (0, 0) }
+        var costs = [Float](repeating: 0, count: 2 * radius + 1)
+        reference.withUnsafeBufferPointer { reference in
+            moved.withUnsafeBufferPointer { moved in
+                for offset in -radius...radius {
+                    let start = max(0, -offset), end = min(count, count - offset)
+                    var cost: Float = 0
+                    for index in start..<end { cost += abs(reference[index] - moved[index + offset]) }
+                    costs[offset + radius] = cost / Float(end - start)
+                }
+            }
+        }
+        var best = 0
+        for index in costs.indices where costs[index] < costs[best] { best = index }
+        let median = costs.sorted()[costs.count / 2]
+        return (best - radius, median > 0 ? costs[best] / median : 0)
+    }
+}
+
+/// A global translation between two frames: content at (x, y) in the reference is at
+/// (x + dx, y + dy) in the newer frame.
+public struct EstimatedShift: Sendable, Equatable {
+    public var dx: Int
+    public var dy: Int
+    /// The best shift's profile difference over the median difference of all shifts
+    /// searched, on the axis with the clearer minimum: measured 0.06–0.15 for clean
+    /// scenes, 0.3–0.65 for small dim noisy text, 0.75–0.97 for another scene (content
+    /// changes are mostly caught by the block test; this catches a blank or flat view).
+    public var mismatch: Float
+
+    public init(dx: Int, dy: Int, mismatch: Float = 0) {
+        self.dx = dx
+        self.dy = dy
+        self.mismatch = mismatch
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Glibc
+import LectorClient
+import LectorCore
+import LectorProtocol
+import LectorSystem
+
+/// Section 7 (issue 11): live text. (1) What stacking, tracking and gating cost per
+/// frame at every size, beside the luma extraction they follow, and their share of the
+/// overhead ratio; (2) outside smoke mode, the daemon's figures on generated camera-like
+/// sequences (tests/live/measure.py on scripts/make-live-sequences.py), live against
+/// `--stack off --gate off`.
+struct LiveBenchmark {
+    let bench: Benchmark
+
+    func run() {
+        for frames in bench.frames { stageCosts(frames) }
+        if !bench.options.smoke { throughDaemon() }
+    }
+
+    /// Capture-side costs on a jittered stream of the noisy frame.
+    private func stageCosts(_ frames: BenchFrameSet) {
+        let noisy = frames.noisy
+        // Eight hand-held positions of the same scene (a few pixels apart).
+        let shifts = [(0, 0), (2, 1), (-1, 3), (3, -2), (1, 1), (-2, -2), (0, 2), (2, 0)]
+        let stream = shifts.map { shift in Self.moved(noisy, dx: shift.0, dy: shift.1) }
+        let stack = FrameStack(settings: .init(capacity: 16))
+        var index = 0
+        var mean = GrayImage(width: 0, height: 0)
+        var profiles = LumaProfiles(rows: [], columns: [])
+        let signature = { stack.signature }
+        let tracker = LineTracker(device: "bench")
+        let lines = frames.truth.enumerated().map { line, text in
+            LineTracker.Line(words: text.split(separator: " ").map { VotedWord(String($0), confidence: 0.9) },
+                             box: PixelBox(x: 60, y: 40 + 60 * line, width: 400, height: 30))
+        }
+        var time = MonotonicInstant.now()
+        stack.add(stream[0])
+        let reference = stack.signature
+        let stages: [(String, () -> Void)] = [
+            ("live: luma profiles", { profiles = LumaProfiles(stream[index % stream.count]) }),
+            ("live: stack fold (profiles + align + mean + signature)", {
+                index += 1
+                stack.add(stream[index % stream.count])
+            }),
+            ("live: stack read-out (mean in newest coordinates)", { stack.mean(into: &mean) }),
+            ("live: gate check (signature compare)", { _ = signature().changedBlocks(from: reference, level: LiveSettings.gateLevel) }),
+            ("live: tracker update + vote (\(lines.count) lines)", {
+                time = time.adding(milliseconds: 66)
+                _ = tracker.update(lines: lines, shift: (0, 0), at: time)
+            }),
+        ]
+        var samples = [Samples](repeating: Samples(), count: stages.count)
+        for stage in stages { stage.1() }
+        for _ in 0..<bench.options.stageIterations {
+            for (stageIndex, stage) in stages.enumerated() {
+                let start = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
+                stage.1()
+                samples[stageIndex].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - start) / 1e6)
+            }
+        }
+        _ = profiles
+        var capture = 0.0
+        for (stageIndex, stage) in stages.enumerated() {
+            let median = samples[stageIndex].median
+            if stageIndex == 1 || stageIndex == 2 { capture += median }
+            bench.report.add(section: "live", item: "\(frames.name) \(stage.0)",
+                             value: "\(format(median, 3)) ms CPU (p99 \(format(samples[stageIndex].p99, 3)))",
+                             numbers: [("cpu_median_ms", median), ("cpu_p99_ms", samples[stageIndex].p99)])
+        }
+        if frames.name == "1280x720", !bench.recognitionCPU720.isEmpty {
+            // The overhead ratio (Lector's CPU per recognized frame / Tesseract's, as the
+            // recognition section measures it: one frame, one recognition) is judged; the
+            // capture side also runs for the frames a faster camera sends meanwhile,
+            // shown at 15 and 30 fps (and a still scene then skips whole recognitions).
+            let recognize = bench.recognitionCPU720.mean
+            let perCaptured = capture + samples[3].median, tracker = samples[4].median
+            for (fps, label) in [(0.0, "one captured frame per recognition"), (15.0, "15 fps camera"), (30.0, "30 fps camera")] {
+                let captured = max(1, fps * recognize / 1000)
+                let ratio = (captured * perCaptured + tracker) / recognize
+                bench.report.add(section: "live", item: "1280x720 stacking + gate + tracks: added to the overhead ratio, \(label)",
+                                 value: "\(format(ratio, 4)) = (\(format(captured, 1)) × \(format(perCaptured, 3)) + \(format(tracker, 3)) ms) / \(format(recognize, 1)) ms",
+                                 target: fps == 0 ? "≤ 0.03" : "", status: fps == 0 ? Report.check(ratio <= 0.03) : .info,
+                                 numbers: [("ratio", ratio), ("captured_per_recognition", captured)])
+            }
+        }
+        let met = capture <= 2
+        bench.report.add(section: "live", item: "\(frames.name) capture side beyond the luma (fold + read-out)",
+                         value: "\(format(capture, 3)) ms per frame", target: "≤ 2 ms at 1280x720",
+                         status: frames.name == "1280x720" ? Report.check(met) : .info, numbers: [("capture_ms", capture)])
+    }
+
+    /// `image` moved by (dx, dy), edges repeated.
+    static func moved(_ image: GrayImage, dx: Int, dy: Int) -> GrayImage {
+        var out = GrayImage(width: image.width, height: image.height)
+        for y in 0..<image.height {
+            let sy = min(max(y - dy, 0), image.height - 1)
+            for x in 0..<image.width { out[x, y] = image[min(max(x - dx, 0), image.width - 1), sy] }
+        }
+        return out
+    }
+
+    /// Runs the live measurement through the daemon twice: live, and per frame.
+    private func throughDaemon() {
+        let directory = FileManager.default.currentDirectoryPath
+        let generator = directory + "/scripts/make-live-sequences.py", measure = directory + "/tests/live/measure.py"
+        let lectord = Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("lectord").path ?? ""
+        guard FileManager.default.isExecutableFile(atPath: lectord), FileManager.default.fileExists(atPath: generator) else {
+            bench.report.note("live: needs lectord next to lector-bench and the source tree (scripts/make-live-sequences.py): daemon figures skipped")
+            return
+        }
+        let temporary = NSTemporaryDirectory() + "lector-bench-live-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        guard Self.runProcess("/usr/bin/python3", [generator, temporary, "--fps", "15", "--scenes", "12"]).status == 0 else {
+            bench.report.note("live: generating the sequences failed (python3-pil, python3-numpy?): daemon figures skipped")
+            return
+        }
+        for (label, extra) in [("live", ""), ("--stack off --gate off", "--stack off --gate off")] {
+            let json = temporary + "/figures.json"
+            let result = Self.runProcess("/usr/bin/python3", [measure, lectord, temporary, "--fps", "15", "--json", json, "--extra-args", extra])
+            guard let data = FileManager.default.contents(atPath: json),
+                  let figures = try? JSONParser.parse(Array(data)) else {
+                bench.report.note("live (\(label)): measurement failed, status \(result.status)")
+                continue
+            }
+            for (key, value) in figures.objectValue ?? [] {
+                let text = value.doubleValue.map { format($0, 3) } ?? JSONWriter.string(value)
+                bench.report.add(section: "live", item: "\(label): \(key)", value: text,
+                                 numbers: value.doubleValue.map { [("value", $0)] } ?? [])
+            }
+            try? FileManager.default.removeItem(atPath: json)
+        }
+    }
+
+    static func runProcess(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return (-1, "") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
