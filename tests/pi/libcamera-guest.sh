@@ -9,6 +9,9 @@ set -u
 export OMP_THREAD_LIMIT=1
 L=/lector
 COMMON="--tessdata $L/tessdata --deadline-ms 120000"
+# The raw capture path for cameras (as tests/vm does): under TCG a stack fold outlasts
+# a frame interval, and the gate would hold a still scene back for --refresh-s.
+RAW="--stack off --gate off"
 now() { cut -d' ' -f1 /proc/uptime; }
 show() { echo "BEGIN-FILE $1"; cat "$2" 2>/dev/null; echo "END-FILE"; }
 
@@ -32,13 +35,13 @@ ls /dev/udmabuf /dev/dma_heap 2>&1 | sed 's/^/# /'
 
 # 1. native: lectord --device libcamera:0 until 3 frames are recognized.
 t0=$(now)
-$L/lectord --device libcamera:0 $COMMON --stdout --max-frames 3 > /tmp/native.out 2> /tmp/native.err
+$L/lectord --device libcamera:0 $RAW $COMMON --stdout --max-frames 3 > /tmp/native.out 2> /tmp/native.err
 echo "RESULT native exit=$? seconds=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{print b-a}')"
 show native.out /tmp/native.out
 show native.err /tmp/native.err
 
 # 2. the socket: DEVICES through `lector devices`, and STATUS.
-$L/lectord --device libcamera:Virtual0 $COMMON --socket /tmp/lector.sock --always-on > /tmp/served.out 2> /tmp/served.err &
+$L/lectord --device libcamera:Virtual0 $RAW $COMMON --socket /tmp/lector.sock --always-on > /tmp/served.out 2> /tmp/served.err &
 pid=$!
 i=0; while [ ! -S /tmp/lector.sock ] && [ $i -lt 100 ]; do sleep 0.3; i=$((i + 1)); done
 i=0; until $L/lector devices --socket /tmp/lector.sock 2>/dev/null | grep -q streaming || [ $i -ge 60 ]; do sleep 1; i=$((i + 1)); done
@@ -71,7 +74,7 @@ sleep 1
 compat=$(ls /usr/libexec/*/libcamera/v4l2-compat.so 2>/dev/null | head -1)
 echo "# libcamerify's preload: $compat"
 t0=$(now)
-LD_PRELOAD=$compat LIBCAMERA_LOG_LEVELS='*:INFO' $L/lectord --device /dev/video0 --io direct --format YUYV --size 640x480 $COMMON --stdout --max-frames 2 \
+LD_PRELOAD=$compat LIBCAMERA_LOG_LEVELS='*:INFO' $L/lectord --device /dev/video0 --io direct --format YUYV --size 640x480 $RAW $COMMON --stdout --max-frames 2 \
   > /tmp/compat.out 2> /tmp/compat.err
 echo "RESULT libcamerify exit=$? seconds=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{print b-a}')"
 kill $writer 2>/dev/null
