@@ -7,7 +7,36 @@
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
 //   LectorCore     the daemon: capture, mailbox, imaging, recognition, pipeline, server
 //   LectorMQTT     the MQTT bridge lector-mqtt (LectorClient and libmosquitto)
+//
+// The native libcamera source (`--device libcamera:ID`, target CLibCamera, C++ behind a
+// C interface) is built only when pkg-config finds libcamera >= 0.4 (Debian 13,
+// Raspberry Pi OS trixie); elsewhere (Debian 12 has 0.0.3) the rest builds without it
+// and the flag says why. LECTOR_LIBCAMERA=0 in the environment leaves it out anyway.
+import Foundation
 import PackageDescription
+
+/// pkg-config's answer for libcamera >= 0.4, or nil (not installed, too old, switched off).
+func libcamera() -> (cflags: [String], libs: [String])? {
+    if ProcessInfo.processInfo.environment["LECTOR_LIBCAMERA"] == "0" { return nil }
+    func pkgConfig(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["pkg-config"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+    guard pkgConfig(["--atleast-version=0.4", "libcamera"]) != nil,
+          let cflags = pkgConfig(["--cflags", "libcamera"]), let libs = pkgConfig(["--libs", "libcamera"])
+    else { return nil }
+    let words = { (text: String) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init) }
+    return (words(cflags), words(libs))
+}
+let libcameraFlags = libcamera()
 
 let package = Package(
     name: "Lector",
@@ -44,7 +73,8 @@ let package = Package(
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
             name: "LectorCore",
-            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2"],
+            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2"]
+                + (libcameraFlags == nil ? [] : ["CLibCamera"]),
             resources: [.copy("Resources/demo")]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
@@ -68,10 +98,9 @@ let package = Package(
         .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
         .executableTarget(name: "lector-http", dependencies: ["LectorHTTP"], resources: [.copy("www")]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
-        .target(
-            name: "CBenchReference",
-            linkerSettings: [.linkedLibrary("tesseract"), .linkedLibrary("lept")]
-        ),
+        // Linked through CTesseract's pkg-config flags: Leptonica's library is liblept
+        // on Debian 12 and libleptonica on Debian 13.
+        .target(name: "CBenchReference", dependencies: ["CTesseract"]),
         .executableTarget(
             name: "lector-bench",
             dependencies: ["LectorCore", "LectorClient", "CBenchReference"],
@@ -95,5 +124,15 @@ let package = Package(
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),
         .testTarget(name: "LectorHTTPTests", dependencies: ["LectorHTTP", "LectorSystem"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )
+
+// libcamera's C++ API behind a C interface (lector_libcamera.h): only with libcamera >= 0.4.
+if let flags = libcameraFlags {
+    package.targets.append(.target(
+        name: "CLibCamera",
+        cxxSettings: [.unsafeFlags(flags.cflags)],
+        linkerSettings: [.unsafeFlags(flags.libs), .linkedLibrary("stdc++")]
+    ))
+}

@@ -4,5 +4,7 @@
 // Imaging (luma, orientation) → Recognition (Tesseract) → Pipeline (cameras, counters,
 // reports) → Server (the Unix socket) and Systemd (notify, watchdog), wired together by
 // Daemon (options, configuration, signals). May import LectorProtocol, LectorSystem and
-// the C targets CTesseract, CJPEG and CV4L2; nothing imports it but the executables
+// the C targets CTesseract, CJPEG and CV4L2, and CLibCamera (libcamera; a target only
+// where libcamera >= 0.4 is found, imported by Capture/Libcamera/LibcameraCamera.swift
+// alone); nothing imports it but the executables
 // lectord and lector-bench, and the tests.

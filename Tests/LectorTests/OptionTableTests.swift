@@ -63,7 +63,8 @@ struct OptionTableTests {
     func commandLineOnlyOption(flag: String) throws {
         let option = try Self.option(flag)
         let parsed = try DaemonOptions.parse(Self.arguments([option, try Self.option("--demo")]))
-        #expect(Self.value(of: option, in: parsed) != Self.value(of: option, in: try DaemonOptions.parse(["--demo"])))
+        let demoOnly = try DaemonOptions.parse(["--demo"])  // outside #expect: Swift 6.0's macro cannot hold a try
+        #expect(Self.value(of: option, in: parsed) != Self.value(of: option, in: demoOnly))
         let name = String(flag.dropFirst(2)).replacingOccurrences(of: "-", with: "_")
         #expect(throws: ConfigError.self) { try ConfigFile.parse("\(name) = \(option.example)", path: "t.conf") }
     }

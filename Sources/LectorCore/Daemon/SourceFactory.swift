@@ -18,6 +18,12 @@ public enum SourceFactory {
             return try DemoFrames.source(fps: spec.capture.fps ?? demoFramesPerSecond, loop: true)
         case let .replay(options):
             return try ReplaySource(name: spec.name, options: options, logger: logger)
+        case let .device(path) where LibcameraSource.names(path):
+            do {
+                return try LibcameraSource(settings: CaptureSettings(path: path, request: spec.capture), logger: logger)
+            } catch {
+                throw SourceError("cannot capture from \(path): \(error)")
+            }
         case let .device(path):
             do {
                 return try V4L2Source(settings: CaptureSettings(path: path, request: spec.capture), logger: logger)
@@ -28,9 +34,11 @@ public enum SourceFactory {
     }
 
     /// The orientation a camera starts with: the flags in `spec` over what the device
-    /// says about its mounting (V4L2 camera orientation and sensor rotation controls).
+    /// says about its mounting (V4L2 camera orientation and sensor rotation controls, or
+    /// libcamera's Location and Rotation properties).
     public static func orientation(for spec: CameraSpec, source: any FrameSource) -> OrientationSettings {
-        guard let camera = source as? V4L2Source else { return spec.orientation }
-        return camera.orientation(overriding: spec.orientation)
+        if let camera = source as? V4L2Source { return camera.orientation(overriding: spec.orientation) }
+        if let camera = source as? LibcameraSource { return camera.orientation(overriding: spec.orientation) }
+        return spec.orientation
     }
 }

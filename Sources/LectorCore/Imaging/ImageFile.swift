@@ -36,10 +36,10 @@ public enum ImageFile {
         }
         guard header == 0 else { throw ReadError(path: path, reason: "unknown format or corrupt header") }
         if let refusal = limits.refusal(width: Int(width), height: Int(height)) { throw ReadError(path: path, reason: refusal) }
-        var pix: UnsafeMutablePointer<PIX>? = bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) }
+        var pix = bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) }
         defer { pixDestroy(&pix) }
         guard pix != nil else { throw ReadError(path: path, reason: "corrupt or unsupported image data") }
-        var gray: UnsafeMutablePointer<PIX>? = pixConvertTo8(pix, 0)
+        var gray = pixConvertTo8(pix, 0)  // PIX is opaque in leptonica >= 1.83 (Debian 13)
         defer { pixDestroy(&gray) }
         guard gray != nil else { throw ReadError(path: path, reason: "cannot convert to gray") }
         let grayWidth = Int(pixGetWidth(gray)), grayHeight = Int(pixGetHeight(gray))

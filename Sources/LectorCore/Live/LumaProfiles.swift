@@ -64,8 +64,10 @@ public struct LumaProfiles: Sendable, Equatable {
             let low = max(0, index - detrendRadius), high = min(count, index + detrendRadius + 1)
             return values[index] - (prefix[high] - prefix[low]) / Float(high - low)
         }
-        return (0..<count).map { index in
-            (flat[max(index - 1, 0)] + 2 * flat[index] + flat[min(index + 1, count - 1)]) / 4
+        return (0..<count).map { index -> Float in
+            // Named terms: Swift 6.0 (Debian 13) cannot type-check the one-line sum in time.
+            let left: Float = flat[max(index - 1, 0)], right: Float = flat[min(index + 1, count - 1)]
+            return (left + 2 * flat[index] + right) / 4
         }
     }
 

@@ -96,14 +96,20 @@ struct OutboundQueue {
         var total = 0
         while first < entries.count {
             let count = min(entries.count - first, Self.linesPerWrite)
-            let result = try withUnsafeTemporaryAllocation(of: IOVector.self, capacity: count) { vectors throws(SystemError) in
+            // A Result rather than a typed throw through withUnsafeTemporaryAllocation,
+            // which only rethrows `any Error` in Swift 6.0 (Debian 13's swiftlang).
+            let result = try withUnsafeTemporaryAllocation(of: IOVector.self, capacity: count) { vectors -> Result<IOResult<Int>, SystemError> in
                 for slot in 0..<count {
                     let bytes = entries[first + slot].line.bytes
                     let skip = slot == 0 ? written : 0
                     vectors[slot] = IOVector(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + skip), iov_len: bytes.count - skip)
                 }
-                return try write(UnsafeBufferPointer(vectors))
-            }
+                do throws(SystemError) {
+                    return .success(try write(UnsafeBufferPointer(vectors)))
+                } catch {
+                    return .failure(error)
+                }
+            }.get()
             guard case var .done(taken) = result, taken > 0 else { break }
             total += taken
             pendingBytes -= taken

@@ -23,7 +23,7 @@ public enum DaemonOptionTable {
         DaemonOption("--replay", .sources, "PATH", "Replay an image, a directory of images, an MJPEG file or a raw frame file.",
                      example: "frames/", isSource: true,
                      .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .replay(ReplayOptions(path: try ValueParser.text.parse(text))) })),
-        DaemonOption("--device", .sources, "PATH", "Capture from a V4L2 camera (repeatable).", example: "/dev/video7", isSource: true,
+        DaemonOption("--device", .sources, "PATH", "Capture from a V4L2 camera, or from libcamera:ID (a libcamera camera; libcamera:0 the first) (repeatable).", example: "/dev/video7", isSource: true,
                      .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .device(path: try ValueParser.text.parse(text)) })),
         // Capture
         DaemonOption("--format", .capture, "FOURCC", "Pixel format to ask the camera for (default: the cheapest to read, see README).",
