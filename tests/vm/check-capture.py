@@ -122,7 +122,8 @@ frames = messages("faults", "FRAME")
 texts = messages("faults", "TEXT")
 check("buffer with V4L2_BUF_FLAG_ERROR is rejected and counted", frames and frames[-1]["rejected"] >= 1,
       f"rejected {frames[-1]['rejected'] if frames else '-'}")
-lost = re.findall(r"camera lost: .*", stderr)
+# A failure before the camera ever streamed is logged as "not available" (losses=0).
+lost = re.findall(r"camera (?:lost|not available): .*", stderr)
 check("fatal streaming error (EIO) is reported as a loss",
       any("Input/output error" in l or "queue reported an error" in l for l in lost), " | ".join(lost))
 check("injected STREAMON error is survived (reported, retried, then streaming)",
