@@ -60,12 +60,13 @@ function showOrientation(cam, info) {
 
 function onDevices(message) {
   for (const device of message.devices || []) {
-    const cam = camera(device.path);
+    // Since proto_minor 5 `name` is the camera's name (TEXT's device), `card` the driver's.
+    const cam = camera(device.name || device.path);
     const state = part(cam.card, 'state');
     state.textContent = device.state + (device.error ? ': ' + device.error : '');
     state.className = 'state badge ' + device.state;
     part(cam.card, 'name').textContent = device.name || device.path;
-    part(cam.card, 'path').textContent = device.name ? device.path : '';
+    part(cam.card, 'path').textContent = [device.name && device.name !== device.path ? device.path : '', device.card || ''].filter(Boolean).join(' · ');
     showOrientation(cam, device);
   }
 }
@@ -211,7 +212,7 @@ async function pollStatus() {
         document.getElementById('summary').textContent = 'lectord ' + status.release + ', up ' +
           Math.round(status.uptime) + ' s, ' + status.clients + ' clients';
         for (const device of status.devices || []) {
-          const cam = camera(device.path);
+          const cam = camera(device.name || device.path);
           part(cam.card, 'capture-fps').textContent = fixed(device.capture_fps, 1) + ' fps (' + device.captured + ')';
           part(cam.card, 'recognize-fps').textContent = fixed(device.recognize_fps, 1) + ' fps (' + device.recognized + ')';
           part(cam.card, 'dropped').textContent = device.dropped;
