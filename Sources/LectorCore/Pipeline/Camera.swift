@@ -131,7 +131,15 @@ public final class Camera: @unchecked Sendable {
     /// Recognizes the following frames with `options` (SIGHUP), without stopping the camera.
     /// - Throws: when Tesseract cannot start with them; the camera goes on as before.
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
+        let before = loop.recognizerOptions
         try loop.replaceRecognizer(options: options)
+        // New zones are listed at once (a camera nobody watches reads no frame); whether
+        // they fit is said again with the next frame.
+        if options.zones != before.zones || options.language != before.language {
+            loop.forgetZones()
+            let zones = options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) }
+            if let changed = info.setZones(zones) { stateChanged(changed) }
+        }
     }
 
     /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is

@@ -141,6 +141,11 @@ public final class RecognitionLoop: @unchecked Sendable {
         try pool.replace(options: options)
     }
 
+    /// Reports the zones again with the next frame (their settings changed).
+    public func forgetZones() {
+        lock.withLock { lastZones = nil }
+    }
+
     /// The gate's and the tracks' settings for the next frame (SIGHUP); safe from any
     /// thread. The stack's size is the capture side's and does not change here.
     public func updateLive(_ live: LiveSettings) {
