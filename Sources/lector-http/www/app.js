@@ -141,7 +141,12 @@ function drawBoxes(cam) {
   const shown = cam.shown;
   const svg = part(cam.card, 'boxes');
   svg.setAttribute('viewBox', '0 0 ' + shown.width + ' ' + shown.height);
-  const text = cam.texts.get(shown.seq);
+  // A frame the change gate skipped (nothing new: SNAPSHOT color follows the newest
+  // captured frame) has no TEXT of its own: the scene's latest reading before it holds.
+  let text = cam.texts.get(shown.seq);
+  if (!text) {
+    for (const [seq, candidate] of cam.texts) if (seq <= shown.seq && (!text || seq > text.seq)) text = candidate;
+  }
   svg.replaceChildren();
   svg.dataset.seq = shown.seq;
   if (!text) return;
