@@ -63,15 +63,7 @@ struct LiveBenchmark {
                 _ = tracker.update(lines: lines, shift: (0, 0), at: time)
             }),
         ]
-        var samples = [Samples](repeating: Samples(), count: stages.count)
-        for stage in stages { stage.1() }
-        for _ in 0..<bench.options.stageIterations {
-            for (stageIndex, stage) in stages.enumerated() {
-                let start = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
-                stage.1()
-                samples[stageIndex].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - start) / 1e6)
-            }
-        }
+        let samples = measureStages(stages.map(\.1), iterations: bench.options.stageIterations).cpu
         _ = profiles
         var capture = 0.0
         for (stageIndex, stage) in stages.enumerated() {
