@@ -39,6 +39,7 @@ struct LiveBenchmark {
         let yuyvStream = stream.map { HeapFrameBuffer(copying: BenchFrameSet.encode($0, as: .yuyv, seed: 1)) }
         let stacker = FrameStacker(capacity: 16)
         var sequence: UInt32 = 0
+        let cameraStart = MonotonicInstant.now()
         var time = MonotonicInstant.now()
         stack.add(stream[0])
         let reference = stack.signature
@@ -51,8 +52,10 @@ struct LiveBenchmark {
             ("live: stack read-out (mean in newest coordinates)", { stack.mean(into: &mean) }),
             ("live: FrameStacker.fold of a YUYV frame (luma + fold + read-out + buffer), the capture thread's whole work", {
                 sequence &+= 1
+                // Capture times a 15 fps camera apart: every frame is folded (none between two folds).
                 _ = try? stacker.fold(Frame(format: .yuyv, width: frames.width, height: frames.height, sequence: sequence,
-                                            timestamp: .now(), buffer: yuyvStream[Int(sequence) % yuyvStream.count]))
+                                            timestamp: cameraStart.adding(milliseconds: 66.7 * Double(sequence)),
+                                            buffer: yuyvStream[Int(sequence) % yuyvStream.count]))
             }),
             ("live: gate check (signature compare)", { _ = signature().changedBlocks(from: reference, level: LiveSettings.gateLevel) }),
             ("live: tracker update + vote (\(lines.count) lines)", {
@@ -60,15 +63,7 @@ struct LiveBenchmark {
                 _ = tracker.update(lines: lines, shift: (0, 0), at: time)
             }),
         ]
-        var samples = [Samples](repeating: Samples(), count: stages.count)
-        for stage in stages { stage.1() }
-        for _ in 0..<bench.options.stageIterations {
-            for (stageIndex, stage) in stages.enumerated() {
-                let start = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
-                stage.1()
-                samples[stageIndex].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - start) / 1e6)
-            }
-        }
+        let samples = measureStages(stages.map(\.1), iterations: bench.options.stageIterations).cpu
         _ = profiles
         var capture = 0.0
         for (stageIndex, stage) in stages.enumerated() {
@@ -80,18 +75,21 @@ struct LiveBenchmark {
         }
         if frames.name == "1280x720", !bench.recognitionCPU720.isEmpty {
             // The overhead ratio (Lector's CPU per recognized frame / Tesseract's, as the
-            // recognition section measures it: one frame, one recognition) is judged; the
-            // capture side also runs for the frames a faster camera sends meanwhile,
-            // shown at 15 and 30 fps (and a still scene then skips whole recognitions).
+            // recognition section measures it: one frame, one recognition); the capture
+            // side also runs for the frames a camera sends meanwhile, up to the 16 folds a
+            // second of a full stack (FrameStacker.fullStackInterval): judged at 30 fps too.
             let recognize = bench.recognitionCPU720.mean
             let perCaptured = capture + samples[4].median, tracker = samples[5].median
-            for (fps, label) in [(0.0, "one captured frame per recognition"), (15.0, "15 fps camera"), (30.0, "30 fps camera")] {
-                let captured = max(1, fps * recognize / 1000)
-                let ratio = (captured * perCaptured + tracker) / recognize
+            let foldsPerSecond = 1000 / FrameStacker.fullStackInterval
+            for (fps, label) in [(0.0, "one captured frame per recognition"), (15.0, "15 fps camera"), (30.0, "30 fps camera"),
+                                 (60.0, "60 fps camera")] {
+                let folded = max(1, min(fps, foldsPerSecond) * recognize / 1000)
+                let ratio = (folded * perCaptured + tracker) / recognize
+                let judged = fps == 0 || fps == 30
                 bench.report.add(section: "live", item: "1280x720 stacking + gate + tracks: added to the overhead ratio, \(label)",
-                                 value: "\(format(ratio, 4)) = (\(format(captured, 1)) × \(format(perCaptured, 3)) + \(format(tracker, 3)) ms) / \(format(recognize, 1)) ms",
-                                 target: fps == 0 ? "≤ 0.03" : "", status: fps == 0 ? Report.check(ratio <= 0.03) : .info,
-                                 numbers: [("ratio", ratio), ("captured_per_recognition", captured)])
+                                 value: "\(format(ratio, 4)) = (\(format(folded, 1)) folded × \(format(perCaptured, 3)) + \(format(tracker, 3)) ms) / \(format(recognize, 1)) ms",
+                                 target: judged ? "≤ 0.03" : "", status: judged ? Report.check(ratio <= 0.03) : .info,
+                                 numbers: [("ratio", ratio), ("folded_per_recognition", folded)])
             }
         }
         let met = capture <= 2

@@ -5,8 +5,9 @@ import LectorCore
 import LectorProtocol
 import LectorSystem
 
-/// Part of section 2 (recognition), issue 15: lectord's Camera (ReplaySource at a frame
-/// rate faster than recognition → LatestFrameMailbox → RecognitionLoop) with 1, 2, …
+/// Section `pool` (issue 15): the machine's ceiling first (1, 2, … C-API loops at once),
+/// then lectord's Camera (ReplaySource at a frame rate faster than recognition →
+/// LatestFrameMailbox → RecognitionLoop) with 1, 2, …
 /// recognizers on the same frames in one run: results per second, capture→publish
 /// latency against one recognition p99 + one frame interval + 5 ms, capture times of
 /// published results strictly increasing; then lectord's resident memory with 1, 2, …
@@ -97,7 +98,7 @@ struct PoolThroughput {
                 status = Report.check(run.latency.p99 <= bound && run.increasing)
             }
             bench.report.add(
-                section: "recognition",
+                section: "pool",
                 item: "pool of \(count) recognizer\(count == 1 ? "" : "s"), \(frames.name) at \(Int(Self.fps)) fps",
                 value: "\(format(run.perSecond, 2)) results/s (\(format(speedup, 2))× one\(ofCeiling)); latency p50 \(format(run.latency.median, 1)) ms, p99 \(format(run.latency.p99, 1)) ms (bound \(format(bound, 1)): recognition p99 \(format(run.recognition.p99, 1)) ms\(single.map { ", one recognizer's \(format($0.recognition.p99, 1)) ms" } ?? "")); capture times \(run.increasing ? "strictly increasing" : "NOT increasing"); captured \(run.counters.captured), recognized \(run.counters.recognized), dropped \(run.counters.dropped)",
                 target: target, status: status,
@@ -162,7 +163,7 @@ struct PoolThroughput {
         for count in sizes {
             guard let rate = perSecond[count] else { continue }
             ratios[count] = rate / one
-            bench.report.add(section: "recognition", item: "machine ceiling: \(count) C-API loop\(count == 1 ? "" : "s") at once, \(frames.name)",
+            bench.report.add(section: "pool", item: "machine ceiling: \(count) C-API loop\(count == 1 ? "" : "s") at once, \(frames.name)",
                              value: "\(format(rate, 2)) recognitions/s (\(format(rate / one, 2))× one thread): the most any pool can get here",
                              numbers: [("threads", Double(count)), ("recognitions_per_s", rate), ("speedup", rate / one)])
         }
@@ -263,7 +264,7 @@ struct PoolThroughput {
         for count in sizes.dropFirst() {
             guard let megabytes = resident[count] else { continue }
             let perExtra = (megabytes - one) / Double(count - 1)
-            bench.report.add(section: "recognition", item: "lectord RSS with \(count) recognizers (per extra recognizer)",
+            bench.report.add(section: "pool", item: "lectord RSS with \(count) recognizers (per extra recognizer)",
                              value: "\(format(megabytes, 1)) MB against \(format(one, 1)) MB with one: \(format(perExtra, 1)) MB per extra recognizer",
                              target: "≤ \(Int(Self.memoryTargetMegabytes)) MB per extra recognizer",
                              status: Report.check(perExtra <= Self.memoryTargetMegabytes),
