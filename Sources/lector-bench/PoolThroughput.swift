@@ -25,14 +25,30 @@ struct PoolThroughput {
     /// Pool sizes: 1 up to the number of cores (at least 2, at most 4).
     private var sizes: [Int] { Array(1...max(2, min(4, ProcessInfo.processInfo.activeProcessorCount))) }
 
+    /// Pool sizes take turns, each measured in `rounds` parts (1, 2, 1, 2 …), so a change
+    /// in what else the machine does falls on all sizes alike.
+    static let rounds = 2
+
     private struct Run {
         var results = 0
         var seconds = 0.0
         var latency = Samples()
         var recognition = Samples()
         var increasing = true
-        var counters = FrameCounters.Snapshot()
+        var captured = 0, recognized = 0, dropped = 0
         var perSecond: Double { Double(results) / max(seconds, 1e-9) }
+
+        /// Adds another part of the same pool size's measurement.
+        mutating func absorb(_ part: Run) {
+            results += part.results
+            seconds += part.seconds
+            part.latency.values.forEach { latency.append($0) }
+            part.recognition.values.forEach { recognition.append($0) }
+            increasing = increasing && part.increasing
+            captured += part.captured
+            recognized += part.recognized
+            dropped += part.dropped
+        }
     }
 
     /// What a publish callback records: only results in the measuring window count.
@@ -78,12 +94,18 @@ struct PoolThroughput {
             return
         }
         let seconds = bench.options.smoke ? 4.0 : 20.0
-        bench.report.note("recognizer pool: lectord's Camera replaying \(frames.name) YUYV frames (noisy and clean alternately) at \(Int(Self.fps)) fps, full size, live text off; \(format(seconds, 0)) s measured per pool size after 3 s of warm-up, pool sizes in one run")
+        bench.report.note("recognizer pool: lectord's Camera replaying \(frames.name) YUYV frames (noisy and clean alternately) at \(Int(Self.fps)) fps, full size, live text off; \(format(seconds, 0)) s measured per pool size (in \(Self.rounds) turns, each after 3 s of warm-up), pool sizes in one run")
         let ceiling = machineCeiling(frames: frames, seconds: bench.options.smoke ? 2 : 10)
         var runs: [Int: Run] = [:]
+        for _ in 0..<Self.rounds {
+            for count in sizes {
+                guard let part = measure(path: rawPath, frames: frames, recognizers: count, seconds: seconds / Double(Self.rounds))
+                else { continue }
+                runs[count, default: Run()].absorb(part)
+            }
+        }
         for count in sizes {
-            guard let run = measure(path: rawPath, frames: frames, recognizers: count, seconds: seconds) else { continue }
-            runs[count] = run
+            guard let run = runs[count] else { continue }
             let interval = 1000 / Self.fps
             let bound = run.recognition.p99 + interval + 5
             let single = runs[1]
@@ -100,14 +122,14 @@ struct PoolThroughput {
             bench.report.add(
                 section: "pool",
                 item: "pool of \(count) recognizer\(count == 1 ? "" : "s"), \(frames.name) at \(Int(Self.fps)) fps",
-                value: "\(format(run.perSecond, 2)) results/s (\(format(speedup, 2))× one\(ofCeiling)); latency p50 \(format(run.latency.median, 1)) ms, p99 \(format(run.latency.p99, 1)) ms (bound \(format(bound, 1)): recognition p99 \(format(run.recognition.p99, 1)) ms\(single.map { ", one recognizer's \(format($0.recognition.p99, 1)) ms" } ?? "")); capture times \(run.increasing ? "strictly increasing" : "NOT increasing"); captured \(run.counters.captured), recognized \(run.counters.recognized), dropped \(run.counters.dropped)",
+                value: "\(format(run.perSecond, 2)) results/s (\(format(speedup, 2))× one\(ofCeiling)); latency p50 \(format(run.latency.median, 1)) ms, p99 \(format(run.latency.p99, 1)) ms (bound \(format(bound, 1)): recognition p99 \(format(run.recognition.p99, 1)) ms\(single.map { ", one recognizer's \(format($0.recognition.p99, 1)) ms" } ?? "")); capture times \(run.increasing ? "strictly increasing" : "NOT increasing"); captured \(run.captured), recognized \(run.recognized), dropped \(run.dropped)",
                 target: target, status: status,
                 numbers: [("recognizers", Double(count)), ("results_per_s", run.perSecond), ("speedup", speedup),
                           ("latency_p50_ms", run.latency.median), ("latency_p99_ms", run.latency.p99),
                           ("recognition_p50_ms", run.recognition.median), ("recognition_p99_ms", run.recognition.p99),
                           ("bound_ms", bound), ("increasing", run.increasing ? 1 : 0),
-                          ("captured", Double(run.counters.captured)), ("recognized", Double(run.counters.recognized)),
-                          ("dropped", Double(run.counters.dropped))])
+                          ("captured", Double(run.captured)), ("recognized", Double(run.recognized)),
+                          ("dropped", Double(run.dropped))])
         }
         memory(frames: frames, directory: directory)
     }
@@ -118,46 +140,16 @@ struct PoolThroughput {
     /// one thread's: the speed-up no recognizer pool can beat here (shared cores, caches
     /// and memory bandwidth; a cloud vCPU may be one hyperthread of a core).
     private func machineCeiling(frames: BenchFrameSet, seconds: Double) -> [Int: Double] {
-        final class Counter: @unchecked Sendable {
-            let lock = NSLock()
-            var recognitions = 0
+        var recognitions: [Int: Int] = [:], elapsed: [Int: Double] = [:]
+        for _ in 0..<Self.rounds {
+            for count in sizes {
+                guard let part = ceilingPart(frames: frames, threads: count, seconds: seconds / Double(Self.rounds)) else { return [:] }
+                recognitions[count, default: 0] += part.recognitions
+                elapsed[count, default: 0] += part.seconds
+            }
         }
         var perSecond: [Int: Double] = [:]
-        for count in sizes {
-            let references = (0..<count).compactMap { _ in bench_reference_create("eng", nil, 3) }
-            guard references.count == count else {
-                references.forEach { bench_reference_destroy($0) }
-                bench.report.note("machine ceiling: Tesseract did not start")
-                return [:]
-            }
-            let counter = Counter()
-            let group = DispatchGroup()
-            let images = [frames.noisy, frames.clean]
-            let start = bench_reference_now_ns(), end = start + Int64(seconds * 1e9)
-            for (index, reference) in references.enumerated() {
-                group.enter()
-                nonisolated(unsafe) let reference = reference
-                Thread.detachNewThread {
-                    var result = bench_reference_result()
-                    var done = 0, turn = index
-                    while bench_reference_now_ns() < end {
-                        let image = images[turn % images.count]
-                        turn += 1
-                        image.pixels.withUnsafeBufferPointer { pixels in
-                            _ = bench_reference_recognize(reference, pixels.baseAddress, Int32(image.width), Int32(image.height),
-                                                          Int32(image.width), 300, nil, 0, &result)
-                        }
-                        done += 1
-                    }
-                    counter.lock.withLock { counter.recognitions += done }
-                    group.leave()
-                }
-            }
-            group.wait()
-            let elapsed = Double(bench_reference_now_ns() - start) / 1e9
-            references.forEach { bench_reference_destroy($0) }
-            perSecond[count] = Double(counter.recognitions) / elapsed
-        }
+        for count in sizes { perSecond[count] = Double(recognitions[count] ?? 0) / max(elapsed[count] ?? 0, 1e-9) }
         guard let one = perSecond[1] else { return [:] }
         var ratios: [Int: Double] = [:]
         for count in sizes {
@@ -168,6 +160,45 @@ struct PoolThroughput {
                              numbers: [("threads", Double(count)), ("recognitions_per_s", rate), ("speedup", rate / one)])
         }
         return ratios
+    }
+
+    /// `threads` C reference loops at once for `seconds`: recognitions done, seconds taken.
+    private func ceilingPart(frames: BenchFrameSet, threads count: Int, seconds: Double) -> (recognitions: Int, seconds: Double)? {
+        final class Counter: @unchecked Sendable {
+            let lock = NSLock()
+            var recognitions = 0
+        }
+        let references = (0..<count).compactMap { _ in bench_reference_create("eng", nil, 3) }
+        defer { references.forEach { bench_reference_destroy($0) } }
+        guard references.count == count else {
+            bench.report.note("machine ceiling: Tesseract did not start")
+            return nil
+        }
+        let counter = Counter()
+        let group = DispatchGroup()
+        let images = [frames.noisy, frames.clean]
+        let start = bench_reference_now_ns(), end = start + Int64(seconds * 1e9)
+        for (index, reference) in references.enumerated() {
+            group.enter()
+            nonisolated(unsafe) let reference = reference
+            Thread.detachNewThread {
+                var result = bench_reference_result()
+                var done = 0, turn = index
+                while bench_reference_now_ns() < end {
+                    let image = images[turn % images.count]
+                    turn += 1
+                    image.pixels.withUnsafeBufferPointer { pixels in
+                        _ = bench_reference_recognize(reference, pixels.baseAddress, Int32(image.width), Int32(image.height),
+                                                      Int32(image.width), 300, nil, 0, &result)
+                    }
+                    done += 1
+                }
+                counter.lock.withLock { counter.recognitions += done }
+                group.leave()
+            }
+        }
+        group.wait()
+        return (counter.recognitions, Double(bench_reference_now_ns() - start) / 1e9)
     }
 
     private func measure(path: String, frames: BenchFrameSet, recognizers: Int, seconds: Double) -> Run? {
@@ -202,7 +233,8 @@ struct PoolThroughput {
         run.latency = measured.latency
         run.recognition = measured.recognition
         run.increasing = measured.increasing
-        run.counters = camera.counters.snapshot
+        let counters = camera.counters.snapshot
+        (run.captured, run.recognized, run.dropped) = (counters.captured, counters.recognized, counters.dropped)
         return run
     }
 
