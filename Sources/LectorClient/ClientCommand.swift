@@ -25,7 +25,9 @@ public struct ClientCommand: Equatable, Sendable {
     public var changesOnly = false
     /// Print line-track events (TRACK) instead of each frame's text.
     public var tracks = false
-    /// Exit 0 after this many TEXT messages (watch; with --tracks: TRACK messages).
+    /// `watch --matches`: print the MATCH messages of lectord's rules instead of text.
+    public var matches = false
+    /// Exit 0 after this many TEXT messages (watch; with --tracks: TRACK messages; with --matches: MATCH messages).
     public var count: Int?
     // snapshot
     public var output: String?
@@ -90,16 +92,18 @@ public struct ClientCommand: Equatable, Sendable {
         switch action {
         case .watch:
             return """
-            Usage: lector watch [--device D]... [--level block|line|word|symbol] [--min-confidence C] [--changes-only] [--tracks] [--count N] [--json]
+            Usage: lector watch [--device D]... [--level block|line|word|symbol] [--min-confidence C] [--changes-only] [--tracks] [--matches] [--count N] [--json]
 
             Prints each recognized text line as "DEVICE CONFIDENCE TEXT" while lectord reads it; with --tracks,
-            each line track's events: + ID "TEXT" (settled), ~ ID "TEXT" (changed), - ID (gone).
+            each line track's events: + ID "TEXT" (settled), ~ ID "TEXT" (changed), - ID (gone); with --matches,
+            each match of lectord's rules: DEVICE/ZONE RULE "TEXT" [GROUPS] CONFIDENCE.
 
               --device D               Only this camera (repeatable; default all).
               --level L                Detail of the JSON stream (default line; with --json: word).
               --min-confidence C       Leave out words below this confidence, 0-1.
               --changes-only           Only when the text differs from the last one.
               --tracks                 Print line-track events instead of each frame's text.
+              --matches                Print the matches of lectord's rules instead of each frame's text.
               --count N                Exit after N recognized frames.
             \(common)
             """
@@ -176,6 +180,7 @@ public struct ClientCommand: Equatable, Sendable {
                 command.minimumConfidence = try scanner.number(for: argument, in: 0...1)
             case ("--changes-only", .watch): command.changesOnly = try scanner.flag(argument)
             case ("--tracks", .watch): command.tracks = try scanner.flag(argument)
+            case ("--matches", .watch): command.matches = try scanner.flag(argument)
             case ("--count", .watch): command.count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
             case ("-o", .snapshot), ("--output", .snapshot): command.output = try scanner.value(for: argument)
             case ("--boxes", .snapshot): command.boxes = try scanner.flag(argument)

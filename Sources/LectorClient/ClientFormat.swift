@@ -38,6 +38,15 @@ enum ClientFormat {
         return out
     }
 
+    /// A MATCH message readably: `meter/reading any "01234567" [0123, 4567] 0.93`
+    /// (device/zone, rule, text, groups when the expression has any, confidence).
+    static func matchLine(_ message: MatchMessage) -> String {
+        let quoted = "\"" + message.text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var line = message.device + (message.zone.map { "/\($0)" } ?? "") + " \(message.rule) \(quoted)"
+        if !message.groups.isEmpty { line += " [" + message.groups.joined(separator: ", ") + "]" }
+        return line + " \(fixed(message.confidence))"
+    }
+
     /// A TRACK message readably: `+ 3 "Batch 7731 expires"` (new), `~ 3 "…"` (changed),
     /// `- 3` (gone).
     static func trackLine(_ message: TrackMessage) -> String {
@@ -53,14 +62,19 @@ enum ClientFormat {
     static func devices(_ message: DevicesMessage) -> [String] {
         message.devices.map { device in
             let info = device.info
-            var parts = [info.path, info.state.rawValue]
+            // Since proto_minor 5 `name` is the camera's name (its `device`), `card` the driver's.
+            var parts = [info.name ?? info.path, info.state.rawValue]
+            if let name = info.name, name != info.path { parts.append("path \(info.path)") }
             if let format = info.format { parts.append(format) }
             if let width = info.width, let height = info.height { parts.append("\(width)x\(height)") }
             if let fps = info.fps { parts.append("\(fixed(fps, 1)) fps") }
             parts.append("orientation \(device.orientation.exif) (\(device.orientation.name))")
             parts.append("camera \(device.cameraPosition.rawValue)")
             if device.watched { parts.append("watched") }
-            if let name = info.name { parts.append("\"\(name)\"") }
+            if let card = info.card { parts.append("\"\(card)\"") }
+            if let zones = info.zones {
+                for zone in zones { parts.append("zone \(zone.name) \(zone.rect.x),\(zone.rect.y),\(zone.rect.width),\(zone.rect.height)" + (zone.warning.map { " (\($0))" } ?? "")) }
+            }
             if let error = info.error { parts.append("error: \(error)") }
             if let warning = info.warning { parts.append("warning: \(warning)") }
             return parts.joined(separator: "  ")
@@ -72,7 +86,7 @@ enum ClientFormat {
         var out = ["lectord \(message.release), up \(fixed(message.uptime, 1)) s, "
                    + "\(message.clients) clients, \(message.watchers) watching"]
         for device in message.devices {
-            var line = "\(device.path): \(device.state.rawValue)"
+            var line = "\(device.name ?? device.path): \(device.state.rawValue)"
             line += ", captured \(device.captured) recognized \(device.recognized)"
             line += " dropped \(device.dropped) rejected \(device.rejected)"
             line += ", \(fixed(device.captureFPS, 1)) fps captured, \(fixed(device.recognizeFPS, 1)) fps recognized"

@@ -114,9 +114,10 @@ public enum LectorCommand {
         var watch = WatchRequest()
         watch.enable = true
         if !command.devices.isEmpty { watch.devices = command.devices }
-        watch.text = !command.tracks
-        watch.frame = command.json && !command.tracks
+        watch.text = !command.tracks && !command.matches
+        watch.frame = command.json && !command.tracks && !command.matches
         if command.tracks { watch.tracks = true }
+        if command.matches { watch.matches = true }
         watch.level = command.level
         watch.minimumConfidence = command.minimumConfidence
         if command.changesOnly { watch.changesOnly = true }
@@ -138,12 +139,17 @@ public enum LectorCommand {
                 if !command.json { output.standard(ClientFormat.trackLine(track)) }
                 texts += 1
                 if let count = command.count, texts >= count { return }
+            case let .match(match):
+                if !command.json { output.standard(ClientFormat.matchLine(match)) }
+                texts += 1
+                if let count = command.count, texts >= count { return }
             case let .overflow(overflow):
                 if !command.json { output.error("\(overflow.dropped) messages dropped: reading too slowly") }
             case let .devices(devices):
                 if !command.json {
                     for device in devices.devices {
-                        let info = device.info
+                        var info = device.info
+                        info.path = info.name ?? info.path  // the camera's name (proto_minor 5)
                         // Retries pass through `opening`: only a camera that streams again was found.
                         guard info.state == .lost else {
                             if info.state == .streaming, lost.removeValue(forKey: info.path) != nil {
@@ -183,9 +189,9 @@ public enum LectorCommand {
                 case .text: break waiting
                 case let .error(error): throw ErrorReply(message: error.message)
                 case let .devices(devices):
-                    let named = devices.devices.filter { command.devices.first == nil || $0.info.path == command.devices.first }
+                    let named = devices.devices.filter { command.devices.first == nil || $0.info.path == command.devices.first || $0.info.name == command.devices.first }
                     if let lost = named.first(where: { $0.info.state == .lost }), named.count == 1 {
-                        throw ErrorReply(message: "\(lost.info.path) is lost: \(lost.info.error ?? "no reason given"); nothing to snapshot")
+                        throw ErrorReply(message: "\(lost.info.name ?? lost.info.path) is lost: \(lost.info.error ?? "no reason given"); nothing to snapshot")
                     }
                 default: continue
                 }

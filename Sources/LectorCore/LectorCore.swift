@@ -1,8 +1,8 @@
 // LectorCore: the daemon's core, along the data flow.
 //
 // Capture (V4L2 devices, replay and demo sources) → Mailbox (the latest-frame slot) →
-// Imaging (luma, orientation) → Recognition (Tesseract) → Pipeline (cameras, counters,
-// reports) → Server (the Unix socket) and Systemd (notify, watchdog), wired together by
+// Imaging (luma, orientation) → Recognition (Tesseract, whole frame or per zone) → Pipeline
+// (cameras, counters, reports) → Rules (MATCH, hooks) → Server (the Unix socket) and Systemd (notify, watchdog), wired together by
 // Daemon (options, configuration, signals). May import LectorProtocol, LectorSystem and
 // the C targets CTesseract, CJPEG and CV4L2, and CLibCamera (libcamera; a target only
 // where libcamera >= 0.4 is found, imported by Capture/Libcamera/LibcameraCamera.swift

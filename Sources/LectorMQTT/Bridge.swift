@@ -46,6 +46,8 @@ public final class Bridge: @unchecked Sendable {
 
     private var cameras: [String: Camera] = [:]
     private var release: String?
+    /// lectord's proto_minor: from 5 on, DEVICES' `name` is the camera's name (TEXT's `device`).
+    private var protocolMinor = 0
     private var queue: PublishQueue
     private var connected = false
     private var everConnected = false
@@ -282,6 +284,7 @@ public final class Bridge: @unchecked Sendable {
         switch name {
         case "VERSION":
             let newRelease = message["release"]?.stringValue
+            protocolMinor = message["proto_minor"]?.intValue ?? 0
             if message["proto_major"]?.intValue != 1 {
                 logger.once("protocol", .error, "lectord speaks another protocol major version", [("proto_major", "\(message["proto_major"].map(JSONWriter.string) ?? "?")")])
             }
@@ -306,11 +309,11 @@ public final class Bridge: @unchecked Sendable {
             publishText(device)
         case "STATUS":
             for entry in message["devices"]?.arrayValue ?? [] {
-                guard let device = entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
+                guard let device = entry["name"]?.stringValue ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
                 var camera = camera(for: device)
                 if let state = entry["state"]?.stringValue { camera.state = state }
                 cameras[device] = camera
-                let members = (entry.objectValue ?? []).filter { $0.0 != "path" && $0.0 != "class" && $0.0 != "device" }
+                let members = (entry.objectValue ?? []).filter { $0.0 != "path" && $0.0 != "class" && $0.0 != "device" && $0.0 != "name" }
                 publishStatus(of: camera, members)
             }
         case "ORIENTATION":
@@ -341,7 +344,8 @@ public final class Bridge: @unchecked Sendable {
     private func devices(_ list: [JSONValue]) {
         var present: Set<String> = []
         for entry in list {
-            guard let device = entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
+            let name = protocolMinor >= 5 ? entry["name"]?.stringValue : nil
+            guard let device = name ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
             present.insert(device)
             var camera = camera(for: device)
             if let state = entry["state"]?.stringValue { camera.state = state }

@@ -97,6 +97,7 @@ public struct WatchMessage: ProtocolMessage {
         settings.minimumConfidence = try m.required("min_confidence", m.double)
         settings.changesOnly = try m.required("changes_only", m.bool)
         settings.tracks = try m.bool("tracks") ?? false  // absent from servers before 1.3
+        settings.matches = try m.bool("matches") ?? false  // absent from servers before 1.5
         self.init(settings)
     }
 
@@ -110,6 +111,7 @@ public struct WatchMessage: ProtocolMessage {
         object.add("min_confidence", settings.minimumConfidence)
         object.add("changes_only", settings.changesOnly)
         if settings.tracks { object.add("tracks", true) }  // absent: false (as before 1.3)
+        if settings.matches { object.add("matches", true) }  // absent: false (as before 1.5)
         return object.value
     }
 }
@@ -153,6 +155,9 @@ public struct DeviceMessage: ProtocolMessage {
         info.fps = try m.double("fps")
         info.error = try m.string("error")
         info.warning = try m.string("warning")
+        info.zones = try m.array("zones") { (item, path) throws(ProtocolError) in
+            try ZoneInfo(json: item, messageClass: Self.messageClass, path: path)
+        }
         self.init(info: info, orientation: try m.required("orientation", m.orientation),
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
@@ -175,6 +180,7 @@ public struct DeviceMessage: ProtocolMessage {
         object.add("fps", info.fps)
         object.add("error", info.error)
         object.add("warning", info.warning)
+        if let zones = info.zones { object.add("zones", .array(zones.map(\.json))) }
         object.add("orientation", orientationJSON(orientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

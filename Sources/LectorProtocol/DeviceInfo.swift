@@ -12,12 +12,14 @@ public enum CameraState: String, CaseIterable, Sendable {
 
 /// What is known about a camera: the content of a DEVICES entry.
 public struct DeviceInfo: Equatable, Sendable {
-    /// The path or name it was given (`/dev/video0`, `demo`).
+    /// The source it was given (`/dev/video0`, a replay's folder, `demo`).
     public var path: String
     public var state: CameraState
-    /// Human-readable name (V4L2 card name, or a description of the replay).
+    /// The camera's name, its `device` in every other message (`[camera NAME]`, or its
+    /// path); before proto_minor 5 this was what ``card`` now says.
     public var name: String?
     public var driver: String?
+    /// The driver's name for the device (V4L2 card name, libcamera model, a description of the replay).
     public var card: String?
     public var bus: String?
     /// The negotiated pixel format's FourCC, e.g. `YUYV`.
@@ -30,6 +32,8 @@ public struct DeviceInfo: Equatable, Sendable {
     /// A setting that does not fit what the camera delivers, e.g. a region of interest
     /// outside the image (proto_minor 4).
     public var warning: String?
+    /// The camera's zones (proto_minor 5); nil when it has none (the whole frame is read).
+    public var zones: [ZoneInfo]?
 
     public init(path: String, state: CameraState, name: String? = nil) {
         self.path = path

@@ -13,6 +13,30 @@ public struct RecognizedText: Sendable, Equatable {
     /// Every word, in reading order.
     public var words: [TextWord] { blocks.flatMap { $0.lines.flatMap(\.words) } }
 
+    /// Every box passed through `map` (a zone's upscaled crop back to the upright image).
+    public func mapped(_ map: (PixelBox) -> PixelBox) -> RecognizedText {
+        RecognizedText(blocks: blocks.map { block in
+            var block = block
+            block.box = map(block.box)
+            block.lines = block.lines.map { line in
+                var line = line
+                line.box = map(line.box)
+                line.words = line.words.map { word in
+                    var word = word
+                    word.box = map(word.box)
+                    word.symbols = word.symbols.map { symbol in
+                        var symbol = symbol
+                        symbol.box = map(symbol.box)
+                        return symbol
+                    }
+                    return word
+                }
+                return line
+            }
+            return block
+        })
+    }
+
     /// Every box multiplied by `factor` and moved by (`dx`, `dy`): maps results of a
     /// downscaled or cropped image back to the full upright image.
     public func mapped(scale factor: Int, dx: Int = 0, dy: Int = 0) -> RecognizedText {
@@ -48,8 +72,11 @@ public struct TextBlock: Sendable, Equatable {
     /// The language most of its words were recognized in, e.g. `eng`.
     public var language: String?
     public var lines: [TextLine]
+    /// The zone it was read in (`[zone CAMERA/ZONE]`'s ZONE); nil without zones.
+    public var zone: String?
 
-    public init(box: PixelBox, confidence: Double, language: String? = nil, lines: [TextLine]) {
+    public init(box: PixelBox, confidence: Double, language: String? = nil, lines: [TextLine], zone: String? = nil) {
+        self.zone = zone
         self.box = box
         self.confidence = confidence
         self.language = language

@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 4
+    public static let minor = 5
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -21,12 +21,14 @@ public struct WatchSettings: Equatable, Sendable {
     public var changesOnly = false
     /// Send TRACK messages (line tracks settling, changing, going).
     public var tracks = false
+    /// Send MATCH messages (rules matching text; proto_minor 5).
+    public var matches = false
 
     public init() {}
 
     /// Whether this subscription streams anything of `device`.
     public func streams(_ device: String) -> Bool {
-        enable && (text || frame || tracks) && (devices?.contains(device) ?? true)
+        enable && (text || frame || tracks || matches) && (devices?.contains(device) ?? true)
     }
 }
 
@@ -40,6 +42,7 @@ public struct WatchRequest: Equatable, Sendable {
     public var minimumConfidence: Double?
     public var changesOnly: Bool?
     public var tracks: Bool?
+    public var matches: Bool?
 
     public init() {}
 
@@ -54,6 +57,7 @@ public struct WatchRequest: Equatable, Sendable {
         if let minimumConfidence { settings.minimumConfidence = minimumConfidence }
         if let changesOnly { settings.changesOnly = changesOnly }
         if let tracks { settings.tracks = tracks }
+        if let matches { settings.matches = matches }
         return settings
     }
 }
@@ -116,6 +120,7 @@ extension Request {
             watch.minimumConfidence = try fields.number("min_confidence", in: 0...1)
             watch.changesOnly = try fields.bool("changes_only")
             watch.tracks = try fields.bool("tracks")
+            watch.matches = try fields.bool("matches")
             return .watch(watch)
         case "POLL": return .poll
         case "DEVICES": return .devices
@@ -225,6 +230,7 @@ extension Request {
             object.add("min_confidence", watch.minimumConfidence)
             object.add("changes_only", watch.changesOnly)
             object.add("tracks", watch.tracks)
+            object.add("matches", watch.matches)
         case .poll, .devices, .status:
             break
         case let .orientation(device, settings):

@@ -11,6 +11,7 @@ public enum ServerMessage: Equatable, Sendable {
     case text(TextMessage)
     case frame(FrameMessage)
     case track(TrackMessage)
+    case match(MatchMessage)
     case poll(PollMessage)
     case status(StatusMessage)
     /// A message of a class this release does not know.
@@ -20,7 +21,7 @@ public enum ServerMessage: Equatable, Sendable {
     public static let types: [any ProtocolMessage.Type] = [
         VersionMessage.self, ErrorMessage.self, OverflowMessage.self, WatchMessage.self, DevicesMessage.self,
         OrientationMessage.self, SnapshotMessage.self, TextMessage.self, FrameMessage.self, TrackMessage.self, PollMessage.self,
-        StatusMessage.self,
+        StatusMessage.self, MatchMessage.self,
     ]
 
     /// Parses one line (without its newline) as a JSON object with a `class` string.
@@ -54,6 +55,7 @@ public enum ServerMessage: Equatable, Sendable {
         case TextMessage.messageClass: self = .text(try TextMessage(json: json))
         case FrameMessage.messageClass: self = .frame(try FrameMessage(json: json))
         case TrackMessage.messageClass: self = .track(try TrackMessage(json: json))
+        case MatchMessage.messageClass: self = .match(try MatchMessage(json: json))
         case PollMessage.messageClass: self = .poll(try PollMessage(json: json))
         case StatusMessage.messageClass: self = .status(try StatusMessage(json: json))
         case nil: throw ProtocolError("message has no \"class\" string", member: "class")
@@ -74,6 +76,7 @@ public enum ServerMessage: Equatable, Sendable {
         case let .text(m): m
         case let .frame(m): m
         case let .track(m): m
+        case let .match(m): m
         case let .poll(m): m
         case let .status(m): m
         case .other: nil

@@ -38,7 +38,11 @@ public struct PollMessage: ProtocolMessage {
 
 /// One camera's entry in STATUS: state, counters, rates and timings.
 public struct DeviceStatus: Equatable, Sendable {
+    /// The camera's source (`/dev/video0`, a replay's folder, `demo`).
     public var path: String
+    /// The camera's name, its `device` in every other message (proto_minor 5; before,
+    /// `path` was that).
+    public var name: String?
     public var state: CameraState
     public var running: Bool
     public var watched: Bool
@@ -56,7 +60,8 @@ public struct DeviceStatus: Equatable, Sendable {
 
     public init(path: String, state: CameraState, running: Bool, watched: Bool, captured: Int, recognized: Int,
                 dropped: Int, rejected: Int, unchanged: Int? = nil, captureFPS: Double, recognizeFPS: Double,
-                recognizeMilliseconds: Percentiles? = nil, latencyMilliseconds: Percentiles? = nil) {
+                recognizeMilliseconds: Percentiles? = nil, latencyMilliseconds: Percentiles? = nil, name: String? = nil) {
+        self.name = name
         self.unchanged = unchanged
         self.path = path
         self.state = state
@@ -81,12 +86,14 @@ public struct DeviceStatus: Equatable, Sendable {
                   dropped: try m.required("dropped", m.int), rejected: try m.required("rejected", m.int),
                   unchanged: try m.int("unchanged"),
                   captureFPS: try m.required("capture_fps", m.double), recognizeFPS: try m.required("recognize_fps", m.double),
-                  recognizeMilliseconds: try m.percentiles("recognize_ms"), latencyMilliseconds: try m.percentiles("latency_ms"))
+                  recognizeMilliseconds: try m.percentiles("recognize_ms"), latencyMilliseconds: try m.percentiles("latency_ms"),
+                  name: try m.string("name"))
     }
 
     var json: JSONValue {
         var device = JSONObjectBuilder()
         device.add("path", path)
+        device.add("name", name)
         device.add("state", state.rawValue)
         device.add("running", running)
         device.add("watched", watched)

@@ -26,10 +26,13 @@ public struct TextElement: Equatable, Sendable {
     public var children: [TextElement]?
     /// For a line: the id of the line track it was placed in (TRACK messages).
     public var track: String?
+    /// For a block: the zone it was read in (proto_minor 5).
+    public var zone: String?
 
     public init(text: String, box: PixelBox, corners: [PixelPoint], confidence: Double, language: String? = nil,
-                children: [TextElement]? = nil, track: String? = nil) {
+                children: [TextElement]? = nil, track: String? = nil, zone: String? = nil) {
         self.track = track
+        self.zone = zone
         self.text = text
         self.box = box
         self.corners = corners
@@ -56,6 +59,7 @@ public struct TextElement: Equatable, Sendable {
         members.add("confidence", confidence)
         members.add("language", language)
         members.add("track", track)
+        members.add("zone", zone)
         if let children, let key = Self.childrenKey(of: level), let next = DetailLevel.allCases.first(where: { $0 > level }) {
             members.add(key, .array(children.map { $0.json(at: next) }))
         }
@@ -80,7 +84,7 @@ public struct TextElement: Equatable, Sendable {
         }
         self.init(text: try m.required("text", m.string), box: try m.required("box", m.box), corners: corners,
                   confidence: try m.required("confidence", m.double), language: try m.string("language"),
-                  children: children, track: try m.string("track"))
+                  children: children, track: try m.string("track"), zone: try m.string("zone"))
     }
 }
 
@@ -122,13 +126,13 @@ public struct TextMessage: ProtocolMessage {
     public init(device: String, sequence: UInt32, time: String, orientation: ImageOrientation, width: Int, height: Int,
                 tree: RecognizedText, level: DetailLevel, recognizeMilliseconds: Double,
                 lineTracks: [PixelBox: String] = [:], corners: (PixelBox) -> [PixelPoint]) {
-        func element(_ text: String, _ box: PixelBox, _ confidence: Double, _ language: String? = nil,
+        func element(_ text: String, _ box: PixelBox, _ confidence: Double, _ language: String? = nil, zone: String? = nil,
                      children: [TextElement]?, track: String? = nil) -> TextElement {
             TextElement(text: text, box: box, corners: corners(box), confidence: (confidence * 1000).rounded() / 1000,
-                        language: language, children: children, track: track)
+                        language: language, children: children, track: track, zone: zone)
         }
         let blocks = tree.blocks.map { block in
-            element(block.text, block.box, block.confidence, block.language, children: level < .line ? nil : block.lines.map { line in
+            element(block.text, block.box, block.confidence, block.language, zone: block.zone, children: level < .line ? nil : block.lines.map { line in
                 element(line.text, line.box, line.confidence, children: level < .word ? nil : line.words.map { word in
                     element(word.text, word.box, word.confidence, children: level < .symbol ? nil : word.symbols.map {
                         element($0.text, $0.box, $0.confidence, children: nil)

@@ -32,7 +32,7 @@ struct OptionTableTests {
     /// A configuration file giving `options` with their examples.
     static func file(_ options: [DaemonOption]) -> String {
         let lines = { (scope: DaemonOption.Scope) in options.filter { $0.scope == scope }.map { "\($0.key ?? "?") = \($0.example)" } }
-        return (lines(.daemon) + ["[camera test]"] + lines(.camera)).joined(separator: "\n")
+        return (lines(.daemon) + ["[camera]"] + lines(.camera)).joined(separator: "\n")
     }
 
     /// The value `option` has in `options` (of the daemon, or of the first camera), as text.

@@ -101,6 +101,14 @@ enum SampleMessages {
             .poll(PollMessage(time: "2026-11-30T21:00:02.000Z", active: 0, texts: [], frames: [])),
             .status(status),
             .status(StatusMessage(release: "0.1", uptime: 0, clients: 0, watchers: 0, alwaysOn: false, devices: [])),
+            .match(MatchMessage(device: "meter", zone: "reading", rule: "any", text: "04217935", matched: "04217935",
+                                groups: ["04217", "935"], box: PixelBox(x: 131, y: 214, width: 211, height: 40),
+                                corners: [PixelPoint(x: 131, y: 214), PixelPoint(x: 342, y: 214), PixelPoint(x: 342, y: 254),
+                                          PixelPoint(x: 131, y: 254)],
+                                confidence: 0.953, track: "4", sequence: 75, time: "2026-12-01T03:40:12.310Z")),
+            .match(MatchMessage(device: "door", zone: nil, rule: "delivery", text: "DELIVERY", matched: "DELIVERY", groups: [],
+                                box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 0, track: nil,
+                                sequence: 0, time: "t")),
         ]
     }
 
@@ -241,7 +249,7 @@ struct ProtocolMessageTests {
             #expect(message.message != nil)
             #expect(String(decoding: JSONWriter.bytes(message.json), as: UTF8.self) == String(decoding: line, as: UTF8.self))
         }
-        // TRACK came after c959108 (proto_minor 3).
-        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK"]))
+        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5.
+        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH"]))
     }
 }

@@ -173,6 +173,10 @@ def play(lectord):
 STATE_DEPENDENT = {"name", "fps", "driver", "card", "bus", "format", "width", "height", "error"}
 
 
+# Members added to STATUS's devices by later minor versions (additive: the golden predates them).
+ADDED_TO_STATUS_DEVICES = {"name"}
+
+
 def settle(value):
     """Normalizes a masked value for comparison: any number is "<number>" (0 is written as
     an integer, other rates as floats), and DEVICE entries lose their state-dependent members."""
@@ -182,6 +186,9 @@ def settle(value):
         pairs = all(isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) for item in value)
         if pairs and value and value[0] == ["class", "DEVICE"]:
             value = [item for item in value if item[0] not in STATE_DEPENDENT]
+        if pairs and value and value[0][0] == "path":
+            # A STATUS device: `name` (the camera's name, proto_minor 5) was added since.
+            value = [item for item in value if item[0] not in ADDED_TO_STATUS_DEVICES]
         return [settle(item) for item in value]
     return value
 

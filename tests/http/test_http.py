@@ -639,7 +639,7 @@ def five_hundred_idle_connections():
 def idle_bridge_leaves_lectord_unwatched():
     W.watcher.sock.close()  # the test's own watcher is done: only the bridge may watch now
     W.browser.go(W.bridge.url("/"))
-    wait_for(lambda: page_state()["words"], 20, "the page's boxes")
+    wait_for(lambda: page_state().get("words"), 20, "the page's boxes")  # {cards: 0} until the first DEVICES
     wait_for(lambda: W.lector.request({"class": "STATUS"})["watchers"] == 1, 5, "the bridge watching with the page open")
     W.browser.go("about:blank")
     started = time.time()

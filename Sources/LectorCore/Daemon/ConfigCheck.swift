@@ -50,6 +50,23 @@ public enum ConfigCheck {
             if let path = recognizer.dataPath { recognition += ", tessdata \(path)" }
             lines.append(recognition)
             lines.append("  orientation: " + orientation(camera.orientation))
+            for zone in recognizer.zones {
+                let profile = zone.profile
+                var line = "  zone \(zone.name): \(zone.rect.x),\(zone.rect.y),\(zone.rect.width),\(zone.rect.height), psm \(profile.pageSegmentation)"
+                line += ", lang \(profile.language ?? recognizer.language)"
+                if let whitelist = profile.whitelist { line += ", whitelist \(whitelist)" }
+                if profile.scale > 1 { line += ", scale \(profile.scale)" }
+                if profile.invert { line += ", inverted" }
+                if profile.minimumHeight > 0 { line += ", min height \(profile.minimumHeight)" }
+                lines.append(line)
+            }
+            for rule in camera.rules {
+                var line = "  rule \(rule.qualifiedName): match \(rule.pattern)"
+                if rule.minimumConfidence > 0 { line += ", min confidence \(rule.minimumConfidence)" }
+                line += rule.settledOnly ? ", settled readings" : ", every reading"
+                if let hook = rule.hook { line += ", on match \(hook) (timeout \(rule.hookTimeout) s)" }
+                lines.append(line)
+            }
         }
         return lines
     }

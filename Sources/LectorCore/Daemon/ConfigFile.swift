@@ -89,13 +89,45 @@ public struct ConfigFile: Equatable, Sendable {
     public static func parse(_ text: String, path: String) throws(ConfigError) -> ConfigFile {
         var config = ConfigFile(path: path)
         var section: Section?
+        var zoneSection: ZoneSection?
+        var ruleSection: RuleSection?
+        var zones: [ZoneSection] = []
+        var rules: [RuleSection] = []
         var unusedCamera = CameraSettings()
+
+        func finishText() throws(ConfigError) {
+            if let done = zoneSection {
+                zoneSection = nil
+                guard done.rectGiven else {
+                    throw ConfigError(path: path, line: done.line, key: "rect", message: "a zone needs rect = X,Y,W,H")
+                }
+                if let other = zones.first(where: { $0.camera == done.camera && $0.zone.name == done.zone.name }) {
+                    throw ConfigError(path: path, line: done.line, key: nil,
+                                      message: "zone \(done.camera)/\(done.zone.name) is already defined at line \(other.line)")
+                }
+                zones.append(done)
+            }
+            if let done = ruleSection {
+                ruleSection = nil
+                guard done.matchGiven else {
+                    throw ConfigError(path: path, line: done.line, key: "match", message: "a rule needs match = REGEX")
+                }
+                if let other = rules.first(where: { $0.camera == done.camera && $0.rule.zone == done.rule.zone && $0.rule.name == done.rule.name }) {
+                    throw ConfigError(path: path, line: done.line, key: nil,
+                                      message: "rule \(done.camera)/\(done.rule.qualifiedName) is already defined at line \(other.line)")
+                }
+                rules.append(done)
+            }
+        }
 
         func finish() throws(ConfigError) {
             guard let done = section else { return }
             section = nil
             guard !done.settings.sources.isEmpty else {
                 throw ConfigError(path: path, line: done.line, key: nil, message: "[camera] needs device = PATH, replay = PATH or demo = true")
+            }
+            if done.settings.pendingLabel != nil {
+                throw ConfigError(path: path, line: done.line, key: "name", message: "a camera has one name")
             }
             if let (option, message) = DaemonOptionTable.violation(given: done.given, name: { $0.key ?? $0.flag }) {
                 throw ConfigError(path: path, line: done.line, key: option.key, message: message)
@@ -116,11 +148,28 @@ public struct ConfigFile: Equatable, Sendable {
                 }
                 let name = trimmed.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
                 try finish()
-                if name == "camera" || name.hasPrefix("camera ") {
-                    section = Section(line: number)
+                try finishText()
+                if name.hasPrefix("zone ") || name.hasPrefix("rule ") {
+                    let rest = name.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                    do {
+                        if name.hasPrefix("zone ") { zoneSection = try ZoneSection(line: number, name: rest) } else {
+                            ruleSection = try RuleSection(line: number, name: rest)
+                        }
+                    } catch {
+                        throw ConfigError(path: path, line: number, key: nil, message: error.message)
+                    }
+                } else if name == "camera" || name.hasPrefix("camera ") {
+                    var made = Section(line: number)
+                    let label = name.dropFirst("camera".count).trimmingCharacters(in: .whitespaces)
+                    if !label.isEmpty {
+                        do { made.settings.pendingLabel = try CameraName.parse(label) } catch {
+                            throw ConfigError(path: path, line: number, key: nil, message: "camera name \(error.message)")
+                        }
+                    }
+                    section = made
                 } else if name != "daemon" {
                     throw ConfigError(path: path, line: number, key: nil,
-                                      message: "unknown section [\(name)]; sections are [daemon] and [camera NAME]")
+                                      message: "unknown section [\(name)]; sections are [daemon], [camera NAME], [zone CAMERA/ZONE] and [rule CAMERA/ZONE/NAME]")
                 }
                 continue
             }
@@ -131,6 +180,14 @@ public struct ConfigFile: Equatable, Sendable {
             let value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             func fail(_ message: String) -> ConfigError { ConfigError(path: path, line: number, key: key, message: message) }
 
+            if zoneSection != nil || ruleSection != nil {
+                do {
+                    if zoneSection != nil { try zoneSection?.set(key, value) } else { try ruleSection?.set(key, value) }
+                } catch {
+                    throw fail(error.message)
+                }
+                continue
+            }
             let option = DaemonOptionTable.option(key: key)
             if var camera = section {
                 guard let option, option.scope == .camera else {
@@ -154,6 +211,35 @@ public struct ConfigFile: Equatable, Sendable {
             }
         }
         try finish()
+        try finishText()
+        try config.attach(zones: zones, rules: rules)
         return config
+    }
+
+    /// Gives each named camera its zones and rules; a zone or rule of a camera the file
+    /// does not name, or a rule of a zone it does not define, is an error at its line.
+    private mutating func attach(zones: [ZoneSection], rules: [RuleSection]) throws(ConfigError) {
+        func index(of camera: String, line: Int) throws(ConfigError) -> Int {
+            guard let index = sections.firstIndex(where: { $0.settings.labels.first == camera }) else {
+                let named = sections.compactMap { $0.settings.labels.first ?? nil }
+                throw ConfigError(path: path, line: line, key: nil,
+                                  message: "no [camera \(camera)] in this file" + (named.isEmpty ? "" : "; cameras: \(named.joined(separator: ", "))"))
+            }
+            return index
+        }
+        for zone in zones {
+            let camera = try index(of: zone.camera, line: zone.line)
+            if sections[camera].settings.spec.recognizer.zones.contains(where: { $0.name == zone.zone.name }) {
+                throw ConfigError(path: path, line: zone.line, key: nil, message: "zone \(zone.camera)/\(zone.zone.name) is already given by a zone key")
+            }
+            sections[camera].settings.spec.recognizer.zones.append(zone.zone)
+        }
+        for rule in rules {
+            let camera = try index(of: rule.camera, line: rule.line)
+            if let zone = rule.rule.zone, !sections[camera].settings.spec.recognizer.zones.contains(where: { $0.name == zone }) {
+                throw ConfigError(path: path, line: rule.line, key: nil, message: "no [zone \(rule.camera)/\(zone)] in this file")
+            }
+            sections[camera].settings.spec.rules.append(rule.rule)
+        }
     }
 }

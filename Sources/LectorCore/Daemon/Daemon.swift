@@ -16,6 +16,8 @@ public final class Daemon: Sendable {
     private let configPath: String?
     /// The options in force: `options`, then what each SIGHUP applied.
     private let effective: Mutex<DaemonOptions>
+    /// Each camera's rules, by camera name (SIGHUP replaces their rules).
+    private let ruleBooks = Mutex<[String: RuleBook]>([:])
 
     /// - Parameters:
     ///   - options: the options in force (command line merged with the configuration file).
@@ -65,11 +67,15 @@ public final class Daemon: Sendable {
                     recorders.append(made)
                     recorder = made
                 }
+                let rules = RuleBook(device: spec.name, rules: spec.rules, logger: logger)
+                ruleBooks.withLock { $0[spec.name] = rules }
                 let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
                                                             cameras: options.cameras.count)
-                let camera = try Camera(source: source, recognizer: spec.recognizer, recognizers: recognizers,
+                let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
                                         orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
-                                        logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { publication in
+                                        logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
+                    var publication = made
+                    publication.matches = rules.matches(in: made)
                     targets.hub?.record(publication)
                     targets.server?.publish(publication)
                     if publisher?.publish(publication) == .finished { stop.raise() }
@@ -128,6 +134,8 @@ public final class Daemon: Sendable {
         while !stop.wait(seconds: 3600) {}
         systemd?.stopping()
         hub.stopAll()
+        // Hooks still running (the end of a --stdout replay) finish, each within its timeout.
+        for rules in ruleBooks.withLock({ Array($0.values) }) { rules.waitForHooks() }
         server?.shutdown()
         for camera in cameras {
             let counts = camera.counters.snapshot
@@ -184,6 +192,9 @@ extension Daemon {
             }
             if camera.live != before.live {
                 live.updateLive(camera.live)
+            }
+            if camera.rules != before.rules {
+                ruleBooks.withLock { $0[camera.name] }?.replace(rules: camera.rules)
             }
             if camera.capture.stallTimeout != before.capture.stallTimeout {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
@@ -248,6 +259,7 @@ final class StdoutPublisher: Sendable {
                 try LineWriter.writeLine(publication.textLine, to: 1)
                 try LineWriter.writeLine(publication.frame.message.bytes, to: 1)
                 for track in publication.trackMessages { try LineWriter.writeLine(track.bytes, to: 1) }
+                for match in publication.matches { try LineWriter.writeLine(match.bytes, to: 1) }
             } catch {
                 state.failed = error.errno != EPIPE  // a reader that left is a normal end
                 return .finished

@@ -40,6 +40,11 @@ public struct CameraSpec: Equatable, Sendable {
     public var orientation = OrientationSettings()
     /// Stacking, change gate, line tracks.
     public var live = LiveSettings()
+    /// The camera's own name (`[camera NAME]`, `--name`): its `device` in messages and
+    /// requests; nil: the source's path names it.
+    public var label: String?
+    /// Rules on its text (`[rule CAMERA/…]`); its zones are ``RecognizerOptions/zones``.
+    public var rules: [RuleSpec] = []
 
     public init(source: SourceSpec) { self.source = source }
 }
@@ -99,6 +104,7 @@ public struct DaemonOptions: Equatable, Sendable {
         }
         if options.showHelp || options.showVersion { return options }
         if let (_, message) = DaemonOptionTable.violation(given: options.givenFlags, name: \.flag) { throw UsageError(message) }
+        if settings.pendingLabel != nil { throw UsageError("--name names the camera given just before it: put it after --device, --replay or --demo") }
         options.cameraSettings = settings
         // No source: the configuration file must name the cameras (see merged(with:)).
         options.cameras = settings.cameras()
@@ -158,8 +164,12 @@ extension CameraSpec {
         return camera
     }
 
-    /// The device name used in messages.
-    public var name: String {
+    /// The device name used in messages: the camera's own name when it has one, else
+    /// its source's path.
+    public var name: String { label ?? sourceName }
+
+    /// The source's path (`/dev/video0`, a replay's folder, `demo`): DEVICES' `path`.
+    public var sourceName: String {
         switch source {
         case .demo: "demo"
         case let .replay(options): options.path

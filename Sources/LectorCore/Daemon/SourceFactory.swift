@@ -17,7 +17,7 @@ public enum SourceFactory {
         case .demo:
             return try DemoFrames.source(fps: spec.capture.fps ?? demoFramesPerSecond, loop: true)
         case let .replay(options):
-            return try ReplaySource(name: spec.name, options: options, logger: logger)
+            return try ReplaySource(name: spec.sourceName, options: options, logger: logger)
         case let .device(path) where LibcameraSource.names(path):
             do {
                 return try LibcameraSource(settings: CaptureSettings(path: path, request: spec.capture), logger: logger)

@@ -33,24 +33,28 @@ public final class Camera: @unchecked Sendable {
     ///   - publish: called on a recognizer thread for every recognized frame, one call at a
     ///     time, in capture order; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
-    public init(source: any FrameSource, recognizer options: RecognizerOptions, recognizers: Int = 1,
+    ///   - name: the camera's name in messages, requests and logs (`[camera NAME]`); nil: the source's.
+    public init(source: any FrameSource, name: String? = nil, recognizer options: RecognizerOptions, recognizers: Int = 1,
                 orientation: OrientationSettings, live: LiveSettings = LiveSettings(), logger: Logger,
                 recorder: FrameRecorder? = nil, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
-        name = source.name
+        let name = name ?? source.name
+        self.name = name
         self.recorder = recorder
-        let info = DeviceState(DeviceInfo(path: source.name, state: .idle))
+        let info = DeviceState(DeviceInfo(path: source.name, state: .idle, name: name), name: name,
+                               zones: options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) })
         self.info = info
         self.stateChanged = stateChanged
         self.source = source
         self.orientation = OrientationControl(orientation)
-        self.logger = logger.with("device", source.name)
+        self.logger = logger.with("device", name)
         let colorPreview = ColorPreviewDemand()
         stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
-        loop = try RecognitionLoop(device: source.name, options: options,
+        loop = try RecognitionLoop(device: name, options: options,
                                    recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview,
                                    mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,
                                    warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
+                                   reportZones: { zones in if let changed = info.setZones(zones) { stateChanged(changed) } },
                                    publish: publish)
     }
 
@@ -127,7 +131,15 @@ public final class Camera: @unchecked Sendable {
     /// Recognizes the following frames with `options` (SIGHUP), without stopping the camera.
     /// - Throws: when Tesseract cannot start with them; the camera goes on as before.
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
+        let before = loop.recognizerOptions
         try loop.replaceRecognizer(options: options)
+        // New zones are listed at once (a camera nobody watches reads no frame); whether
+        // they fit is said again with the next frame.
+        if options.zones != before.zones || options.language != before.language {
+            loop.forgetZones()
+            let zones = options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) }
+            if let changed = info.setZones(zones) { stateChanged(changed) }
+        }
     }
 
     /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
@@ -152,16 +164,34 @@ public final class Camera: @unchecked Sendable {
 }
 
 /// A camera's latest state as its source reported it, with its recognizer's warning.
+/// What a source reports is relabelled: `path` stays the source's, `name` becomes the
+/// camera's name and the source's own description (a V4L2 card name) moves to `card`.
 private final class DeviceState: Sendable {
-    private let state: Mutex<(info: DeviceInfo, warning: String?)>
+    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?)>
+    private let name: String
 
-    init(_ info: DeviceInfo) { state = Mutex((info, nil)) }
+    init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
+        state = Mutex((info, nil, zones))
+        self.name = name
+    }
+
+    /// Stores the zones as the recognizer last found them; returns the new state when they changed.
+    func setZones(_ zones: [ZoneInfo]?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.zones != zones else { return nil }
+            state.zones = zones
+            return Self.merged(state)
+        }
+    }
 
     var current: DeviceInfo { state.withLock { Self.merged($0) } }
 
     /// Stores what the source reports; returns it with the warning.
     func report(_ info: DeviceInfo) -> DeviceInfo {
-        state.withLock { state in
+        var info = info
+        if info.card == nil { info.card = info.name }
+        info.name = name
+        return state.withLock { state in
             state.info = info
             return Self.merged(state)
         }
@@ -176,9 +206,10 @@ private final class DeviceState: Sendable {
         }
     }
 
-    private static func merged(_ state: (info: DeviceInfo, warning: String?)) -> DeviceInfo {
+    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?)) -> DeviceInfo {
         var info = state.info
         info.warning = state.warning
+        info.zones = state.zones
         return info
     }
 }

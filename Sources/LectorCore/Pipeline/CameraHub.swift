@@ -46,8 +46,11 @@ public final class CameraHub: Sendable {
         state = Mutex(Dictionary(uniqueKeysWithValues: cameras.map { ($0.name, DeviceState()) }))
     }
 
-    /// The camera called `name`.
-    public func camera(_ name: String) -> Camera? { entries.first { $0.name == name }?.camera }
+    /// The camera called `name`, or else the one whose source is `name` (a camera named
+    /// `kitchen` also answers to its `/dev/video0`).
+    public func camera(_ name: String) -> Camera? {
+        entries.first { $0.name == name }?.camera ?? entries.first { $0.camera.source.name == name }?.camera
+    }
 
     /// Names, in the order given.
     public var names: [String] { entries.map(\.name) }

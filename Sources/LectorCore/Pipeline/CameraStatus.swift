@@ -16,11 +16,11 @@ public struct CameraStatus: Sendable {
 
     /// STATUS's entry for this camera.
     public var deviceStatus: DeviceStatus {
-        DeviceStatus(path: name, state: info.state, running: running, watched: watched,
+        DeviceStatus(path: info.path, state: info.state, running: running, watched: watched,
                      captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
                      rejected: counters.rejected, unchanged: counters.unchanged, captureFPS: (rates.captured * 100).rounded() / 100,
                      recognizeFPS: (rates.recognized * 100).rounded() / 100,
-                     recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds)
+                     recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds, name: name)
     }
 
     /// The supervisor's sample (its rates are measured by the supervisor from the counters).

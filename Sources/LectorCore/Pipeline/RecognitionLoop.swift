@@ -22,6 +22,8 @@ public struct Publication: Sendable {
     /// The voted text of each line's track, in the order of the text's lines
     /// (`changes_only` compares this, not a frame's raw text).
     public var consensus: String
+    /// What the camera's rules matched in this frame (MATCH messages; set by the publisher).
+    public var matches: [MatchMessage] = []
 
     /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
     public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage, captured: CapturedFrame? = nil,
@@ -68,6 +70,10 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let warn: @Sendable (String?) -> Void
     /// The warning last given to `warn` (under `lock`: recognizer threads share it).
     private var lastWarning: String?
+    /// Told the camera's zones, with what of them does not fit the frames, when that changes.
+    private let reportZones: @Sendable ([ZoneInfo]?) -> Void
+    /// The zones last given to `reportZones` (under `lock`).
+    private var lastZones: [ZoneInfo]?
     /// Gate and track settings; SIGHUP may replace them (``updateLive(_:)``), so `lock`
     /// guards this copy and each frame reads it once.
     private var liveSettings: LiveSettings
@@ -91,9 +97,11 @@ public final class RecognitionLoop: @unchecked Sendable {
     public init(device: String, options: RecognizerOptions, recognizers: Int = 1, live: LiveSettings = LiveSettings(),
                 colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
+                reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
         self.warn = warn
+        self.reportZones = reportZones
         liveSettings = live
         self.colorPreview = colorPreview
         tracker = LineTracker(device: device, settings: live.tracks)
@@ -131,6 +139,11 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// - Throws: when Tesseract cannot start with `options` (the old recognizers stay).
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
         try pool.replace(options: options)
+    }
+
+    /// Reports the zones again with the next frame (their settings changed).
+    public func forgetZones() {
+        lock.withLock { lastZones = nil }
     }
 
     /// The gate's and the tracks' settings for the next frame (SIGHUP); safe from any
@@ -207,6 +220,19 @@ public final class RecognitionLoop: @unchecked Sendable {
             if changed {
                 if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
                 warn(problem)
+            }
+            // Zones outside the upright image (said once per change; such a zone is not read).
+            let zones = recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height)
+            let previousZones: [ZoneInfo]?? = lock.withLock {
+                guard zones != lastZones else { return .none }
+                defer { lastZones = zones }
+                return .some(lastZones)
+            }
+            if let previousZones {
+                for zone in zones ?? [] where zone.warning != nil && previousZones?.first(where: { $0.name == zone.name })?.warning != zone.warning {
+                    logger.warning("zone does not fit the image", [("zone", zone.name), ("problem", zone.warning ?? "")])
+                }
+                reportZones(zones)
             }
             text = try recognizer.recognize(upright)
         } catch .cancelled {

@@ -37,8 +37,8 @@ final class EngineThread: @unchecked Sendable {
 
     /// Loads the engine (in the caller's thread, so that initialization errors surface
     /// there) and starts the thread.
-    init(language: String, dataPath: String?, pageSegmentation: Int) throws(RecognitionError) {
-        engine = try TesseractEngine(language: language, dataPath: dataPath, pageSegmentation: pageSegmentation)
+    init(language: String, dataPath: String?, pageSegmentation: Int, whitelist: String? = nil) throws(RecognitionError) {
+        engine = try TesseractEngine(language: language, dataPath: dataPath, pageSegmentation: pageSegmentation, whitelist: whitelist)
         let thread = Thread { [self] in serve() }
         thread.name = "lector-tesseract"
         thread.start()

@@ -29,6 +29,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
     private let language: String
     private let dataPath: String?
     private let pageSegmentation: Int
+    private let whitelist: String?
     /// The engine in use; nil after one was abandoned, until the next recognition.
     /// Replaced only on the recognizing thread; read under `lock` by ``cancel()``.
     private var current: EngineThread?
@@ -37,11 +38,12 @@ final class IsolatedRecognizer: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
 
-    init(language: String, dataPath: String?, pageSegmentation: Int) throws(RecognitionError) {
+    init(language: String, dataPath: String?, pageSegmentation: Int, whitelist: String? = nil) throws(RecognitionError) {
         self.language = language
         self.dataPath = dataPath
         self.pageSegmentation = pageSegmentation
-        current = try EngineThread(language: language, dataPath: dataPath, pageSegmentation: pageSegmentation)
+        self.whitelist = whitelist
+        current = try EngineThread(language: language, dataPath: dataPath, pageSegmentation: pageSegmentation, whitelist: whitelist)
     }
 
     deinit {
@@ -84,7 +86,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
         if let current {
             engine = current
         } else {
-            engine = try EngineThread(language: language, dataPath: dataPath, pageSegmentation: pageSegmentation)
+            engine = try EngineThread(language: language, dataPath: dataPath, pageSegmentation: pageSegmentation, whitelist: whitelist)
             lock.withLock { current = engine }
             if isCancelled { engine.cancelEngine() }
         }

@@ -43,8 +43,11 @@ public final class TesseractEngine {
     public private(set) var lastTimings = RecognitionTimings()
 
     /// Loads `language` from `dataPath` (nil: Tesseract's default or TESSDATA_PREFIX).
-    /// - Parameter pageSegmentation: Tesseract's page segmentation mode (3 = automatic).
-    public init(language: String = "eng", dataPath: String? = nil, pageSegmentation: Int = 3) throws(RecognitionError) {
+    /// - Parameters:
+    ///   - pageSegmentation: Tesseract's page segmentation mode (3 = automatic).
+    ///   - whitelist: the only characters it may report (`tessedit_char_whitelist`); nil: any.
+    public init(language: String = "eng", dataPath: String? = nil, pageSegmentation: Int = 3,
+                whitelist: String? = nil) throws(RecognitionError) {
         guard let api = TessBaseAPICreate() else { fatalError("TessBaseAPICreate failed: out of memory") }
         // Tesseract prints some diagnostics through tprintf; send them to /dev/null.
         _ = TessBaseAPISetVariable(api, "debug_file", "/dev/null")
@@ -54,6 +57,7 @@ public final class TesseractEngine {
             throw .initializationFailed(language: language, dataPath: dataPath)
         }
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(clamping: pageSegmentation)))
+        if let whitelist { _ = TessBaseAPISetVariable(api, "tessedit_char_whitelist", whitelist) }
         guard let monitor = TessMonitorCreate() else { fatalError("TessMonitorCreate failed: out of memory") }
         self.api = api
         self.monitor = monitor

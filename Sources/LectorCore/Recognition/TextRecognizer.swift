@@ -47,6 +47,9 @@ public struct RecognizerOptions: Equatable, Sendable {
     public var symbols = false
     /// Where the traineddata files are (nil: Tesseract's default).
     public var dataPath: String?
+    /// Named rectangles read with their own profiles (`[zone CAMERA/ZONE]`); when there
+    /// are any, only they are read (not the whole frame, not `regionOfInterest`).
+    public var zones: [ZoneSpec] = []
 
     public init() {}
 }
@@ -57,7 +60,10 @@ public struct RecognizerOptions: Equatable, Sendable {
 /// One per camera; not thread-safe except ``cancel()``.
 public final class TextRecognizer {
     public let options: RecognizerOptions
-    private let engine: IsolatedRecognizer
+    /// The whole-frame engine; nil when the camera reads zones.
+    private let engine: IsolatedRecognizer?
+    /// With zones: one engine per distinct profile (language, psm, whitelist), made once.
+    private let zoneEngines: [ZoneProfile.EngineKey: IsolatedRecognizer]
     private var halvedImage = GrayImage(width: 0, height: 0)
     private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
@@ -69,22 +75,46 @@ public final class TextRecognizer {
 
     public init(options: RecognizerOptions) throws(RecognitionError) {
         self.options = options
-        engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
-                                        pageSegmentation: options.pageSegmentation)
+        if options.zones.isEmpty {
+            engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                                            pageSegmentation: options.pageSegmentation)
+            zoneEngines = [:]
+        } else {
+            engine = nil
+            var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
+            for zone in options.zones {
+                let key = zone.profile.engineKey(defaultLanguage: options.language)
+                if engines[key] == nil {
+                    engines[key] = try IsolatedRecognizer(language: key.language, dataPath: options.dataPath,
+                                                          pageSegmentation: key.pageSegmentation, whitelist: key.whitelist)
+                }
+            }
+            zoneEngines = engines
+        }
     }
 
+    /// Tesseract engines this recognizer holds (one per zone profile, or one).
+    public var engineCount: Int { engine == nil ? zoneEngines.count : 1 }
+
+    private var allEngines: [IsolatedRecognizer] { (engine.map { [$0] } ?? []) + Array(zoneEngines.values) }
+
     /// Stops a recognition in progress (or the next one); safe from any thread.
-    public func cancel() { engine.cancel() }
+    public func cancel() { for engine in allEngines { engine.cancel() } }
 
     /// Whether a recognition was abandoned somewhere in the process and is still inside
     /// Tesseract: exit then without running Tesseract's static destructors.
     public static var anyAbandonedRecognition: Bool { IsolatedRecognizer.anyAbandonedRunning }
 
     /// Lets recognition run again after ``cancel()``.
-    public func resume() { engine.resume() }
+    public func resume() { for engine in allEngines { engine.resume() } }
 
     /// Where the last recognition spent its time inside Tesseract's engine.
-    public var lastTimings: RecognitionTimings { engine.lastTimings }
+    public var lastTimings: RecognitionTimings { (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings() }
+
+    /// DEVICES' zones for an upright image of this size, each with what does not fit.
+    public func zoneInfos(width: Int, height: Int) -> [ZoneInfo] {
+        options.zones.map { $0.info(defaultLanguage: options.language, problem: $0.problem(width: width, height: height)) }
+    }
 
     /// Whether the next call will halve the image.
     public var willHalve: Bool {
@@ -98,7 +128,7 @@ public final class TextRecognizer {
     /// What is wrong with the region of interest for an upright image of this size, or
     /// nil when it lies inside (or there is none).
     public func regionProblem(width: Int, height: Int) -> String? {
-        guard let roi = options.regionOfInterest else { return nil }
+        guard options.zones.isEmpty, let roi = options.regionOfInterest else { return nil }
         let clipped = roi.clipped(width: width, height: height)
         let given = "roi \(roi.x),\(roi.y),\(roi.width),\(roi.height)"
         if clipped.area == 0 { return "\(given) lies outside the \(width)x\(height) upright image: the whole frame is read" }
@@ -112,6 +142,7 @@ public final class TextRecognizer {
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
     /// downscaling.
     public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
+        guard let engine else { return try recognizeZones(image) }
         // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
         // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
         var region: PixelBox?
@@ -133,6 +164,47 @@ public final class TextRecognizer {
         }
         if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
         return result
+    }
+
+    /// Reads each zone that lies (at least partly) in `image` with its own engine, one
+    /// after the other; the blocks carry the zone's name, boxes are in `image`'s pixels.
+    private func recognizeZones(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
+        var blocks: [TextBlock] = []
+        for zone in options.zones {
+            let rect = zone.rect.clipped(width: image.width, height: image.height)
+            guard rect.area > 0, let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.language)] else { continue }
+            var crop = image.cropped(to: rect)
+            if zone.profile.invert { crop = crop.inverted() }
+            let scale = zone.profile.scale
+            if scale > 1 { crop = crop.upscaled(by: scale) }
+            let read = try engine.recognize(crop, resolution: options.resolution * scale,
+                                            deadline: options.deadlineMilliseconds, symbols: options.symbols)
+            let mapped = read.mapped { box in
+                let x = box.x / scale, y = box.y / scale
+                return PixelBox(x: rect.x + x, y: rect.y + y,
+                                width: max(1, (box.maxX + scale - 1) / scale - x), height: max(1, (box.maxY + scale - 1) / scale - y))
+            }
+            for var block in Self.dropping(mapped, shorterThan: zone.profile.minimumHeight).blocks {
+                block.zone = zone.name
+                blocks.append(block)
+            }
+        }
+        return RecognizedText(blocks: blocks)
+    }
+
+    /// `text` without the words less than `height` pixels tall (and the lines and blocks
+    /// left empty by that); boxes of what remains are kept.
+    static func dropping(_ text: RecognizedText, shorterThan height: Int) -> RecognizedText {
+        guard height > 0 else { return text }
+        return RecognizedText(blocks: text.blocks.compactMap { block in
+            var block = block
+            block.lines = block.lines.compactMap { line in
+                var line = line
+                line.words = line.words.filter { $0.box.height >= height }
+                return line.words.isEmpty ? nil : line
+            }
+            return block.lines.isEmpty ? nil : block
+        })
     }
 
     private static func medianLineHeight(_ text: RecognizedText) -> Int? {

@@ -28,8 +28,16 @@ extension ServerLoop {
     private func replies(to request: Request, for client: ClientConnection) throws(RequestError) -> [any ProtocolMessage] {
         switch request {
         case let .watch(watch):
-            for device in watch.devices ?? [] where device != "all" && !hub.names.contains(device) {
-                throw RequestError("WATCH: unknown device \"\(device)\"; known: \(hub.names.joined(separator: ", "))", requestClass: "WATCH")
+            var watch = watch
+            if let devices = watch.devices {
+                // A camera's source path names it too; the subscription keeps its name.
+                watch.devices = try devices.map { (device) throws(RequestError) -> String in
+                    if device == "all" { return device }
+                    guard let camera = hub.camera(device) else {
+                        throw RequestError("WATCH: unknown device \"\(device)\"; known: \(hub.names.joined(separator: ", "))", requestClass: "WATCH")
+                    }
+                    return camera.name
+                }
             }
             client.watch = watch.applied(to: client.watch)
             client.lastText.removeAll()

@@ -263,10 +263,12 @@ final class ServerLoop: @unchecked Sendable {
             publishTimes.append(MonotonicInstant.now().milliseconds(since: posted))
         case let .deviceChanged(info):
             // Pushed on a change of state (or of its error), not on every report.
-            let previous = lastDeviceStates[info.path]
-            guard previous?.state != info.state || previous?.error != info.error || previous?.warning != info.warning else { return }
-            lastDeviceStates[info.path] = info
-            logger.info("device state", [("device", info.path), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
+            let device = info.name ?? info.path
+            let previous = lastDeviceStates[device]
+            guard previous?.state != info.state || previous?.error != info.error || previous?.warning != info.warning
+                || previous?.zones != info.zones else { return }
+            lastDeviceStates[device] = info
+            logger.info("device state", [("device", device), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
             let message = devicesMessage().bytes
             for client in clients where client.watch.enable && !client.closing {
                 client.outbound.enqueueReply(message)
@@ -315,6 +317,7 @@ final class ServerLoop: @unchecked Sendable {
         var defaultTextLine: OutboundLine?
         var textLines: [TextVariant: OutboundLine] = [:]
         var trackLines: [OutboundLine]?
+        var matchLines: [OutboundLine]?
         for client in clients where client.watch.streams(device) && !client.closing {
             let watch = client.watch
             if watch.text {
@@ -352,6 +355,11 @@ final class ServerLoop: @unchecked Sendable {
             if watch.tracks && !publication.tracks.isEmpty {
                 let lines = trackLines ?? publication.trackMessages.map { OutboundLine($0.bytes) }
                 trackLines = lines
+                for line in lines { client.outbound.enqueueStream(line) }
+            }
+            if watch.matches && !publication.matches.isEmpty {
+                let lines = matchLines ?? publication.matches.map { OutboundLine($0.bytes) }
+                matchLines = lines
                 for line in lines { client.outbound.enqueueStream(line) }
             }
             flush(client)

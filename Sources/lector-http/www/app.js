@@ -60,12 +60,13 @@ function showOrientation(cam, info) {
 
 function onDevices(message) {
   for (const device of message.devices || []) {
-    const cam = camera(device.path);
+    // Since proto_minor 5 `name` is the camera's name (TEXT's device), `card` the driver's.
+    const cam = camera(device.name || device.path);
     const state = part(cam.card, 'state');
     state.textContent = device.state + (device.error ? ': ' + device.error : '');
     state.className = 'state badge ' + device.state;
     part(cam.card, 'name').textContent = device.name || device.path;
-    part(cam.card, 'path').textContent = device.name ? device.path : '';
+    part(cam.card, 'path').textContent = [device.name && device.name !== device.path ? device.path : '', device.card || ''].filter(Boolean).join(' · ');
     showOrientation(cam, device);
   }
 }
@@ -140,7 +141,12 @@ function drawBoxes(cam) {
   const shown = cam.shown;
   const svg = part(cam.card, 'boxes');
   svg.setAttribute('viewBox', '0 0 ' + shown.width + ' ' + shown.height);
-  const text = cam.texts.get(shown.seq);
+  // A frame the change gate skipped (nothing new: SNAPSHOT color follows the newest
+  // captured frame) has no TEXT of its own: the scene's latest reading before it holds.
+  let text = cam.texts.get(shown.seq);
+  if (!text) {
+    for (const [seq, candidate] of cam.texts) if (seq <= shown.seq && (!text || seq > text.seq)) text = candidate;
+  }
   svg.replaceChildren();
   svg.dataset.seq = shown.seq;
   if (!text) return;
@@ -211,7 +217,7 @@ async function pollStatus() {
         document.getElementById('summary').textContent = 'lectord ' + status.release + ', up ' +
           Math.round(status.uptime) + ' s, ' + status.clients + ' clients';
         for (const device of status.devices || []) {
-          const cam = camera(device.path);
+          const cam = camera(device.name || device.path);
           part(cam.card, 'capture-fps').textContent = fixed(device.capture_fps, 1) + ' fps (' + device.captured + ')';
           part(cam.card, 'recognize-fps').textContent = fixed(device.recognize_fps, 1) + ' fps (' + device.recognized + ')';
           part(cam.card, 'dropped').textContent = device.dropped;

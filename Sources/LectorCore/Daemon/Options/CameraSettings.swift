@@ -5,6 +5,11 @@ import LectorProtocol
 public struct CameraSettings: Equatable, Sendable {
     /// `--demo`, `--replay`, `--device`: a camera each (a `[camera]` has exactly one).
     public var sources: [SourceSpec] = []
+    /// The name of each source (`--name` after it, `[camera NAME]`), nil where none was given.
+    public var labels: [String?] = []
+    /// A name given before any source (a `[camera NAME]` header, or `name =` before
+    /// `device =`): it goes to the next source.
+    public var pendingLabel: String?
     /// `--loop`: replays start again after their last frame.
     public var loop = false
     /// `--replay-format`: the pixel format of a raw frame file.
@@ -18,6 +23,7 @@ public struct CameraSettings: Equatable, Sendable {
     /// pacing, loop and raw format come back from ``spec``, ``loop`` and ``replayFormat``.
     public init(_ camera: CameraSpec) {
         sources = [camera.source]
+        labels = [camera.label]
         spec = camera
         if case let .replay(replay) = camera.source {
             sources = [.replay(ReplayOptions(path: replay.path))]
@@ -28,6 +34,26 @@ public struct CameraSettings: Equatable, Sendable {
 
     /// One camera per source.
     public func cameras() -> [CameraSpec] {
-        sources.map { spec.with(source: $0, loop: loop, rawFormat: replayFormat) }
+        sources.enumerated().map { index, source in
+            var camera = spec.with(source: source, loop: loop, rawFormat: replayFormat)
+            camera.label = index < labels.count ? labels[index] : nil
+            return camera
+        }
+    }
+
+    /// Adds a source, named by a pending name if one was given.
+    mutating func add(_ source: SourceSpec) {
+        sources.append(source)
+        labels.append(pendingLabel)
+        pendingLabel = nil
+    }
+
+    /// Names the last source given (`--name`), or the next one when none was given yet.
+    mutating func name(_ label: String) {
+        if let last = labels.indices.last, labels[last] == nil, pendingLabel == nil {
+            labels[last] = label
+        } else {
+            pendingLabel = label
+        }
     }
 }

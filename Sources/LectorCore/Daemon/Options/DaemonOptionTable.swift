@@ -25,6 +25,14 @@ public enum DaemonOptionTable {
                      .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .replay(ReplayOptions(path: try ValueParser.text.parse(text))) })),
         DaemonOption("--device", .sources, "PATH", "Capture from a V4L2 camera, or from libcamera:ID (a libcamera camera; libcamera:0 the first) (repeatable).", example: "/dev/video7", isSource: true,
                      .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .device(path: try ValueParser.text.parse(text)) })),
+        DaemonOption("--name", .sources, "NAME",
+                     "Name the camera given just before (--device, --replay or --demo): its device in every message, request and log line.",
+                     example: "kitchen", .camera(OptionAccess<CameraSettings>(
+                         set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
+                             settings.name(try CameraName.parse(text))
+                         },
+                         copy: { $0.labels = $1.labels },
+                         describe: { "\($0.labels)" }))),
         // Capture
         DaemonOption("--format", .capture, "FOURCC", "Pixel format to ask the camera for (default: the cheapest to read, see README).",
                      example: "MJPG", .camera(.optional(\.spec.capture.format, .choice(fourccs, PixelFormat.init(name:))))),
@@ -70,6 +78,19 @@ public enum DaemonOptionTable {
                      example: "2", .camera(.value(\.spec.recognizer.downscale, .choice(["auto", "1", "2"]) { Downscale($0) }))),
         DaemonOption("--roi", .recognition, "X,Y,W,H", "Read only this region of the upright image.", reload: .live,
                      example: "10,20,300,100", .camera(.optional(\.spec.recognizer.regionOfInterest, .choice(["X,Y,W,H"], ValueSyntax.box)))),
+        DaemonOption("--zone", .recognition, "'NAME=X,Y,W,H [KEY=VALUE]...'",
+                     "Read only named zones, each with its own profile: keys psm, whitelist (digits, alnum or the characters), lang, scale, invert, min_height (repeatable; or [zone CAMERA/ZONE] sections).",
+                     reload: .live, example: "reading=120,200,400,80 psm=7 whitelist=digits",
+                     .camera(OptionAccess<CameraSettings>(
+                         set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
+                             let zone = try ZoneSection.parseFlag(text)
+                             guard !settings.spec.recognizer.zones.contains(where: { $0.name == zone.name }) else {
+                                 throw OptionValueError("zone \(zone.name) is given twice")
+                             }
+                             settings.spec.recognizer.zones.append(zone)
+                         },
+                         copy: { $0.spec.recognizer.zones = $1.spec.recognizer.zones },
+                         describe: { "\($0.spec.recognizer.zones)" }))),
         DaemonOption("--deadline-ms", .recognition, "N", "Abandon a frame's recognition after N ms (default 3000).", reload: .live,
                      example: "500", .camera(.value(\.spec.recognizer.deadlineMilliseconds, .integer(10...600_000)))),
         DaemonOption("--recognizers", .recognition, "N|auto",
@@ -208,6 +229,8 @@ public enum DaemonOptionTable {
         lines += wrapped("  ", "Every other option is also a key of the configuration file: the flag without -- and with _ for -, "
                             + "before the first [camera] for the Server options, under [camera NAME] for the others "
                             + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
+                            + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (rect, psm, whitelist, lang, scale, invert, "
+                            + "min_height) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
                             + "Command-line flags override the file. Command line only: "
                             + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
         lines += [""]
@@ -258,9 +281,12 @@ public enum DaemonOptionTable {
     /// A source option: appends the parsed source (a camera each).
     private static func source(_ parse: @escaping @Sendable (String) throws(OptionValueError) -> SourceSpec?) -> Camera {
         Camera(set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
-                   if let source = try parse(text) { settings.sources.append(source) }
+                   if let source = try parse(text) { settings.add(source) }
                },
-               copy: { $0.sources = $1.sources },
+               copy: {
+                   $0.sources = $1.sources
+                   $0.labels = $1.labels
+               },
                describe: { "\($0.sources)" })
     }
 

@@ -27,7 +27,9 @@ public struct ReloadPlan: Equatable, Sendable {
         }
         if reloaded.cameras.map(\.name) != current.cameras.map(\.name) { needsRestart.append("cameras") }
         for (index, camera) in current.cameras.enumerated() {
-            guard let new = reloaded.cameras.first(where: { $0.name == camera.name }) else { continue }
+            // A camera renamed (same source) is the same camera whose name needs a restart.
+            guard let new = reloaded.cameras.first(where: { $0.name == camera.name })
+                ?? reloaded.cameras.first(where: { $0.sourceName == camera.sourceName && $0.label != camera.label }) else { continue }
             let old = CameraSettings(camera), updated = CameraSettings(new)
             var kept = old
             for option in DaemonOptionTable.options {
@@ -42,6 +44,10 @@ public struct ReloadPlan: Equatable, Sendable {
             }
             var spec = kept.spec
             spec.source = camera.source
+            if new.rules != camera.rules {
+                spec.rules = new.rules
+                applied.append("\(camera.name): rules")
+            }
             effective.cameras[index] = spec
         }
     }

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""Generates a meter-like camera sequence with known readings, for zones and rules.
+
+A utility meter seen by a fixed webcam: a dark housing, a light display window holding
+a 7- or 8-digit reading that changes every few seconds, the unit ("kWh"), and a
+printed serial-number label below it. Every frame has its own sensor noise, a slight
+defocus and a jitter of a pixel or so; frames are JPEGs concatenated into one MJPEG
+file (what `lectord --replay` reads). A JSON file gives the ground truth: the frame
+rate, the zones' rectangles (upright pixels), and per reading its first and last frame.
+
+Frames are deterministic (fixed seed).
+
+Usage:
+    scripts/make-meter-sequence.py OUT_DIR [--fps 5] [--seconds-per-reading 3]
+        [--readings 8] [--size 640x480] [--seed 7]
+
+Writes OUT_DIR/meter.mjpeg and OUT_DIR/meter.json.
+Needs Pillow and numpy (Debian: python3-pil python3-numpy, installed by scripts/setup).
+"""
+import argparse
+import io
+import json
+import os
+import random
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+DIGITS_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf"
+LABEL_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+# Where things are in the 640x480 frame (scaled for other sizes).
+READING_RECT = (120, 200, 400, 80)   # the display window: the `reading` zone
+SERIAL_RECT = (120, 330, 400, 50)    # the printed label: the `serial` zone
+SERIAL_TEXT = "SN AX-4471"
+
+
+def readings(count, rng):
+    """A meter counting up: 7 or 8 digits, leading zeros kept, each change a few units."""
+    value = rng.randint(1_000_000, 9_000_000)
+    digits = rng.choice([7, 8])
+    out = []
+    for _ in range(count):
+        out.append(str(value).zfill(digits)[-digits:])
+        value += rng.randint(1, 997)
+    return out
+
+
+def scene(size, reading):
+    """The meter at twice the output resolution, before the camera's noise."""
+    w, h = size[0] * 2, size[1] * 2
+    sx, sy = w / 640, h / 480
+    image = Image.new("L", (w, h), 58)
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((60 * sx, 60 * sy, 580 * sx, 420 * sy), radius=int(30 * sx), fill=80, outline=40, width=int(4 * sx))
+    draw.text((140 * sx, 120 * sy), "ELECTRICITY", font=ImageFont.truetype(LABEL_FONT, int(26 * sy)), fill=200)
+    x, y, rw, rh = READING_RECT
+    draw.rectangle(((x + 8) * sx, (y + 6) * sy, (x + rw - 8) * sx, (y + rh - 6) * sy), fill=222)
+    font = ImageFont.truetype(DIGITS_FONT, int(52 * sy))
+    box = draw.textbbox((0, 0), reading, font=font)
+    tx = (x + 20) * sx
+    ty = (y + rh / 2) * sy - (box[1] + box[3]) / 2
+    draw.text((tx, ty), reading, font=font, fill=25)
+    draw.text(((x + rw + 10) * sx, (y + 30) * sy), "kWh", font=ImageFont.truetype(LABEL_FONT, int(24 * sy)), fill=210)
+    x, y, rw, rh = SERIAL_RECT
+    draw.rectangle((x * sx, y * sy, (x + rw) * sx, (y + rh) * sy), fill=205)
+    label = ImageFont.truetype(LABEL_FONT, int(28 * sy))
+    lb = draw.textbbox((0, 0), SERIAL_TEXT, font=label)
+    draw.text(((x + 16) * sx, (y + rh / 2) * sy - (lb[1] + lb[3]) / 2), SERIAL_TEXT, font=label, fill=30)
+    return image
+
+
+def camera_frame(base, size, rng, nprng):
+    """What the webcam delivers: jitter, defocus, sensor noise, JPEG."""
+    dx, dy = rng.randint(-2, 2), rng.randint(-2, 2)
+    shifted = base.transform(base.size, Image.AFFINE, (1, 0, dx, 0, 1, dy), resample=Image.BILINEAR, fillcolor=58)
+    small = shifted.resize(size, Image.LANCZOS).filter(ImageFilter.GaussianBlur(0.7))
+    pixels = np.asarray(small, dtype=np.float32) + nprng.normal(0, 5.0, (size[1], size[0]))
+    return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8), "L")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--fps", type=float, default=5)
+    parser.add_argument("--seconds-per-reading", type=float, default=3)
+    parser.add_argument("--readings", type=int, default=8)
+    parser.add_argument("--size", default="640x480")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--quality", type=int, default=85)
+    args = parser.parse_args()
+    size = tuple(int(v) for v in args.size.split("x"))
+    rng = random.Random(args.seed)
+    nprng = np.random.default_rng(args.seed)
+    os.makedirs(args.out, exist_ok=True)
+    per = max(1, round(args.fps * args.seconds_per_reading))
+    truth = {"fps": args.fps, "size": list(size), "zones": {"reading": READING_RECT, "serial": SERIAL_RECT},
+             "serial": SERIAL_TEXT, "readings": []}
+    frame = 0
+    with open(os.path.join(args.out, "meter.mjpeg"), "wb") as stream:
+        for reading in readings(args.readings, rng):
+            base = scene(size, reading)
+            for _ in range(per):
+                buffer = io.BytesIO()
+                camera_frame(base, size, rng, nprng).save(buffer, "JPEG", quality=args.quality)
+                stream.write(buffer.getvalue())
+            truth["readings"].append({"text": reading, "first": frame, "last": frame + per - 1})
+            frame += per
+    with open(os.path.join(args.out, "meter.json"), "w") as out:
+        json.dump(truth, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
