@@ -114,10 +114,16 @@ class Watcher:
                     self.texts[message["seq"]] = message
 
     def text(self, seq, timeout=5):
+        """The TEXT of frame `seq`; for a frame the change gate skipped (a colour preview
+        follows the newest captured frame), which has none, the latest TEXT before it:
+        what the page draws."""
         deadline = time.time() + timeout
         while seq not in self.texts and time.time() < deadline:
             self.pump(0.2)
-        return self.texts.get(seq)
+        if seq in self.texts:
+            return self.texts[seq]
+        earlier = [s for s in self.texts if s <= seq]
+        return self.texts[max(earlier)] if earlier else None
 
     def latest(self, predicate, timeout=10):
         deadline = time.time() + timeout
