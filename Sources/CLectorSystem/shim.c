@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -52,4 +53,9 @@ int lector_epoll_wait(int epoll_fd, uint32_t *events, uint64_t *tokens, int capa
         tokens[i] = ready[i].data.u64;
     }
     return count;
+}
+
+int lector_bytes_readable(int fd) {
+    int count = 0;
+    return ioctl(fd, FIONREAD, &count) < 0 ? -1 : count;
 }

@@ -297,6 +297,14 @@ public enum Syscalls {
         while Glibc.read(descriptor, &count, MemoryLayout<UInt64>.size) < 0 && Glibc.errno == EINTR {}
     }
 
+    /// How many bytes wait to be read on `descriptor` (a socket's unread input). The
+    /// corresponding C call is `ioctl(FIONREAD)`.
+    public static func bytesReadable(_ descriptor: Int32) throws(SystemError) -> Int {
+        let count = lector_bytes_readable(descriptor)
+        guard count >= 0 else { throw SystemError(errno: Glibc.errno, call: "ioctl(FIONREAD)") }
+        return Int(count)
+    }
+
     /// Whether `descriptor` can take more bytes within `timeoutMilliseconds` (negative:
     /// waits for ever); EINTR counts as not yet. The corresponding C function is `poll`.
     public static func waitWritable(_ descriptor: Int32, timeoutMilliseconds: Int32) throws(SystemError) -> Bool {

@@ -35,4 +35,7 @@ int lector_epoll_control(int epoll_fd, int operation, int fd, uint32_t events, u
 /// events and tokens. The number filled, or -1 with errno set.
 int lector_epoll_wait(int epoll_fd, uint32_t *events, uint64_t *tokens, int capacity, int timeout_ms);
 
+/// ioctl(2) FIONREAD: how many bytes wait to be read on `fd`. -1 with errno set.
+int lector_bytes_readable(int fd);
+
 #endif

@@ -168,7 +168,8 @@ final class ServerLoop: @unchecked Sendable {
             let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
             // Until settled, look without waiting: a round with nothing ready means what
             // was pending at start (a socket-activating client) is answered.
-            let timeout: Int32 = !settled.isRaised ? 0 : timing ? 100 : idleWakeMilliseconds()
+            let timeout: Int32 = !settled.isRaised || clients.contains(where: hasAnswerableLines) ? 0
+                : timing ? 100 : idleWakeMilliseconds()
             sleepingWithoutTimer = !timing
             state.unlock()
             do {
@@ -501,11 +502,16 @@ final class ServerLoop: @unchecked Sendable {
     private func housekeeping() {
         let now = MonotonicInstant.now()
         for client in clients {
-            // Lines left waiting while the buffer was full, now that it has room.
-            if !client.closing, !client.awaitingReply, client.outbound.pendingBytes < client.outbound.capacity,
-               client.inbound.contains(UInt8(ascii: "\n")) {
+            // Lines left waiting while the buffer was full, now that it has room: as
+            // many as the socket takes, up to a budget per round (the next round comes
+            // at once while some are left: no descriptor reports them).
+            var budget = 256 * 1024
+            while budget > 0, hasAnswerableLines(client) {
+                let waiting = client.inbound.count
                 processLines(client)
                 flush(client)
+                guard client.inbound.count < waiting else { break }
+                budget -= waiting - client.inbound.count
             }
             if isClosed(client) { continue }
             // Input ended and every line answered: a client that does not watch is done.
@@ -532,6 +538,13 @@ final class ServerLoop: @unchecked Sendable {
     }
 
     private func isClosed(_ client: ClientConnection) -> Bool { client.closed }
+
+    /// Whether request lines read earlier wait for an answer they can now have (the
+    /// client's buffer has room, no reply of its is being rendered).
+    private func hasAnswerableLines(_ client: ClientConnection) -> Bool {
+        !client.closing && !client.closed && !client.awaitingReply && client.outbound.pendingBytes < client.outbound.capacity
+            && client.inbound.contains(UInt8(ascii: "\n"))
+    }
 
     /// Milliseconds until the first idle client's timeout, -1 when no client can time out.
     private func idleWakeMilliseconds() -> Int32 {
