@@ -44,6 +44,7 @@ final class Benchmark {
             switch section {
             case .stages: StageCosts(bench: self).run()
             case .recognition: RecognitionComparison(bench: self).run()
+            case .pool: PoolThroughput(bench: self).run()  // issue 15: 1, 2, … recognizers per camera
             case .latency: LatencyUnderLoad(bench: self).run()
             case .fanout: FanOutBenchmark(bench: self).run()
             case .memory: MemoryBenchmark(bench: self).run()

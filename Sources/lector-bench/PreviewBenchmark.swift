@@ -32,16 +32,8 @@ struct PreviewBenchmark {
                 _ = ColorPreviewEncoder.encode(keptYUYV, maximumWidth: nil)
             }),
         ]
-        var samples = [Samples](repeating: Samples(), count: stages.count)
-        for stage in stages { stage.1() }
-        let iterations = max(5, bench.options.stageIterations / 5)  // the encode takes milliseconds
-        for _ in 0..<iterations {
-            for (index, stage) in stages.enumerated() {
-                let start = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
-                stage.1()
-                samples[index].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - start) / 1e6)
-            }
-        }
+        // The encode takes milliseconds: fewer rounds.
+        let samples = measureStages(stages.map(\.1), iterations: max(5, bench.options.stageIterations / 5)).cpu
         _ = wanted
         for (index, stage) in stages.enumerated() {
             bench.report.add(section: "preview", item: "\(frames.name) \(stage.0)",

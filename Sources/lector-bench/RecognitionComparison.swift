@@ -143,8 +143,6 @@ struct RecognitionComparison {
         for frames in bench.options.smoke ? Array(bench.frames.prefix(1)) : bench.frames {
             measure(frames)
         }
-        // Issue 15: results per second with 1, 2, … recognizers per camera.
-        PoolThroughput(bench: bench).run()
     }
 
     private func measure(_ frames: BenchFrameSet) {

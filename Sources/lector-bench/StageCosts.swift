@@ -61,16 +61,7 @@ struct StageCosts {
 
         // Thread CPU time is the measure (wall time also counts moments when other
         // processes had the CPU); the wall-time median is kept in the JSON.
-        var samples = [Samples](repeating: Samples(), count: stages.count)
-        var wall = [Samples](repeating: Samples(), count: stages.count)
-        for stage in stages { stage.body() }  // warm up: allocations, caches
-        for _ in 0..<bench.options.stageIterations {
-            for (index, stage) in stages.enumerated() {
-                let cpuStart = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
-                wall[index].append(Clock.milliseconds(stage.body))
-                samples[index].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart) / 1e6)
-            }
-        }
+        let (samples, wall) = measureStages(stages.map(\.body), iterations: bench.options.stageIterations)
         let megapixels = Double(frames.width * frames.height) / 1e6
         for (index, stage) in stages.enumerated() {
             let median = samples[index].median

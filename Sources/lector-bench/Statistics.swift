@@ -91,3 +91,20 @@ func format(_ value: Double, _ digits: Int = 2) -> String {
     }
     return (value < 0 ? "-" : "") + text
 }
+
+/// Per-frame stage costs: every stage once to warm up (allocations, caches), then
+/// `iterations` rounds of one run of each stage in turn (round-robin, so machine noise
+/// falls on all alike). Returns each stage's thread CPU time and wall time, in ms.
+func measureStages(_ stages: [() -> Void], iterations: Int) -> (cpu: [Samples], wall: [Samples]) {
+    var cpu = [Samples](repeating: Samples(), count: stages.count)
+    var wall = [Samples](repeating: Samples(), count: stages.count)
+    for stage in stages { stage() }
+    for _ in 0..<iterations {
+        for (index, stage) in stages.enumerated() {
+            let cpuStart = Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID)
+            wall[index].append(Clock.milliseconds(stage))
+            cpu[index].append(Double(Clock.nanoseconds(CLOCK_THREAD_CPUTIME_ID) - cpuStart) / 1e6)
+        }
+    }
+    return (cpu, wall)
+}

@@ -122,6 +122,29 @@ struct FrameStackTests {
         #expect(stack.add(Scene.moved(changed, dx: 0, dy: 0, noise: 10, seed: 9)) == .started(.content))
     }
 
+    /// A full stack folds at most one frame per FrameStacker.fullStackInterval: the
+    /// frames between are not folded (their sender counts them dropped); a stack of 1
+    /// (no averaging) takes every frame. Times in ms after the first frame.
+    @Test("a full stack folds at most 16 frames a second", arguments: [
+        (capacity: 3, times: [0.0, 33, 66, 100, 133, 166, 200], folded: [true, true, true, false, true, false, true]),
+        (capacity: 3, times: [0.0, 66.7, 133.3, 200, 266.7], folded: [true, true, true, true, true]),
+        (capacity: 1, times: [0.0, 33, 66, 100], folded: [true, true, true, true]),
+    ])
+    func fullStackInterval(capacity: Int, times: [Double], folded: [Bool]) throws {
+        let stacker = FrameStacker(capacity: capacity)
+        let card = Scene.card()
+        let start = MonotonicInstant.now()
+        var outcomes: [Bool] = []
+        for (index, time) in times.enumerated() {
+            let frame = Frame(format: .grey, width: card.width, height: card.height, sequence: UInt32(index),
+                              timestamp: start.adding(milliseconds: time), buffer: HeapFrameBuffer(copying: card.pixels))
+            let stacked = try stacker.fold(frame)
+            outcomes.append(stacked != nil)
+            if let stacked { #expect(stacked.sequence == UInt32(index) && stacked.stackInfo?.stacked ?? 0 <= capacity) }
+        }
+        #expect(outcomes == folded)
+    }
+
     /// The signature of an unchanged scene stays put under noise; a change moves it.
     @Test("the gate's signature sees changes, not noise")
     func signature() {

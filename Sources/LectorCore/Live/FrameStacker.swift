@@ -37,10 +37,19 @@ public struct StackedFrameInfo: Sendable, Equatable {
 /// to the driver at once, and the luma is folded into a ``FrameStack``. The result lives
 /// in Lector's own memory, so the zero-copy promise holds: no driver buffer waits for
 /// the recognizer. One per camera, used by the source thread only.
+///
+/// Once the stack is full, it folds at most one frame per ``fullStackInterval``: its
+/// mean already averages `capacity` frames, and a 30 or 60 fps camera then costs the
+/// capture thread what a 16 fps one does. The frames between are given back unread.
 public final class FrameStacker: @unchecked Sendable {
+    /// Least time between two frames folded into a full stack (16 frames a second, with
+    /// room for a 15 fps camera's timing jitter).
+    public static let fullStackInterval = 60.0
     private let extractor = LumaExtractor()
     public let stack: FrameStack
     private var luma = GrayImage(width: 0, height: 0)
+    /// Capture time of the last frame folded.
+    private var lastFolded: MonotonicInstant?
     private let logger: Logger?
     private let colorPreview: ColorPreviewDemand?
 
@@ -54,10 +63,24 @@ public final class FrameStacker: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// Forgets the scene: the next frame starts a new stack (a camera that starts again).
+    public func reset() {
+        stack.reset()
+        lastFolded = nil
+    }
+
     /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
-    /// newest frame's sequence and timestamp. `frame`'s buffer is given back on every path.
+    /// newest frame's sequence and timestamp; nil when the stack is full and folded a
+    /// frame less than ``fullStackInterval`` ago (the frame counts as dropped). `frame`'s
+    /// buffer is given back on every path.
     /// - Throws: when the frame cannot be decoded (it is then rejected).
-    public func fold(_ frame: Frame) throws(FrameError) -> Frame {
+    public func fold(_ frame: Frame) throws(FrameError) -> Frame? {
+        if stack.settings.capacity > 1, stack.count >= stack.settings.capacity, let lastFolded,
+           frame.timestamp >= lastFolded, frame.timestamp.milliseconds(since: lastFolded) < Self.fullStackInterval {
+            frame.giveBack()
+            return nil
+        }
+        lastFolded = frame.timestamp
         do {
             try extractor.extract(frame, into: &luma)
         } catch {

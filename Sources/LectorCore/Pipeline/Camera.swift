@@ -80,7 +80,7 @@ public final class Camera: @unchecked Sendable {
         let finished = run.finished
         mailbox.reopen()
         loop.resume()
-        stacker?.stack.reset()  // a new run may look at another scene
+        stacker?.reset()  // a new run may look at another scene
         let sink = FrameSink(mailbox: mailbox, counters: counters, stacker: stacker, recorder: recorder) { [self] newInfo in
             stateChanged(info.report(newInfo))
         }

@@ -48,9 +48,10 @@ public final class ColorPreviewDemand: Sendable {
     }
 
     /// The newest frame kept, with its sequence number; nil when none was kept lately.
-    public var latest: (frame: CapturedFrame, sequence: UInt32)? {
+    /// Once previews are no longer wanted, the kept copy is let go here.
+    public func newestKept() -> (frame: CapturedFrame, sequence: UInt32)? {
         guard isWanted else {
-            newest.withLock { $0 = nil }  // nobody watches: the copy is not held on to
+            newest.withLock { $0 = nil }
             return nil
         }
         return newest.withLock { $0 }

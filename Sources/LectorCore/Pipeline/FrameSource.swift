@@ -47,14 +47,19 @@ public struct FrameSink: Sendable {
 
     /// Hands over a frame: it replaces any frame the recognizer has not taken yet. With
     /// a stacker, the frame is folded into the stack first (its buffer goes back at once)
-    /// and the stack's mean is what waits; a frame that cannot be decoded is rejected.
+    /// and the stack's mean is what waits (a full stack's frames between two folds are
+    /// dropped); a frame that cannot be decoded is rejected.
     public func deliver(_ frame: Frame) {
         counters.countCaptured()
         recorder?.offer(frame)
         var posted = frame
         if let stacker {
             do {
-                posted = try stacker.fold(frame)
+                guard let stacked = try stacker.fold(frame) else {
+                    counters.countDropped()  // a full stack's frame between two folds
+                    return
+                }
+                posted = stacked
             } catch {
                 counters.countRejected()
                 return

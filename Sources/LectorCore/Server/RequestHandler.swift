@@ -101,7 +101,7 @@ extension ServerLoop {
         }
         // In colour, the newest frame the camera kept (the change gate may have skipped
         // reading it), else the one behind the latest TEXT.
-        let kept = color ? camera.colorPreview.latest ?? latest.captured.map { ($0, latest.text.sequence) } : nil
+        let kept = color ? camera.colorPreview.newestKept() ?? latest.captured.map { ($0, latest.text.sequence) } : nil
         let key = ReplyRenderer.Key(device: camera.name, sequence: kept?.sequence ?? latest.text.sequence,
                                     request: "boxes=\(boxes) max_width=\(maximumWidth ?? 0) color=\(kept != nil)")
         let name = camera.name
