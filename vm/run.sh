@@ -122,6 +122,16 @@ for f in "${files[@]}"; do
 done
 
 # kernel modules, in load order, with their dependencies (resolved on the host)
+# put_module SRC DEST: a module, decompressed: Debian 13's kernel ships .ko.xz, which
+# busybox's insmod (init_module with the file's bytes) cannot load
+put_module() {
+  mkdir -p "$root$(dirname "$2")"
+  case "$1" in
+    *.xz) xz -dc "$1" > "$root$2" ;;
+    *.zst) zstd -qdc "$1" > "$root$2" ;;
+    *) put "$1" "$2" ;;
+  esac
+}
 wanted=("${modules[@]}")
 [[ -n "$outdir" ]] && wanted=(virtio_pci virtio_blk "${wanted[@]}")
 ((vivid)) && wanted+=(vivid)
@@ -132,8 +142,9 @@ for m in "${wanted[@]}"; do
   while read -r cmd path _; do
     [[ "$cmd" == insmod ]] || continue            # skip "builtin ..." lines
     rel="${path#"$mbase"}"; rel="/lib/${rel#*/lib/}"   # -> /lib/modules/$kver/...
+    rel="${rel%.xz}"; rel="${rel%.zst}"                 # stored uncompressed (busybox insmod)
     grep -qxF "$rel" "$root/lector/modules" && continue
-    put "$path" "$rel"
+    put_module "$path" "$rel"
     echo "$rel" >> "$root/lector/modules"
   done <<<"$deps"
 done

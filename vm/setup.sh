@@ -30,6 +30,7 @@ declare -A need=(
   [kmod]=/usr/sbin/depmod
   [v4l-utils]=/usr/bin/v4l2-ctl
   [gzip]=/bin/gzip
+  [xz-utils]=/usr/bin/xz
 )
 missing=()
 for pkg in "${!need[@]}"; do

@@ -16,10 +16,24 @@ export OMP_THREAD_LIMIT=1
 now() { date +%s; }
 say() { echo "[guest $(cut -d' ' -f1 /proc/uptime)] $*"; }
 
+# vivid_loop CAP KIND: CAP's input shows what its instance's output of KIND (hdmi,
+# s_video) is sent. Linux <= 6.6: the loop_video control. Linux >= 6.8 (Debian 13's 6.12)
+# has none: every input has a menu "<KIND> NNN-M Is Connected To" (NNN the instance)
+# whose items are 0 the test pattern, 1 none, then the outputs of KIND of every instance
+# in turn: one per instance here, so instance N's own is item 2 + N.
+vivid_loop() {
+  v4l2-ctl -d "$1" -c loop_video=1 >/dev/null 2>&1 && return 0
+  ctl=$(v4l2-ctl -d "$1" -l 2>/dev/null | grep -o "${2}_[0-9][0-9][0-9]_[0-9]*_is_connected_to" | head -1)
+  [ -n "$ctl" ] || { say "vivid_loop: $1 has neither loop_video nor ${2}_NNN_M_is_connected_to"; return 1; }
+  inst=$(echo "$ctl" | sed "s/^${2}_0*\([0-9][0-9]*\)_.*/\1/")
+  v4l2-ctl -d "$1" -c "$ctl=$((2 + inst))" >/dev/null || say "vivid_loop: $1 $ctl=$((2 + inst)) refused"
+}
+
 # hdmi_loop CAP OUT FOURCC: select the HDMI input/output and 640x480p60 on both sides,
 # loop video, no OSD, and the output's pixel format.
 hdmi_loop() {
-  v4l2-ctl -d "$1" -i 3 -c loop_video=1,osd_text_mode=2 >/dev/null
+  v4l2-ctl -d "$1" -i 3 -c osd_text_mode=2 >/dev/null
+  vivid_loop "$1" hdmi
   v4l2-ctl -d "$2" -o 1 >/dev/null
   v4l2-ctl -d "$1" --set-dv-bt-timings index=0 >/dev/null
   v4l2-ctl -d "$2" --set-dv-bt-timings index=0 >/dev/null

@@ -57,9 +57,13 @@ for a in sh mount umount insmod switch_root mkdir sleep echo cat; do ln -s busyb
 for m in virtio_pci virtio_blk ext4; do
   modprobe -d "$mbase" -S "$kver" --show-depends "$m" | while read -r cmd path _; do
     [[ "$cmd" == insmod ]] || continue
-    b="$(basename "$path")"
+    b="$(basename "$path")"; b="${b%.xz}"; b="${b%.zst}"
     grep -qxF "/lib/modules/$b" "$ir/modules" && continue
-    cp "$path" "$ir/lib/modules/$b"
+    case "$path" in   # Debian 13's .ko.xz: busybox's insmod needs them uncompressed
+      *.xz) xz -dc "$path" > "$ir/lib/modules/$b" ;;
+      *.zst) zstd -qdc "$path" > "$ir/lib/modules/$b" ;;
+      *) cp "$path" "$ir/lib/modules/$b" ;;
+    esac
     echo "/lib/modules/$b" >> "$ir/modules"
   done
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vm/systemd/build-root.sh — a Debian bookworm root file system with systemd as PID 1,
+# vm/systemd/build-root.sh — a Debian root file system (the host's release: bookworm or trixie) with systemd as PID 1,
 # for booting Lector's units under real systemd in qemu (see vm/systemd/boot.sh).
 #
 # Builds (once) with debootstrap --variant=minbase plus the packages below, adds the
@@ -20,9 +20,21 @@ log() { echo "[vm/build-root] $*" >&2; }
 # the English model (libarchive13 and libcurl3-nss: lectord links them through
 # tesseract's pkg-config flags), systemd + udev (device units for /dev/v4l/by-id), dbus (for
 # systemctl/systemd-analyze), v4l-utils (vivid loop setup in the test), procps, kmod.
-PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
-          libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss)
-SUITE=bookworm
+# The root is the host's Debian release, so that what the host builds runs in it:
+# bookworm by default, trixie on Debian 13 (whose lectord also links libcamera 0.4 and
+# libstdc++; t64-renamed libraries).
+SUITE="$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+case "$SUITE" in
+  trixie|forky|sid)
+    SUITE=trixie
+    PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0t64 libjpeg62-turbo
+              libtesseract5 libleptonica6 tesseract-ocr-eng libarchive13t64 libcurl4t64
+              libcamera0.4 libstdc++6) ;;
+  *)
+    SUITE=bookworm
+    PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
+              libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss) ;;
+esac
 MIRROR="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 "$repo/vm/setup.sh"
@@ -59,7 +71,7 @@ for m in vivid virtio_pci virtio_blk ext4; do
     [[ "$cmd" == insmod ]] || continue
     rel="${path#"$mbase"}"; rel="lib/${rel#*/lib/}"
     mkdir -p "$r/usr/$(dirname "$rel")"
-    cp -n "$path" "$r/usr/$rel"
+    cp -n "$path" "$r/usr/$rel"   # compressed (.ko.xz on Debian 13) is fine: kmod reads it
   done
 done
 cp "$mbase/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$r/usr/lib/modules/$kver/" 2>/dev/null || true
