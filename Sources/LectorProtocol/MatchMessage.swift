@@ -43,14 +43,7 @@ public struct MatchMessage: ProtocolMessage {
 
     public init(json: JSONValue) throws(ProtocolError) {
         let m = try MemberReader(message: json, class: Self.messageClass)
-        let corners = try m.required("corners") { (key) throws(ProtocolError) in
-            try m.array(key) { (item, path) throws(ProtocolError) -> PixelPoint in
-                guard let pair = item.arrayValue, pair.count == 2, let x = pair[0].intValue, let y = pair[1].intValue else {
-                    throw ProtocolError("must be [x,y] integers", messageClass: Self.messageClass, member: path)
-                }
-                return PixelPoint(x: x, y: y)
-            }
-        }
+        let corners = try m.required("corners", m.points)
         self.init(device: try m.required("device", m.string), zone: try m.string("zone"), rule: try m.required("rule", m.string),
                   text: try m.required("text", m.string), matched: try m.required("matched", m.string),
                   groups: try m.required("groups", m.strings), box: try m.required("box", m.box), corners: corners,
@@ -67,7 +60,7 @@ public struct MatchMessage: ProtocolMessage {
         message.add("matched", matched)
         message.add("groups", .array(groups.map(JSONValue.string)))
         message.add("box", boxJSON(box))
-        message.add("corners", .array(corners.map { .array([.int($0.x), .int($0.y)]) }))
+        message.add("corners", .array(corners.map(\.json)))
         message.add("confidence", confidence)
         message.add("track", track)
         message.add("seq", Int(sequence))

@@ -23,6 +23,20 @@ public struct PixelBox: Hashable, Sendable, CustomStringConvertible {
         return PixelBox(x: left, y: top, width: right - left, height: bottom - top)
     }
 
+    /// What is wrong with reading this box of a `width` × `height` upright image, or nil
+    /// when it lies inside: `"<label> x,y,w,h lies outside the WxH upright image: <outside>"`
+    /// or `"… extends beyond …: only x,y,w,h is read"`.
+    public func fitProblem(label: String, width imageWidth: Int, height imageHeight: Int, outside: String) -> String? {
+        let clipped = clipped(width: imageWidth, height: imageHeight)
+        let given = "\(label) \(x),\(y),\(width),\(height)"
+        if clipped.area == 0 { return "\(given) lies outside the \(imageWidth)x\(imageHeight) upright image: \(outside)" }
+        if clipped != self {
+            return "\(given) extends beyond the \(imageWidth)x\(imageHeight) upright image: only "
+                + "\(clipped.x),\(clipped.y),\(clipped.width),\(clipped.height) is read"
+        }
+        return nil
+    }
+
     /// The smallest box holding both.
     public func union(_ other: PixelBox) -> PixelBox {
         let left = min(x, other.x), top = min(y, other.y)

@@ -150,6 +150,16 @@ public struct MemberReader {
                         width: try member.required("width", member.int), height: try member.required("height", member.int))
     }
 
+    /// `[[x,y],…]`: points in pixels (a box's corners).
+    public func points(_ key: String) throws(ProtocolError) -> [PixelPoint]? {
+        try array(key) { (item, path) throws(ProtocolError) -> PixelPoint in
+            guard let pair = item.arrayValue, pair.count == 2, let x = pair[0].intValue, let y = pair[1].intValue else {
+                throw ProtocolError("must be [x,y] integers", messageClass: messageClass, member: path)
+            }
+            return PixelPoint(x: x, y: y)
+        }
+    }
+
     /// `{"p50":…,"p99":…}`
     public func percentiles(_ key: String) throws(ProtocolError) -> Percentiles? {
         guard let member = try object(key) else { return nil }

@@ -41,27 +41,7 @@ public struct RecognizedText: Sendable, Equatable {
     /// downscaled or cropped image back to the full upright image.
     public func mapped(scale factor: Int, dx: Int = 0, dy: Int = 0) -> RecognizedText {
         guard factor != 1 || dx != 0 || dy != 0 else { return self }
-        func map(_ box: PixelBox) -> PixelBox { box.scaled(by: factor).offset(dx: dx, dy: dy) }
-        return RecognizedText(blocks: blocks.map { block in
-            var block = block
-            block.box = map(block.box)
-            block.lines = block.lines.map { line in
-                var line = line
-                line.box = map(line.box)
-                line.words = line.words.map { word in
-                    var word = word
-                    word.box = map(word.box)
-                    word.symbols = word.symbols.map { symbol in
-                        var symbol = symbol
-                        symbol.box = map(symbol.box)
-                        return symbol
-                    }
-                    return word
-                }
-                return line
-            }
-            return block
-        })
+        return mapped { $0.scaled(by: factor).offset(dx: dx, dy: dy) }
     }
 }
 

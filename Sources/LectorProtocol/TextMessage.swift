@@ -7,6 +7,9 @@ public struct PixelPoint: Hashable, Sendable {
         self.x = x
         self.y = y
     }
+
+    /// `[x,y]`
+    public var json: JSONValue { .array([.int(x), .int(y)]) }
 }
 
 /// One element of a TEXT message's tree (a block, line, word or symbol): its text, its
@@ -55,7 +58,7 @@ public struct TextElement: Equatable, Sendable {
         var members = JSONObjectBuilder()
         members.add("text", text)
         members.add("box", boxJSON(box))
-        members.add("corners", .array(corners.map { .array([.int($0.x), .int($0.y)]) }))
+        members.add("corners", .array(corners.map(\.json)))
         members.add("confidence", confidence)
         members.add("language", language)
         members.add("track", track)
@@ -68,14 +71,7 @@ public struct TextElement: Equatable, Sendable {
 
     init(json: JSONValue, level: DetailLevel, messageClass: String, path: String) throws(ProtocolError) {
         let m = try MemberReader(json, messageClass: messageClass, path: path)
-        let corners = try m.required("corners") { (key) throws(ProtocolError) in
-            try m.array(key) { (item, path) throws(ProtocolError) -> PixelPoint in
-                guard let pair = item.arrayValue, pair.count == 2, let x = pair[0].intValue, let y = pair[1].intValue else {
-                    throw ProtocolError("must be [x,y] integers", messageClass: messageClass, member: path)
-                }
-                return PixelPoint(x: x, y: y)
-            }
-        }
+        let corners = try m.required("corners", m.points)
         var children: [TextElement]?
         if let key = Self.childrenKey(of: level), let next = DetailLevel.allCases.first(where: { $0 > level }) {
             children = try m.array(key) { (item, path) throws(ProtocolError) in

@@ -42,14 +42,7 @@ public struct TrackMessage: ProtocolMessage {
 
     public init(json: JSONValue) throws(ProtocolError) {
         let m = try MemberReader(message: json, class: Self.messageClass)
-        let corners = try m.required("corners") { (key) throws(ProtocolError) in
-            try m.array(key) { (item, path) throws(ProtocolError) -> PixelPoint in
-                guard let pair = item.arrayValue, pair.count == 2, let x = pair[0].intValue, let y = pair[1].intValue else {
-                    throw ProtocolError("must be [x,y] integers", messageClass: Self.messageClass, member: path)
-                }
-                return PixelPoint(x: x, y: y)
-            }
-        }
+        let corners = try m.required("corners", m.points)
         self.init(device: try m.required("device", m.string), id: try m.required("id", m.string),
                   event: try m.required("event") { (key) throws(ProtocolError) in try m.choice(key, Event.self) },
                   text: try m.required("text", m.string), box: try m.required("box", m.box), corners: corners,
@@ -64,7 +57,7 @@ public struct TrackMessage: ProtocolMessage {
         message.add("event", event.rawValue)
         message.add("text", text)
         message.add("box", boxJSON(box))
-        message.add("corners", .array(corners.map { .array([.int($0.x), .int($0.y)]) }))
+        message.add("corners", .array(corners.map(\.json)))
         message.add("confidence", confidence)
         message.add("observations", observations)
         message.add("first_seen", firstSeen)

@@ -298,7 +298,7 @@ public enum Syscalls {
     }
 
     /// How many bytes wait to be read on `descriptor` (a socket's unread input). The
-    /// corresponding C call is `ioctl(FIONREAD)`.
+    /// corresponding C function is `ioctl` (FIONREAD).
     public static func bytesReadable(_ descriptor: Int32) throws(SystemError) -> Int {
         let count = lector_bytes_readable(descriptor)
         guard count >= 0 else { throw SystemError(errno: Glibc.errno, call: "ioctl(FIONREAD)") }

@@ -129,14 +129,7 @@ public final class TextRecognizer {
     /// nil when it lies inside (or there is none).
     public func regionProblem(width: Int, height: Int) -> String? {
         guard options.zones.isEmpty, let roi = options.regionOfInterest else { return nil }
-        let clipped = roi.clipped(width: width, height: height)
-        let given = "roi \(roi.x),\(roi.y),\(roi.width),\(roi.height)"
-        if clipped.area == 0 { return "\(given) lies outside the \(width)x\(height) upright image: the whole frame is read" }
-        if clipped != roi {
-            return "\(given) extends beyond the \(width)x\(height) upright image: only "
-                + "\(clipped.x),\(clipped.y),\(clipped.width),\(clipped.height) is read"
-        }
-        return nil
+        return roi.fitProblem(label: "roi", width: width, height: height, outside: "the whole frame is read")
     }
 
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the

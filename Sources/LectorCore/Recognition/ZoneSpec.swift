@@ -56,14 +56,7 @@ public struct ZoneSpec: Hashable, Sendable {
     /// Why the zone is not read, or not all of it, in a `width` × `height` upright image;
     /// nil when it fits.
     public func problem(width: Int, height: Int) -> String? {
-        let clipped = rect.clipped(width: width, height: height)
-        let given = "zone \(name) \(rect.x),\(rect.y),\(rect.width),\(rect.height)"
-        if clipped.area == 0 { return "\(given) lies outside the \(width)x\(height) upright image: it is not read" }
-        if clipped != rect {
-            return "\(given) extends beyond the \(width)x\(height) upright image: only "
-                + "\(clipped.x),\(clipped.y),\(clipped.width),\(clipped.height) is read"
-        }
-        return nil
+        rect.fitProblem(label: "zone \(name)", width: width, height: height, outside: "it is not read")
     }
 
     /// DEVICES' entry for it, with `problem` as its warning.
