@@ -228,8 +228,7 @@ def count_texts(client, seconds):
 
 @test
 def stalled_client_does_not_slow_others():
-    # Paced by --fps (not by the CPU): every frame is recognized, so the rate measures
-    # the server, not the machine's load.
+    # Paced by --fps: on a quiet machine every frame is recognized.
     with Daemon("--demo", "--fps", "2.5", "--client-timeout", "3", "--client-buffer", "16384") as d:
         a = Client(d.path, read_version=True)
         a.send({"class": "WATCH"})
@@ -242,8 +241,17 @@ def stalled_client_does_not_slow_others():
         with_stalled, recognized_with = count_texts(a, 8)
         print("    TEXT messages in 8 s: alone %d (of %d recognized), with a stalled client %d (of %d recognized)" %
               (alone, recognized_alone, with_stalled, recognized_with))
-        assert alone > 0 and abs(with_stalled - alone) <= max(1, alone * 0.10), (alone, with_stalled)
+        # How many frames the camera recognizes depends on the machine's load (at load
+        # 6, 18 alone then 13 were seen); what the stalled client must not change is
+        # what A gets: every frame recognized, with the server never falling behind.
+        assert alone > 0 and recognized_with > 0, (alone, with_stalled)
+        assert abs(alone - recognized_alone) <= 1, "A alone got every recognized frame"
         assert abs(with_stalled - recognized_with) <= 1, "A got every recognized frame"
+        a.send({"class": "STATUS"})
+        status = a.read_class("STATUS")
+        print("    server: inbox_dropped %s, publish_ms %s" % (status.get("inbox_dropped"), status.get("publish_ms")))
+        assert status.get("inbox_dropped", 0) == 0, status
+        assert status["publish_ms"]["p99"] < 1000, status["publish_ms"]
         # B is disconnected: reading what was buffered ends in EOF.
         b.sock.settimeout(10)
         try:
