@@ -206,8 +206,9 @@ def snapshot_load_run(frame, seconds, clients):
     """One run: a watcher, `clients` SNAPSHOT loops for `seconds`, then STATUS."""
     # Per-frame recognition (live text's stacking and change gate off): the same frame
     # looping would otherwise be read only every --refresh-s, and the watcher's TEXT are
-    # what publish_ms measures.
-    with Daemon("--replay", frame, "--loop", "--fps", "4", "--stack", "off", "--gate", "off") as d:
+    # what publish_ms measures. A long deadline: reading a 3000x2000 frame on a loaded
+    # machine passed the default 3 s in a Debian 13 root at load 5, and then no TEXT came.
+    with Daemon("--replay", frame, "--loop", "--fps", "4", "--stack", "off", "--gate", "off", "--deadline-ms", "30000") as d:
         watcher = Client(d.path, timeout=60)
         watcher.send({"class": "WATCH", "enable": True})
         watcher.read_class("TEXT", timeout=90)
