@@ -92,9 +92,11 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$memory" -smp "$smp"
 logf="$work/console.log"
 start=$(date +%s)
 set +e
+# Escape sequences are taken out: Debian 13's systemd resets the console before the
+# guest's first line (ESC [!p, ESC ] 104 BEL, ESC [?7h).
 timeout -k 5 "$timeout_s" "${qemu[@]}" </dev/null 2>&1 | tee "$logf" | \
   awk -v verbose="$verbose" '
-    { sub(/\r$/, "") }
+    { sub(/\r$/, ""); gsub(/\033\[[0-9;?!]*[A-Za-z]|\033\][0-9;]*\007/, "") }
     verbose { print; fflush(); next }
     /^LECTOR-VM-BEGIN$/ { inside = 1; next }
     /^LECTOR-VM-EXIT / { print; fflush(); inside = 0; next }
