@@ -223,23 +223,23 @@ struct ServerTests {
             while (try? reader.readMessage(timeout: 0.05)) != nil {}
             let before = harness.cameras[0].counters.snapshot.recognized
             var received = 0
+            // Counts the reader's TEXT while `more` holds, waiting until `end` at most.
+            func readTexts(until end: Date, while more: () -> Bool) {
+                while Date() < end && more() {
+                    let message = try? reader.readMessage(timeout: end.timeIntervalSinceNow).message
+                    if message?["class"]?.stringValue == "TEXT" { received += 1 }
+                }
+            }
             // At least 1.2 s and 3 frames published while the slow client's socket is
             // full; however slowly a loaded machine recognizes, the slow client reads
             // again 4.5 s after that at the latest (3 s, then 1.5 s for TEXT on its
             // way), within the 6 s client timeout.
             let enough = silentSince.addingTimeInterval(1.2)
             let latest = silentSince.addingTimeInterval(3)
-            while Date() < latest && (Date() < enough || received < 3) {
-                let message = try? reader.readMessage(timeout: latest.timeIntervalSinceNow).message
-                if message?["class"]?.stringValue == "TEXT" { received += 1 }
-            }
+            readTexts(until: latest) { Date() < enough || received < 3 }
             // Frames recognized by now whose TEXT is still on its way are read too.
             let after = harness.cameras[0].counters.snapshot.recognized
-            let drained = Date().addingTimeInterval(1.5)
-            while received < after - before && Date() < drained {
-                let message = try? reader.readMessage(timeout: drained.timeIntervalSinceNow).message
-                if message?["class"]?.stringValue == "TEXT" { received += 1 }
-            }
+            readTexts(until: Date().addingTimeInterval(1.5)) { received < after - before }
             #expect(abs(received - (after - before)) <= 2, "the reader got every frame recognized (\(received) of \(after - before))")
 
             // The slow client now reads: it finds an OVERFLOW before the stream goes on

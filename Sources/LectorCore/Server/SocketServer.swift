@@ -127,6 +127,9 @@ final class ServerLoop: @unchecked Sendable {
     private let state = NSLock()
     /// The server thread waits with no timeout (no stall timer runs).
     private var sleepingWithoutTimer = false
+    /// Some client's request lines, read earlier, can be answered now but were left for
+    /// the next round (housekeeping's budget): that round must not wait.
+    private var linesLeftToAnswer = false
     /// The loop has ended.
     private var stopped = false
     /// Connected clients, oldest first.
@@ -168,8 +171,7 @@ final class ServerLoop: @unchecked Sendable {
             let timing = shutdownDeadline != nil || clients.contains { $0.stalledSince != nil }
             // Until settled, look without waiting: a round with nothing ready means what
             // was pending at start (a socket-activating client) is answered.
-            let timeout: Int32 = !settled.isRaised || clients.contains(where: hasAnswerableLines) ? 0
-                : timing ? 100 : idleWakeMilliseconds()
+            let timeout: Int32 = !settled.isRaised || linesLeftToAnswer ? 0 : timing ? 100 : idleWakeMilliseconds()
             sleepingWithoutTimer = !timing
             state.unlock()
             do {
@@ -501,6 +503,7 @@ final class ServerLoop: @unchecked Sendable {
 
     private func housekeeping() {
         let now = MonotonicInstant.now()
+        linesLeftToAnswer = false
         for client in clients {
             // Lines left waiting while the buffer was full, now that it has room: as
             // many as the socket takes, up to a budget per round (the next round comes
@@ -513,6 +516,7 @@ final class ServerLoop: @unchecked Sendable {
                 guard client.inbound.count < waiting else { break }
                 budget -= waiting - client.inbound.count
             }
+            if hasAnswerableLines(client) { linesLeftToAnswer = true }
             if isClosed(client) { continue }
             // Input ended and every line answered: a client that does not watch is done.
             if client.inputEnded, !client.closing, !client.awaitingReply, !client.watch.enable, !client.inbound.contains(UInt8(ascii: "\n")) {
