@@ -11,9 +11,11 @@ OUT, VM_RC = sys.argv[1], int(sys.argv[2])
 FRAME_MS = 1000 / 59.94      # vivid's HDMI 640x480p59.94
 # Under TCG on a loaded host, vivid's timestamps (computed from its frame period, not
 # read from a clock at completion) and the guest's scheduling jitter by tens of ms:
-# waits from -13 to +54 ms were measured where a real camera shows 0-33. A queued frame
-# would add a whole recognition (seconds here), so the bound still proves no queueing.
-TCG_SLACK_MS = 50
+# waits from -13 to +54 ms were measured where a real camera shows 0-33, and 91.5 ms once
+# (CI, 2026-12-01: the first frame after the start, its recognition took 17 s). A queued
+# frame would add a whole recognition (3.7 s and more here), so the bound still proves
+# no queueing; how many waits kept within the strict 2 intervals is printed beside it.
+TCG_SLACK_MS = 150
 results = []
 
 

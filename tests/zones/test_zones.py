@@ -79,6 +79,30 @@ def run_stdout(conf, timeout=240):
     return result.returncode, messages, result.stderr.decode(errors="replace"), time.time() - started
 
 
+def run_replay(conf, what, hook_files=()):
+    """run_stdout on the meter replay, once more if the host starved the pipeline.
+
+    The replay is camera-like: frames come at the sequence's fps and a frame the pipeline
+    is not ready for is dropped. When the host stalls lectord for seconds (seen once in a
+    CI-like run: 94 of 120 frames recognized, latency p99 2.9 s, where passing runs
+    recognize 120 with p99 under 200 ms), whole 3-second readings are never seen and the
+    accuracy checks would judge the host, not the reading. Such a run is reported and
+    the replay run again; a stall that comes back (e.g. one caused by lectord itself) is
+    judged as it is. HOOK_FILES, written by the hooks, are emptied before each run."""
+    total = TRUTH["readings"][-1]["last"] + 1
+    for attempt in (1, 2):
+        for path in hook_files:
+            if os.path.exists(path):
+                os.remove(path)
+        result = run_stdout(conf)
+        frames = [m for m in result[1] if m["class"] == "FRAME"]
+        if len(frames) >= 0.95 * total or attempt == 2:
+            return result
+        latencies = [f["latency_ms"] for f in frames]
+        print(f"     {what}: the pipeline was starved ({len(frames)} of {total} frames recognized, latency p99 "
+              f"{percentile(latencies, 0.99):.1f} ms, load average {os.getloadavg()[0]:.2f}); running the replay again", flush=True)
+
+
 def percentile(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
@@ -104,7 +128,7 @@ def test_meter_readings():
 match = ^([0-9]+)([0-9]{{3}})$
 on_match = {hook}
 """))
-    status, messages, log, seconds = run_stdout(conf)
+    status, messages, log, seconds = run_replay(conf, "meter", (record, stdin_copy))
     check("lectord --config meter.conf --stdout ends by itself (exit 0)", status == 0, log[-1500:])
     matches = [m for m in messages if m["class"] == "MATCH"]
     texts = [m for m in messages if m["class"] == "TEXT"]
@@ -177,7 +201,7 @@ hook_timeout = 1
 match = ^[0-9]{{7,8}}$
 on_match = {fail}
 """))
-    status, messages, log, seconds = run_stdout(conf)
+    status, messages, log, seconds = run_replay(conf, "hooks", (pids, runs))
     frames = [m for m in messages if m["class"] == "FRAME"]
     latencies = [f["latency_ms"] for f in frames]
     hang_pids = [int(p) for p in open(pids).read().split()] if os.path.exists(pids) else []
