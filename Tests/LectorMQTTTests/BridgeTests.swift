@@ -1,5 +1,6 @@
 import Foundation
 import LectorProtocol
+import LectorSystem
 import Testing
 @testable import LectorMQTT
 
@@ -68,7 +69,7 @@ struct BridgeSettingsTests {
         ("broker", "mqtt.conf:1: expected 'key = value'"),
     ])
     func refusesMistakes(text: String, message: String) {
-        #expect(throws: BridgeConfigError.self) { try BridgeConfigFile.parse(text, path: "mqtt.conf") }
+        #expect(throws: ConfigError.self) { try BridgeConfigFile.parse(text, path: "mqtt.conf") }
         do {
             _ = try BridgeConfigFile.parse(text, path: "mqtt.conf")
         } catch {

@@ -2,19 +2,6 @@ import Foundation
 import LectorProtocol
 import LectorSystem
 
-/// A mistake in the configuration file: names the file, the line and the key.
-public struct ConfigError: Error, Equatable, CustomStringConvertible {
-    public let path: String
-    public let line: Int
-    public let key: String?
-    public let message: String
-
-    public var description: String {
-        if let key { return "\(path):\(line): \(key): \(message)" }
-        return line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)"
-    }
-}
-
 /// lectord's configuration file (`--config FILE`, default /etc/lector/lectord.conf):
 ///
 /// ```
@@ -71,18 +58,7 @@ public struct ConfigFile: Equatable, Sendable {
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(ConfigError) -> ConfigFile {
-        // A regular file only, read without blocking (a FIFO named as the config would
-        // hang the start); one reader for lectord's and the bridges' files.
-        let contents: String?
-        do {
-            contents = try RegularFile.readText(path)
-        } catch {
-            throw ConfigError(path: path, line: 0, key: nil, message: "cannot read the file: \(error.reason)")
-        }
-        guard let text = contents else {
-            throw ConfigError(path: path, line: 0, key: nil, message: "not UTF-8 text")
-        }
-        return try parse(text, path: path)
+        try parse(ConfigText.read(path), path: path)
     }
 
     /// Parses the text of a configuration file.
@@ -135,18 +111,12 @@ public struct ConfigFile: Equatable, Sendable {
             config.sections.append(done)
         }
 
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let number = index + 1
-            var line = Substring(rawLine)
-            if line.first == "#" || line.first == ";" { continue }
-            if let comment = line.range(of: " #") ?? line.range(of: "\t#") { line = line[..<comment.lowerBound] }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { continue }
-            if trimmed.hasPrefix("[") {
-                guard trimmed.hasSuffix("]") else {
-                    throw ConfigError(path: path, line: number, key: nil, message: "a section header must end with ]")
-                }
-                let name = trimmed.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+        for (number, line) in try ConfigText.lines(text, path: path) {
+            let key: String, value: String
+            switch line {
+            case let .setting(name, text):
+                (key, value) = (name, text)
+            case let .section(name):
                 try finish()
                 try finishText()
                 if name.hasPrefix("zone ") || name.hasPrefix("rule ") {
@@ -173,11 +143,6 @@ public struct ConfigFile: Equatable, Sendable {
                 }
                 continue
             }
-            guard let equals = trimmed.firstIndex(of: "=") else {
-                throw ConfigError(path: path, line: number, key: nil, message: "expected 'key = value'")
-            }
-            let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "_")
-            let value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             func fail(_ message: String) -> ConfigError { ConfigError(path: path, line: number, key: key, message: message) }
 
             if zoneSection != nil || ruleSection != nil {
