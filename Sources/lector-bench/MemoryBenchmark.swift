@@ -33,7 +33,10 @@ struct MemoryBenchmark {
         let wanted = bench.options.memoryFrames
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--replay", directory, "--loop", "--stdout", "--max-frames", String(wanted)]
+        // Every frame recognized and published: with live text on, the loop's two frames
+        // of one scene settle and the change gate then skips them (one read per refresh),
+        // so N published frames would take N refreshes.
+        process.arguments = ["--replay", directory, "--loop", "--stdout", "--stack", "off", "--gate", "off", "--max-frames", String(wanted)]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
