@@ -66,6 +66,11 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
+        // The live-text stack's per-pixel loops (fold, read-out, profiles), plain C compiled
+        // with optimization in every build: SwiftPM's -O0 comes first on a debug build's
+        // command line and this -O2 after it wins (unoptimized Swift loops made a debug
+        // lectord's capture thread fall behind; Swift's SIMD types are slower still there).
+        .target(name: "CFrameKernels", cSettings: [.unsafeFlags(["-O2"])]),
         // What Glibc's Swift module hides: accept4, eventfd, gettid (no other library).
         .target(name: "CLectorSystem"),
         .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
@@ -73,7 +78,7 @@ let package = Package(
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
             name: "LectorCore",
-            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2"]
+            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2", "CFrameKernels"]
                 + (libcameraFlags == nil ? [] : ["CLibCamera"]),
             resources: [.copy("Resources/demo")]
         ),

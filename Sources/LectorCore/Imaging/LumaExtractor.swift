@@ -20,6 +20,11 @@ public final class LumaExtractor {
     /// Extracts the luma of `frame` into `image`, reusing its allocation.
     /// - Parameter scale: for compressed formats, decode downscaled by this factor (1 or 2).
     public func extract(_ frame: Frame, into image: inout GrayImage, scale: Int = 1) throws(FrameError) {
+        if let stacked = frame.buffer as? StackedFrameBuffer {
+            // A stack's mean (GREY): read straight from the stack, no copy in between.
+            stacked.readOut(into: &image)
+            return
+        }
         let format = frame.format
         if format.isCompressed {
             guard Self.hasJPEGMarkers(frame.bytes) else {
