@@ -8,6 +8,35 @@
 static inline int min_int(int a, int b) { return a < b ? a : b; }
 static inline int max_int(int a, int b) { return a > b ? a : b; }
 
+void lector_pick_samples(const uint8_t *restrict source, size_t stride, int step, int width, int height,
+                         uint8_t *restrict out) {
+    if (width <= 0 || height <= 0) return;
+    for (int y = 0; y < height; y++) {
+        const uint8_t *restrict row = source + (size_t)y * stride;
+        uint8_t *restrict target = out + (size_t)y * (size_t)width;
+        if (step == 2) {
+            for (int x = 0; x < width; x++) target[x] = row[2 * x];  // a constant step vectorises
+        } else {
+            for (int x = 0; x < width; x++) target[x] = row[(size_t)x * (size_t)step];
+        }
+    }
+}
+
+void lector_detrend(const float *restrict values, int count, int radius, float *restrict scratch,
+                    float *restrict flat, float *restrict out) {
+    if (count <= 0) return;
+    scratch[0] = 0;
+    for (int index = 0; index < count; index++) scratch[index + 1] = scratch[index] + values[index];
+    for (int index = 0; index < count; index++) {
+        int low = max_int(0, index - radius), high = min_int(count, index + radius + 1);
+        flat[index] = values[index] - (scratch[high] - scratch[low]) / (float)(high - low);
+    }
+    for (int index = 0; index < count; index++) {
+        float left = flat[max_int(index - 1, 0)], right = flat[min_int(index + 1, count - 1)];
+        out[index] = (left + 2 * flat[index] + right) / 4;
+    }
+}
+
 void lector_luma_profile_sums(const uint8_t *restrict image, size_t stride, int width, int height,
                               uint32_t *restrict column_sums, uint32_t *restrict row_sums) {
     if (width <= 0 || height <= 0) return;

@@ -186,6 +186,47 @@ struct FrameKernelsTests {
         #expect(rows == expectedRows)
     }
 
+    @Test("sample picking matches its definition", arguments: kernelCases)
+    func pickSamples(_ c: Case) {
+        var random = KernelRandom(UInt64(c.width * 5 + c.stride))
+        let step = 1 + abs(c.dx) % 3  // 1, 2 (YUYV) and 3
+        let stride = max(c.stride, c.width * step)
+        let source = random.bytes((c.height - 1) * stride + (c.width - 1) * step + 1)
+        var out = [UInt8](repeating: 0, count: c.width * c.height)
+        source.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { out in
+                FrameKernels.pickSamples(source, stride: stride, step: step, width: c.width, height: c.height, into: out)
+            }
+        }
+        let expected = (0..<(c.width * c.height)).map { source[($0 / c.width) * stride + ($0 % c.width) * step] }
+        #expect(out == expected, "step \(step), stride \(stride)")
+    }
+
+    /// The Swift detrending LumaProfiles did before it moved to C, kept here as the reference.
+    static func referenceDetrended(_ values: [Float], radius: Int) -> [Float] {
+        let count = values.count
+        guard count > 0 else { return [] }
+        var prefix = [Float](repeating: 0, count: count + 1)
+        for index in 0..<count { prefix[index + 1] = prefix[index] + values[index] }
+        let flat = (0..<count).map { index in
+            let low = max(0, index - radius), high = min(count, index + radius + 1)
+            return values[index] - (prefix[high] - prefix[low]) / Float(high - low)
+        }
+        return (0..<count).map { index -> Float in
+            let left: Float = flat[max(index - 1, 0)], right: Float = flat[min(index + 1, count - 1)]
+            let middle: Float = 2 * flat[index]
+            return (left + middle + right) / 4
+        }
+    }
+
+    @Test("detrending gives the Swift code's floats", arguments: [1, 2, 7, 25, 240, 1283])
+    func detrend(count: Int) {
+        var random = KernelRandom(UInt64(count))
+        let values = (0..<count).map { _ in Float(random.next() % 65_281) / Float(1 + random.next() % 255) }
+        #expect(FrameKernels.detrended(values, radius: LumaProfiles.detrendRadius)
+                == Self.referenceDetrended(values, radius: LumaProfiles.detrendRadius))
+    }
+
     /// The offset search's costs are the same floats the Swift loop summed, in order.
     @Test("offset costs match their definition", arguments: [(count: 17, radius: 4), (count: 240, radius: 32), (count: 1283, radius: 32),
                                                              (count: 70, radius: 0)])

@@ -1,14 +1,25 @@
 #ifndef LECTOR_CFRAMEKERNELS_H
 #define LECTOR_CFRAMEKERNELS_H
 
-// The live-text stack's per-pixel loops (LectorCore's FrameStack and LumaProfiles), in C
-// so that they run compiled with optimization (and auto-vectorised) in debug builds too:
-// Swift's loops, and above all its SIMD types, are dozens of times slower unoptimized.
-// Plain functions on caller-owned memory: no allocation, no state, no libc beyond memset.
-// Integer arithmetic is the Swift code's, bit for bit; float sums run in index order.
+// The capture side's per-pixel loops (LectorCore's FrameStack, LumaProfiles and the luma
+// of packed YUV frames), in C so that they run compiled with optimization (and
+// auto-vectorised) in debug builds too: Swift's loops, and above all its SIMD types, are
+// dozens of times slower unoptimized. Plain functions on caller-owned memory: no
+// allocation, no state, no libc beyond memset. Integer arithmetic is the Swift code's,
+// bit for bit; float arithmetic runs in the Swift code's order (and Package.swift turns
+// off FP contraction, so no fused multiply-add changes a result).
 
 #include <stddef.h>
 #include <stdint.h>
+
+/// Every `step`-th byte of each row of `source` (rows `stride` bytes apart), `width` per
+/// row, into `out` (rows `width` bytes apart): the Y samples of YUYV (step 2).
+void lector_pick_samples(const uint8_t *source, size_t stride, int step, int width, int height, uint8_t *out);
+
+/// `values` (`count` floats) minus their running mean over ±`radius`, smoothed with a
+/// [1 2 1] kernel (edges repeated), into `out`; `scratch` holds count + 1 floats (the
+/// prefix sums) and `flat` count floats.
+void lector_detrend(const float *values, int count, int radius, float *scratch, float *flat, float *out);
 
 /// Sums of a luma plane of `width` × `height` (rows `stride` bytes apart): per column
 /// into `column_sums` (`width` entries), per row into `row_sums` (`height` entries).

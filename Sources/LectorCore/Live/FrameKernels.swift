@@ -2,8 +2,8 @@ import CFrameKernels
 import LectorProtocol
 import LectorSystem
 
-/// The live-text stack's per-pixel loops, in the C target CFrameKernels: the only file
-/// that calls it.
+/// The capture side's per-pixel loops (the live-text stack's, and the luma of packed YUV
+/// frames), in the C target CFrameKernels: the only file that calls it.
 ///
 /// C compiled with optimization in every build (Package.swift): a debug build's Swift
 /// loops were far too slow for the capture thread, and its SIMD types slower still. Each
@@ -11,6 +11,39 @@ import LectorSystem
 /// outside the buffers; the arithmetic is the one the Swift loops did, bit for bit
 /// (``FrameKernelsTests`` compares both on generated frames).
 enum FrameKernels {
+    /// Every `step`-th byte of each row, `width` per row (rows `stride` bytes apart), into
+    /// `out` (rows `width` bytes apart): YUYV's Y samples.
+    /// The corresponding C function is `lector_pick_samples`.
+    static func pickSamples(_ source: UnsafeBufferPointer<UInt8>, stride: Int, step: Int, width: Int, height: Int,
+                            into out: UnsafeMutableBufferPointer<UInt8>) {
+        guard width > 0, height > 0 else { return }
+        precondition(step > 0 && source.count >= (height - 1) * stride + (width - 1) * step + 1, "pickSamples: source too small")
+        precondition(out.count >= width * height, "pickSamples: output too small")
+        guard let source = source.baseAddress, let out = out.baseAddress else { return }
+        lector_pick_samples(source, stride, Int32(step), Int32(width), Int32(height), out)
+    }
+
+    /// `values` minus their running mean over ±`radius`, smoothed with a [1 2 1] kernel
+    /// (see ``LumaProfiles/detrended(_:)``).
+    /// The corresponding C function is `lector_detrend`.
+    static func detrended(_ values: [Float], radius: Int) -> [Float] {
+        guard !values.isEmpty else { return [] }
+        var scratch = [Float](repeating: 0, count: values.count + 1), flat = [Float](repeating: 0, count: values.count)
+        var out = [Float](repeating: 0, count: values.count)
+        values.withUnsafeBufferPointer { values in
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                flat.withUnsafeMutableBufferPointer { flat in
+                    out.withUnsafeMutableBufferPointer { out in
+                        guard let input = values.baseAddress, let scratch = scratch.baseAddress, let flat = flat.baseAddress,
+                              let output = out.baseAddress else { return }
+                        lector_detrend(input, Int32(values.count), Int32(radius), scratch, flat, output)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     /// Per column and per row, the sum of a luma plane's pixels.
     /// - Parameters:
     ///   - image: `width` × `height` pixels, rows `stride` bytes apart.

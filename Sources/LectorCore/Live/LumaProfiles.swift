@@ -48,21 +48,7 @@ public struct LumaProfiles: Sendable, Equatable {
 
     /// `values` minus their running mean over ±``detrendRadius``, smoothed with a
     /// [1 2 1] kernel (measured on dim, noisy scenes: halves the worst shift error).
-    static func detrended(_ values: [Float]) -> [Float] {
-        let count = values.count
-        guard count > 0 else { return [] }
-        var prefix = [Float](repeating: 0, count: count + 1)
-        for index in 0..<count { prefix[index + 1] = prefix[index] + values[index] }
-        let flat = (0..<count).map { index in
-            let low = max(0, index - detrendRadius), high = min(count, index + detrendRadius + 1)
-            return values[index] - (prefix[high] - prefix[low]) / Float(high - low)
-        }
-        return (0..<count).map { index -> Float in
-            // Named terms: Swift 6.0 (Debian 13) cannot type-check the one-line sum in time.
-            let left: Float = flat[max(index - 1, 0)], right: Float = flat[min(index + 1, count - 1)]
-            return (left + 2 * flat[index] + right) / 4
-        }
-    }
+    static func detrended(_ values: [Float]) -> [Float] { FrameKernels.detrended(values, radius: detrendRadius) }
 
     /// How far the content of `self` moved relative to `reference`, searched within
     /// ±`radius` pixels per axis, and how well the best shift matches.
