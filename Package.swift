@@ -66,6 +66,12 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
+        // The capture side's per-pixel loops (stack fold and read-out, profiles, YUYV luma),
+        // plain C compiled with optimization in every build: SwiftPM's -O0 comes first on a
+        // debug build's command line and this -O2 after it wins (unoptimized Swift loops
+        // made a debug lectord's capture thread fall behind; Swift's SIMD types are slower
+        // still there). No FP contraction: float results stay the Swift code's.
+        .target(name: "CFrameKernels", cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
         // What Glibc's Swift module hides: accept4, eventfd, gettid (no other library).
         .target(name: "CLectorSystem"),
         .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
@@ -73,7 +79,7 @@ let package = Package(
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
             name: "LectorCore",
-            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2"]
+            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2", "CFrameKernels"]
                 + (libcameraFlags == nil ? [] : ["CLibCamera"]),
             resources: [.copy("Resources/demo")]
         ),

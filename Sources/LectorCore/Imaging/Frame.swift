@@ -33,7 +33,7 @@ public struct Frame: Sendable {
         self.width = width
         self.height = height
         self.bytesPerLine = bytesPerLine ?? format.minimumBytesPerLine(width: width)
-        self.bytesUsed = min(bytesUsed ?? buffer.bytes.count, buffer.bytes.count)
+        self.bytesUsed = min(bytesUsed ?? buffer.byteCount, buffer.byteCount)
         self.sequence = sequence
         self.timestamp = timestamp
         self.buffer = buffer
@@ -55,6 +55,9 @@ public struct Frame: Sendable {
 public protocol FrameBuffer: AnyObject, Sendable {
     /// The whole buffer; valid until ``giveBack()``.
     var bytes: UnsafeRawBufferPointer { get }
+    /// `bytes.count`, known without producing the bytes (a stack's mean is read out only
+    /// when someone reads it).
+    var byteCount: Int { get }
     /// Hands the buffer back to whoever filled it.
     func giveBack()
     /// Where the bytes came from, for messages about them (a replayed file), or nil.
@@ -63,6 +66,7 @@ public protocol FrameBuffer: AnyObject, Sendable {
 
 extension FrameBuffer {
     public var origin: String? { nil }
+    public var byteCount: Int { bytes.count }
 }
 
 /// A frame buffer in ordinary memory, for replayed and generated frames.

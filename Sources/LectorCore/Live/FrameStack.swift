@@ -113,62 +113,24 @@ public final class FrameStack {
         let width = self.width, height = self.height, side = Self.blockSide
         let blocksWide = (width + side - 1) / side, blocksHigh = (height + side - 1) / side
         let weight = Int32(32768 / frames)  // 1/frames in 1/32768ths: (65280 × 32768) fits Int32
-        for index in blockSum.indices {
-            blockSum[index] = 0
-            blockDifference[index] = 0
-        }
-        let dx = shift.dx, dy = shift.dy
-        // Reference pixels (x, y) whose source (x + dx, y + dy) lies in the frame.
-        let xStart = max(0, -dx), xEnd = min(width, width - dx)
         luma.pixels.withUnsafeBufferPointer { source in
             accumulator.withUnsafeMutableBufferPointer { mean in
                 blockSum.withUnsafeMutableBufferPointer { sums in
                     blockDifference.withUnsafeMutableBufferPointer { differences in
-                        guard let source = source.baseAddress, let mean = mean.baseAddress,
-                              let sums = sums.baseAddress, let differences = differences.baseAddress else { return }
-                        for y in 0..<height {
-                            let blockRow = (y / side) * blocksWide
-                            let target = mean + y * width
-                            let sourceY = y + dy
-                            if sourceY < 0 || sourceY >= height || xStart >= xEnd {
-                                for x in 0..<width { sums[blockRow + x / side] &+= UInt32(target[x] >> 8) }
-                                continue
-                            }
-                            let row = source + sourceY * width + dx
-                            for x in 0..<xStart { sums[blockRow + x / side] &+= UInt32(target[x] >> 8) }
-                            var x = xStart
-                            while x < xEnd {
-                                let blockEnd = min(xEnd, (x / side + 1) * side)
-                                let block = blockRow + x / side
-                                var difference: Int32 = 0
-                                var sum: UInt32 = 0
-                                while x < blockEnd {
-                                    let sample = Int32(row[x]) << 8
-                                    let old = Int32(target[x])
-                                    difference &+= sample &- old
-                                    let new = old &+ (((sample &- old) &* weight) >> 15)
-                                    target[x] = UInt16(truncatingIfNeeded: new)
-                                    sum &+= UInt32(new >> 8)
-                                    x += 1
-                                }
-                                differences[block] &+= difference
-                                sums[block] &+= sum
-                            }
-                            for x in xEnd..<width where x >= 0 { sums[blockRow + x / side] &+= UInt32(target[x] >> 8) }
-                        }
+                        FrameKernels.fold(source, stride: width, into: mean, width: width, height: height, dx: shift.dx, dy: shift.dy,
+                                          weight: weight, side: side, blockSums: sums, blockDifferences: differences)
                     }
                 }
             }
         }
-        var changed = 0
-        let limit = Int32(settings.blockLevel * side * side) << 8
-        for difference in blockDifference where abs(difference) > limit { changed += 1 }
+        let limit = Int64(settings.blockLevel * side * side) << 8
         var means = [UInt8](repeating: 0, count: blockSum.count)
-        for by in 0..<blocksHigh {
-            let rows = min(side, height - by * side)
-            for bx in 0..<blocksWide {
-                let columns = min(side, width - bx * side)
-                means[by * blocksWide + bx] = UInt8(truncatingIfNeeded: blockSum[by * blocksWide + bx] / UInt32(rows * columns))
+        let changed = blockSum.withUnsafeBufferPointer { sums in
+            blockDifference.withUnsafeBufferPointer { differences in
+                means.withUnsafeMutableBufferPointer { means in
+                    FrameKernels.blockSummary(sums: sums, differences: differences, width: width, height: height, side: side,
+                                              limit: limit, into: means)
+                }
             }
         }
         signature = SceneSignature(blocksWide: blocksWide, blocksHigh: blocksHigh, means: means)
@@ -182,27 +144,13 @@ public final class FrameStack {
         image.pixels.withUnsafeMutableBufferPointer { mean(into: $0) }
     }
 
-    /// The same into `out`, which holds at least `width` × `height` bytes.
-    public func mean(into out: UnsafeMutableBufferPointer<UInt8>) {
-        let width = self.width, height = self.height, dx = shift.dx, dy = shift.dy
-        precondition(out.count >= width * height, "mean(into:) needs width × height bytes")
+    /// The same into `out`, rows `stride` bytes apart (at least `width`), which holds at
+    /// least (`height` − 1) × `stride` + `width` bytes.
+    public func mean(into out: UnsafeMutableBufferPointer<UInt8>, stride: Int? = nil) {
+        let stride = stride ?? width
+        precondition(stride >= width && out.count >= max(0, (height - 1) * stride + width), "mean(into:) needs height rows of stride bytes")
         accumulator.withUnsafeBufferPointer { mean in
-            guard let mean = mean.baseAddress, let out = out.baseAddress else { return }
-            for y in 0..<height {
-                let referenceY = min(max(y - dy, 0), height - 1)
-                let source = mean + referenceY * width
-                let target = out + y * width
-                let xStart = min(max(dx, 0), width), xEnd = max(min(width + dx, width), xStart)
-                for x in xStart..<xEnd { target[x] = UInt8(truncatingIfNeeded: (source[x - dx] &+ 128) >> 8) }
-                if xStart > 0 {
-                    let edge = UInt8(truncatingIfNeeded: (source[0] &+ 128) >> 8)
-                    for x in 0..<xStart { target[x] = edge }
-                }
-                if xEnd < width {
-                    let edge = UInt8(truncatingIfNeeded: (source[width - 1] &+ 128) >> 8)
-                    for x in xEnd..<width { target[x] = edge }
-                }
-            }
+            FrameKernels.readOut(mean, width: width, height: height, dx: shift.dx, dy: shift.dy, into: out, outStride: stride)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LectorProtocol
 import LectorSystem
 
@@ -38,15 +39,26 @@ public struct StackedFrameInfo: Sendable, Equatable {
 /// in Lector's own memory, so the zero-copy promise holds: no driver buffer waits for
 /// the recognizer. One per camera, used by the source thread only.
 ///
+/// A stacked frame's pixels are read out of the stack only when a recognizer takes it
+/// (``StackedFrameBuffer``): a frame the mailbox replaces unread, or the change gate
+/// skips, costs the fold alone.
+///
 /// Once the stack is full, it folds at most one frame per ``fullStackInterval``: its
 /// mean already averages `capacity` frames, and a 30 or 60 fps camera then costs the
 /// capture thread what a 16 fps one does. The frames between are given back unread.
 public final class FrameStacker: @unchecked Sendable {
+    // The source thread alone calls fold and reset; recognizer threads read stacked
+    // frames out of the stack under `shared.lock`, which fold holds while it changes the
+    // stack.
     /// Least time between two frames folded into a full stack (16 frames a second, with
     /// room for a 15 fps camera's timing jitter).
     public static let fullStackInterval = 60.0
     private let extractor = LumaExtractor()
+    /// The stack. Read it on the source thread only (recognizers read stacked frames).
     public let stack: FrameStack
+    private let shared: StackedFrameBuffer.Shared
+    /// The buffer of the last stacked frame made: detached before the stack changes.
+    private var latest: StackedFrameBuffer?
     private var luma = GrayImage(width: 0, height: 0)
     /// Capture time of the last frame folded.
     private var lastFolded: MonotonicInstant?
@@ -59,13 +71,14 @@ public final class FrameStacker: @unchecked Sendable {
     ///     frame as captured.
     public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, logger: Logger? = nil) {
         stack = FrameStack(settings: .init(capacity: capacity))
+        shared = StackedFrameBuffer.Shared(stack: stack)
         self.colorPreview = colorPreview
         self.logger = logger
     }
 
     /// Forgets the scene: the next frame starts a new stack (a camera that starts again).
     public func reset() {
-        stack.reset()
+        shared.lock.withLock { stack.reset() }
         lastFolded = nil
     }
 
@@ -73,8 +86,11 @@ public final class FrameStacker: @unchecked Sendable {
     /// newest frame's sequence and timestamp; nil when the stack is full and folded a
     /// frame less than ``fullStackInterval`` ago (the frame counts as dropped). `frame`'s
     /// buffer is given back on every path.
+    /// - Parameter beforeFolding: called once the frame is known to be folded, before
+    ///   the stack changes: the place to withdraw the previous stacked frame from the
+    ///   mailbox (given back there unread, it is never read out).
     /// - Throws: when the frame cannot be decoded (it is then rejected).
-    public func fold(_ frame: Frame) throws(FrameError) -> Frame? {
+    public func fold(_ frame: Frame, beforeFolding: () -> Void = {}) throws(FrameError) -> Frame? {
         if stack.settings.capacity > 1, stack.count >= stack.settings.capacity, let lastFolded,
            frame.timestamp >= lastFolded, frame.timestamp.milliseconds(since: lastFolded) < Self.fullStackInterval {
             frame.giveBack()
@@ -90,11 +106,18 @@ public final class FrameStacker: @unchecked Sendable {
         }
         let captured = colorPreview?.keep(frame)
         frame.giveBack()
-        if case let .started(reason) = stack.add(luma) {
+        beforeFolding()
+        let (outcome, buffer) = shared.lock.withLock {
+            // The previous stacked frame keeps its mean if it can still be read.
+            latest?.detach()
+            let outcome = stack.add(luma)
+            let buffer = StackedFrameBuffer(shared: shared)
+            latest = buffer
+            return (outcome, buffer)
+        }
+        if case let .started(reason) = outcome {
             logger?.debug("stack started", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])
         }
-        let buffer = OwnedFrameBuffer(count: stack.width * stack.height)
-        stack.mean(into: buffer.storage)
         var stacked = Frame(format: .grey, width: stack.width, height: stack.height, sequence: frame.sequence,
                             timestamp: frame.timestamp, buffer: buffer)
         stacked.stackInfo = StackedFrameInfo(stacked: stack.count, generation: stack.generation, shift: stack.shift,
@@ -102,18 +125,4 @@ public final class FrameStacker: @unchecked Sendable {
                                              isFull: stack.count >= stack.settings.capacity, captured: captured)
         return stacked
     }
-}
-
-/// A frame buffer holding Lector's own pixels (a stacked image), freed with the object.
-final class OwnedFrameBuffer: FrameBuffer, @unchecked Sendable {
-    // Written once, by the stacker before the frame is posted; only read afterwards.
-    let storage: UnsafeMutableBufferPointer<UInt8>
-
-    init(count: Int) { storage = .allocate(capacity: max(count, 1)) }
-
-    deinit { storage.deallocate() }
-
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
-
-    func giveBack() {}
 }

@@ -24,27 +24,20 @@ public struct LumaProfiles: Sendable, Equatable {
 
     /// The profiles of `image` (a luma plane of `width` × `height`, rows `stride` apart).
     public init(_ image: UnsafeBufferPointer<UInt8>, width: Int, height: Int, stride: Int) {
-        var columnSums = [UInt32](repeating: 0, count: width)
-        var rowSums = [Float](repeating: 0, count: height)
-        guard let base = image.baseAddress, width > 0, height > 0 else {
+        guard image.baseAddress != nil, width > 0, height > 0 else {
             self.init(rows: [], columns: [])
             return
         }
+        var columnSums = [UInt32](repeating: 0, count: width)
+        var rowSums = [UInt32](repeating: 0, count: height)
         columnSums.withUnsafeMutableBufferPointer { columns in
-            guard let columns = columns.baseAddress else { return }
-            for y in 0..<height {
-                let row = base + y * stride
-                var sum: UInt32 = 0
-                for x in 0..<width {
-                    let value = UInt32(row[x])
-                    columns[x] &+= value
-                    sum &+= value
-                }
-                rowSums[y] = Float(sum) / Float(width)
+            rowSums.withUnsafeMutableBufferPointer { rows in
+                FrameKernels.profileSums(image, width: width, height: height, stride: stride, columnSums: columns, rowSums: rows)
             }
         }
+        let rowMeans = rowSums.map { Float($0) / Float(width) }
         let columnMeans = columnSums.map { Float($0) / Float(height) }
-        self.init(rows: Self.detrended(rowSums), columns: Self.detrended(columnMeans))
+        self.init(rows: Self.detrended(rowMeans), columns: Self.detrended(columnMeans))
     }
 
     /// The profiles of a gray image.
@@ -55,21 +48,7 @@ public struct LumaProfiles: Sendable, Equatable {
 
     /// `values` minus their running mean over ±``detrendRadius``, smoothed with a
     /// [1 2 1] kernel (measured on dim, noisy scenes: halves the worst shift error).
-    static func detrended(_ values: [Float]) -> [Float] {
-        let count = values.count
-        guard count > 0 else { return [] }
-        var prefix = [Float](repeating: 0, count: count + 1)
-        for index in 0..<count { prefix[index + 1] = prefix[index] + values[index] }
-        let flat = (0..<count).map { index in
-            let low = max(0, index - detrendRadius), high = min(count, index + detrendRadius + 1)
-            return values[index] - (prefix[high] - prefix[low]) / Float(high - low)
-        }
-        return (0..<count).map { index -> Float in
-            // Named terms: Swift 6.0 (Debian 13) cannot type-check the one-line sum in time.
-            let left: Float = flat[max(index - 1, 0)], right: Float = flat[min(index + 1, count - 1)]
-            return (left + 2 * flat[index] + right) / 4
-        }
-    }
+    static func detrended(_ values: [Float]) -> [Float] { FrameKernels.detrended(values, radius: detrendRadius) }
 
     /// How far the content of `self` moved relative to `reference`, searched within
     /// ±`radius` pixels per axis, and how well the best shift matches.
@@ -89,11 +68,8 @@ public struct LumaProfiles: Sendable, Equatable {
         var costs = [Float](repeating: 0, count: 2 * radius + 1)
         reference.withUnsafeBufferPointer { reference in
             moved.withUnsafeBufferPointer { moved in
-                for offset in -radius...radius {
-                    let start = max(0, -offset), end = min(count, count - offset)
-                    var cost: Float = 0
-                    for index in start..<end { cost += abs(reference[index] - moved[index + offset]) }
-                    costs[offset + radius] = cost / Float(end - start)
+                costs.withUnsafeMutableBufferPointer { costs in
+                    FrameKernels.offsetCosts(reference, moved, count: count, radius: radius, into: costs)
                 }
             }
         }

@@ -37,12 +37,17 @@ public enum TextVote {
         }
         let texts = readings.map { $0.map(\.text) }
         let weights = readings.map { max(0.05, Self.meanConfidence($0)) }
+        // Each distinct word once: its scalars, and its distance to another word computed
+        // at most once per vote. Readings that agree (most of a still scene's) are not
+        // aligned at all: equal readings align word for word at no cost.
+        var table = WordTable()
+        let ids = texts.map { table.ids(of: $0) }
         // The medoid: the reading with the least weighted distance to the others.
         // (The alignment cost is symmetric: each pair is aligned once.)
         var pairCost = [Double](repeating: 0, count: texts.count * texts.count)
         for first in texts.indices {
-            for second in texts.indices where second > first {
-                let cost = alignment(texts[first], texts[second]).cost
+            for second in texts.indices where second > first && ids[second] != ids[first] {
+                let cost = alignment(ids[first], ids[second], &table).cost
                 pairCost[first * texts.count + second] = cost
                 pairCost[second * texts.count + first] = cost
             }
@@ -59,7 +64,8 @@ public enum TextVote {
         var winnerConfidence = [[String: Double]](repeating: [:], count: votes.count)
         var supporters = [[String: Int]](repeating: [:], count: votes.count)
         for (index, reading) in readings.enumerated() {
-            let pairs = alignment(backbone, texts[index]).pairs
+            let pairs: [(Int?, Int?)] = ids[index] == ids[backboneIndex] ? backbone.indices.map { ($0, $0) }
+                : alignment(ids[backboneIndex], ids[index], &table).pairs
             var inserted = [[String]](repeating: [], count: backbone.count + 1)
             var insertedConfidence = [[Double]](repeating: [], count: backbone.count + 1)
             var matched = [Int?](repeating: nil, count: backbone.count)
@@ -137,9 +143,44 @@ public enum TextVote {
         reading.map(\.confidence).reduce(0, +) / Double(max(1, reading.count))
     }
 
-    /// Word-level alignment of `a` and `b`: pairs of indices (nil = gap) and the cost,
-    /// normalised by the longer length (0: identical, 1: nothing in common).
-    static func alignment(_ a: [String], _ b: [String]) -> (pairs: [(Int?, Int?)], cost: Double) {
+    /// The distinct words of one vote, numbered: their scalars, and the distances
+    /// between them, each computed once.
+    struct WordTable {
+        private var numbers: [String: Int] = [:]
+        private var scalars: [[Unicode.Scalar]] = []
+        /// distances[i][j]: the distance of words i and j, or -1 while not computed.
+        private var distances: [[Double]] = []
+
+        /// The numbers of `words`, new words numbered as they come.
+        mutating func ids(of words: [String]) -> [Int] {
+            words.map { word in
+                if let number = numbers[word] { return number }
+                let number = scalars.count
+                numbers[word] = number
+                scalars.append(Array(word.unicodeScalars))
+                for index in distances.indices { distances[index].append(-1) }
+                distances.append([Double](repeating: -1, count: number + 1))
+                distances[number][number] = 0
+                return number
+            }
+        }
+
+        /// 0 for equal words (equal numbers), up to 1.5 for unrelated ones (so two
+        /// unrelated words align as a deletion plus an insertion rather than a substitution).
+        mutating func distance(_ a: Int, _ b: Int) -> Double {
+            let known = distances[a][b]
+            if known >= 0 { return known }
+            let distance = 1.5 * TextSimilarity.distance(scalars[a], scalars[b])
+            distances[a][b] = distance
+            distances[b][a] = distance
+            return distance
+        }
+    }
+
+    /// Word-level alignment of the words numbered `a` and `b` in `table`: pairs of
+    /// indices (nil = gap) and the cost, normalised by the longer length (0: identical,
+    /// 1: nothing in common).
+    static func alignment(_ a: [Int], _ b: [Int], _ table: inout WordTable) -> (pairs: [(Int?, Int?)], cost: Double) {
         let n = a.count, m = b.count
         if n == 0 || m == 0 {
             return ((0..<n).map { ($0, nil) } + (0..<m).map { (nil, $0) }, n == m ? 0 : 1)
@@ -147,7 +188,7 @@ public enum TextVote {
         // One flat (n+1)×(m+1) table, and each pair of words compared once.
         let width = m + 1
         var distance = [Double](repeating: 0, count: n * m)
-        for i in 0..<n { for j in 0..<m { distance[i * m + j] = wordDistance(a[i], b[j]) } }
+        for i in 0..<n { for j in 0..<m { distance[i * m + j] = table.distance(a[i], b[j]) } }
         var cost = [Double](repeating: 0, count: (n + 1) * width)
         for i in 0...n { cost[i * width] = Double(i) }
         for j in 0...m { cost[j] = Double(j) }
@@ -170,13 +211,6 @@ public enum TextVote {
         }
         return (pairs.reversed(), cost[n * width + m] / Double(max(n, m)))
     }
-
-    /// 0 for equal words, up to 1.5 for unrelated ones (so two unrelated words align as
-    /// a deletion plus an insertion rather than a substitution).
-    static func wordDistance(_ a: String, _ b: String) -> Double {
-        if a == b { return 0 }
-        return 1.5 * TextSimilarity.distance(a, b)
-    }
 }
 
 /// Character-level similarity of short texts.
@@ -185,7 +219,11 @@ public enum TextSimilarity {
     public static func distance(_ a: String, _ b: String) -> Double {
         // Unicode scalars, not grapheme clusters: the same for OCR text, and several
         // times cheaper (the tracker compares every pair of its readings' words).
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        distance(Array(a.unicodeScalars), Array(b.unicodeScalars))
+    }
+
+    /// The same over scalars already split out.
+    static func distance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Double {
         if a.isEmpty && b.isEmpty { return 0 }
         if a.isEmpty || b.isEmpty { return 1 }
         var previous = Array(0...b.count)

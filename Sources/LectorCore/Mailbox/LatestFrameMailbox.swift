@@ -47,6 +47,18 @@ public final class LatestFrameMailbox: @unchecked Sendable {
         return frame
     }
 
+    /// Takes the waiting frame, if any, without waiting. The capture side of a stack
+    /// withdraws its previous mean this way before the stack changes: a mean nobody took
+    /// is then never read out. The caller owns the frame and must give it back.
+    public func takeIfWaiting() -> Frame? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let frame = slot else { return nil }
+        slot = nil
+        condition.broadcast()  // wakes waitUntilEmpty
+        return frame
+    }
+
     /// Waits until the slot is empty (the recognizer took the last frame) or the
     /// mailbox is closed. Lets a replay source go at the recognizer's pace, losslessly.
     /// - Returns: false when the mailbox closed.

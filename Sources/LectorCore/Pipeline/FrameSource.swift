@@ -48,14 +48,22 @@ public struct FrameSink: Sendable {
     /// Hands over a frame: it replaces any frame the recognizer has not taken yet. With
     /// a stacker, the frame is folded into the stack first (its buffer goes back at once)
     /// and the stack's mean is what waits (a full stack's frames between two folds are
-    /// dropped); a frame that cannot be decoded is rejected.
+    /// dropped); a frame that cannot be decoded is rejected. The stack's previous mean,
+    /// if still waiting, is withdrawn before the fold and dropped unread.
     public func deliver(_ frame: Frame) {
         counters.countCaptured()
         recorder?.offer(frame)
         var posted = frame
         if let stacker {
             do {
-                guard let stacked = try stacker.fold(frame) else {
+                let stacked = try stacker.fold(frame) {
+                    // Replaced by the mean about to be folded: dropped as the post would
+                    // drop it, but before the stack changes, so it is never read out.
+                    guard let waiting = mailbox.takeIfWaiting() else { return }
+                    waiting.giveBack()
+                    counters.countDropped()
+                }
+                guard let stacked else {
                     counters.countDropped()  // a full stack's frame between two folds
                     return
                 }

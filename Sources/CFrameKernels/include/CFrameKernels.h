@@ -1,0 +1,60 @@
+#ifndef LECTOR_CFRAMEKERNELS_H
+#define LECTOR_CFRAMEKERNELS_H
+
+// The capture side's per-pixel loops (LectorCore's FrameStack, LumaProfiles and the luma
+// of packed YUV frames), in C so that they run compiled with optimization (and
+// auto-vectorised) in debug builds too: Swift's loops, and above all its SIMD types, are
+// dozens of times slower unoptimized. Plain functions on caller-owned memory: no
+// allocation, no state, no libc beyond memset. Integer arithmetic is the Swift code's,
+// bit for bit; float arithmetic runs in the Swift code's order (and Package.swift turns
+// off FP contraction, so no fused multiply-add changes a result).
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Every `step`-th byte of each row of `source` (rows `stride` bytes apart), `width` per
+/// row, into `out` (rows `width` bytes apart): the Y samples of YUYV (step 2).
+void lector_pick_samples(const uint8_t *source, size_t stride, int step, int width, int height, uint8_t *out);
+
+/// `values` (`count` floats) minus their running mean over ±`radius`, smoothed with a
+/// [1 2 1] kernel (edges repeated), into `out`; `scratch` holds count + 1 floats (the
+/// prefix sums) and `flat` count floats.
+void lector_detrend(const float *values, int count, int radius, float *scratch, float *flat, float *out);
+
+/// Sums of a luma plane of `width` × `height` (rows `stride` bytes apart): per column
+/// into `column_sums` (`width` entries), per row into `row_sums` (`height` entries).
+/// Both are overwritten.
+void lector_luma_profile_sums(const uint8_t *image, size_t stride, int width, int height,
+                              uint32_t *column_sums, uint32_t *row_sums);
+
+/// For each offset d in -`radius`…`radius`, the mean of |reference[i] − moved[i + d]|
+/// over the indices where both exist (`count` entries each), into `costs[d + radius]`.
+/// Needs count > 2 × radius.
+void lector_profile_offset_costs(const float *reference, const float *moved, int count, int radius,
+                                 float *costs);
+
+/// Folds a luma frame into an 8.8 fixed-point running mean of `width` × `height`.
+///
+/// Reference pixel (x, y) takes the frame's pixel (x + dx, y + dy) (rows `stride` bytes
+/// apart); the mean moves towards it by `weight`/32768 of the difference (weight ≤ 32768).
+/// Pixels whose source lies outside the frame keep their mean. Per 16×16-style block of
+/// side `side` (`blocks_wide` = ⌈width / side⌉ per row of blocks), `block_sums` gets the
+/// sum of the new mean's integer parts (mean >> 8) and `block_differences` the sum of
+/// (sample << 8) − old mean over the pixels folded; both are overwritten.
+void lector_stack_fold(uint16_t *mean, const uint8_t *frame, size_t stride, int width, int height,
+                       int dx, int dy, int32_t weight, int side,
+                       uint32_t *block_sums, int32_t *block_differences);
+
+/// The blocks' mean gray levels from `block_sums` (the sum over each block's pixels,
+/// blocks of side `side` over `width` × `height`; edge blocks are smaller) into `means`,
+/// and the number of blocks whose |block_differences| exceeds `limit`.
+int lector_stack_block_summary(const uint32_t *block_sums, const int32_t *block_differences,
+                               int width, int height, int side, int64_t limit, uint8_t *means);
+
+/// Writes the mean, rounded to 8 bits, in the coordinates of a frame shifted by (dx, dy):
+/// out pixel (x, y) is the mean's (x − dx, y − dy), the nearest mean pixel where that is
+/// outside. Rows of `out` are `out_stride` bytes apart.
+void lector_stack_read_out(const uint16_t *mean, int width, int height, int dx, int dy,
+                           uint8_t *out, size_t out_stride);
+
+#endif
