@@ -1,0 +1,188 @@
+import Foundation
+import LectorProtocol
+
+/// The residual angle of text lines in an upright image (what remains after the
+/// 0/90/180/270 orientation: a card held a little crooked, a page photographed at a
+/// slant), estimated from the image itself, and what Lector does with it.
+///
+/// The estimate is a projection profile on a reduced image: dark pixels (darker than
+/// their neighbourhood) are projected across the image at each candidate angle, and the
+/// angle whose profile has the sharpest rows (the largest sum of squared differences
+/// between neighbouring rows, as Leptonica's skew sweep scores it) is the lines' angle.
+/// A sweep over ±``maximumDegrees`` in ``sweepStep`` steps, then a finer one around the
+/// best. Images without enough aligned dark marks give nil.
+public enum Deskew {
+    /// The largest angle looked for, either way.
+    public static let maximumDegrees = 15.0
+    /// Angles smaller than this are left alone: turning the image costs more than it
+    /// gains (Tesseract itself copes with a degree or so).
+    public static let minimumDegrees = 0.5
+    /// The long side of the reduced image the angle is estimated on.
+    public static let estimateSide = 800
+    /// The coarse sweep's step, degrees.
+    static let sweepStep = 0.5
+    /// The best angle's score must be this many times the sweep's median score.
+    static let minimumConfidence = 1.25
+    /// Dark pixels sampled at most (spread evenly over the image).
+    static let maximumPoints = 40_000
+
+    /// One estimate: the angle and how clearly it stood out.
+    public struct Estimate: Sendable, Equatable {
+        /// Counter-clockwise degrees (on screen) at which the text lines rise to the
+        /// right; turning the image clockwise by it lays them level.
+        public var degrees: Double
+        /// The best score over the sweep's median score (1: no preference).
+        public var confidence: Double
+    }
+
+    /// The text lines' angle in `image`, counter-clockwise degrees (lines rising to the
+    /// right are positive), within ±`maximum`; nil when no angle stands out (no text,
+    /// too little of it, or text that is not in lines).
+    public static func estimateAngle(_ image: GrayImage, maximum: Double = maximumDegrees) -> Double? {
+        estimate(image, maximum: maximum).flatMap { $0.confidence >= minimumConfidence ? $0.degrees : nil }
+    }
+
+    /// The sweep's best angle and its confidence, whatever the confidence; nil when the
+    /// image has too few dark marks to say anything.
+    public static func estimate(_ image: GrayImage, maximum: Double = maximumDegrees) -> Estimate? {
+        let reduced = image.reduced(toLongSide: estimateSide)
+        let points = darkPoints(of: reduced)
+        guard points.x.count >= 200 else { return nil }
+        let diagonal = Int((Double(reduced.width * reduced.width + reduced.height * reduced.height)).squareRoot().rounded(.up)) + 4
+        var bins = [Int32](repeating: 0, count: diagonal)
+        func score(_ degrees: Double) -> Double {
+            let radians = degrees * .pi / 180
+            let s = Float(sin(radians)), c = Float(cos(radians))
+            let offset = Float(diagonal / 2)
+            for index in bins.indices { bins[index] = 0 }
+            points.x.withUnsafeBufferPointer { xs in
+                points.y.withUnsafeBufferPointer { ys in
+                    bins.withUnsafeMutableBufferPointer { counts in
+                        for index in 0..<xs.count {
+                            let bin = Int(xs[index] * s + ys[index] * c + offset)
+                            if bin >= 0 && bin < counts.count { counts[bin] &+= 1 }
+                        }
+                    }
+                }
+            }
+            var sum = 0.0
+            for index in 1..<bins.count {
+                let difference = Double(bins[index] - bins[index - 1])
+                sum += difference * difference
+            }
+            return sum
+        }
+        let steps = Int((maximum / sweepStep).rounded())
+        var scores: [(degrees: Double, score: Double)] = []
+        for step in -steps...steps {
+            let degrees = Double(step) * sweepStep
+            scores.append((degrees, score(degrees)))
+        }
+        guard let coarse = scores.max(by: { $0.score < $1.score }) else { return nil }
+        let sorted = scores.map(\.score).sorted()
+        let median = sorted[sorted.count / 2]
+        // A finer sweep around the best coarse angle.
+        var best = coarse
+        var degrees = coarse.degrees - sweepStep
+        while degrees <= coarse.degrees + sweepStep + 1e-9 {
+            let value = score(degrees)
+            if value > best.score { best = (degrees, value) }
+            degrees += 0.1
+        }
+        // The best at the very end of the range is the range's edge, not a peak.
+        guard abs(best.degrees) < maximum - sweepStep / 2 else { return Estimate(degrees: best.degrees, confidence: 1) }
+        let confidence = median > 0 ? best.score / median : 1
+        return Estimate(degrees: (best.degrees * 10).rounded() / 10, confidence: confidence)
+    }
+
+    /// The rotation that lays `image`'s lines level, or nil when they already are (the
+    /// angle is unknown or smaller than ``minimumDegrees``).
+    public static func rotation(for angle: Double?, width: Int, height: Int) -> SmallRotation? {
+        guard let angle, abs(angle) >= minimumDegrees, abs(angle) <= maximumDegrees else { return nil }
+        return SmallRotation(clockwise: angle, sourceWidth: width, sourceHeight: height)
+    }
+
+    /// The value of the image's border, where a page or card usually shows its ground:
+    /// what the canvas around a turned image is filled with.
+    public static func background(of image: GrayImage) -> UInt8 {
+        guard image.width > 0, image.height > 0 else { return 255 }
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            let w = image.width, h = image.height
+            for x in 0..<w {
+                histogram[Int(pixels[x])] += 1
+                histogram[Int(pixels[(h - 1) * w + x])] += 1
+            }
+            for y in 0..<h {
+                histogram[Int(pixels[y * w])] += 1
+                histogram[Int(pixels[y * w + w - 1])] += 1
+            }
+            count = 2 * (w + h)
+        }
+        var seen = 0
+        for value in 0..<256 {
+            seen += histogram[value]
+            if seen * 2 >= count { return UInt8(value) }
+        }
+        return 255
+    }
+
+    /// Pixels clearly darker than the mean of their neighbourhood (ink on a page or a
+    /// card, whatever the light falling on it), as coordinates from the image's centre,
+    /// at most ``maximumPoints`` of them, taken evenly.
+    static func darkPoints(of image: GrayImage) -> (x: [Float], y: [Float]) {
+        let w = image.width, h = image.height
+        guard w >= 16, h >= 16 else { return ([], []) }
+        // Integral image, one row and column of zeros in front.
+        let iw = w + 1
+        var integral = [Int](repeating: 0, count: iw * (h + 1))
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for y in 0..<h {
+                var rowSum = 0
+                for x in 0..<w {
+                    rowSum += Int(pixels[y * w + x])
+                    integral[(y + 1) * iw + x + 1] = integral[y * iw + x + 1] + rowSum
+                }
+            }
+        }
+        let radius = max(4, min(w, h) / 30)
+        var mask = [Bool](repeating: false, count: w * h)
+        var count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            integral.withUnsafeBufferPointer { sums in
+                for y in 0..<h {
+                    let top = max(0, y - radius), bottom = min(h, y + radius + 1)
+                    for x in 0..<w {
+                        let left = max(0, x - radius), right = min(w, x + radius + 1)
+                        let area = (bottom - top) * (right - left)
+                        let total = sums[bottom * iw + right] - sums[top * iw + right] - sums[bottom * iw + left] + sums[top * iw + left]
+                        let value = Int(pixels[y * w + x])
+                        // Darker than the local mean by 12% of it, and by at least 10 levels.
+                        if value * area * 100 < total * 88 && value * area + 10 * area < total {
+                            mask[y * w + x] = true
+                            count += 1
+                        }
+                    }
+                }
+            }
+        }
+        guard count > 0 else { return ([], []) }
+        let every = max(1, (count + maximumPoints - 1) / maximumPoints)
+        var xs: [Float] = [], ys: [Float] = []
+        xs.reserveCapacity(count / every + 1)
+        ys.reserveCapacity(count / every + 1)
+        let cx = Float(w) / 2, cy = Float(h) / 2
+        var seen = 0
+        for y in 0..<h {
+            for x in 0..<w where mask[y * w + x] {
+                if seen % every == 0 {
+                    xs.append(Float(x) + 0.5 - cx)
+                    ys.append(Float(y) + 0.5 - cy)
+                }
+                seen += 1
+            }
+        }
+        return (xs, ys)
+    }
+}
