@@ -117,12 +117,12 @@ public struct OrientationSettings: Equatable, Sendable {
         self.automaticRotation = automaticRotation
     }
 
-    /// Fields set here replace those of `base`; a rotation given here also decides
-    /// whether it is automatic.
+    /// Fields set here replace those of `base`; a rotation in degrees given here also
+    /// turns an automatic rotation of `base` off.
     public func overriding(_ base: OrientationSettings) -> OrientationSettings {
         OrientationSettings(deviceOrientation: deviceOrientation ?? base.deviceOrientation,
                             cameraPosition: cameraPosition ?? base.cameraPosition,
-                            rotation: rotation ?? (automaticRotation == true ? nil : base.rotation),
+                            rotation: rotation ?? base.rotation,
                             mirror: mirror ?? base.mirror,
                             automaticRotation: automaticRotation ?? (rotation != nil ? nil : base.automaticRotation))
     }

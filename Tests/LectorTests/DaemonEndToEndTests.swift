@@ -151,4 +151,26 @@ struct DaemonEndToEndTests {
         let recall = TestSupport.recall(expected: gold, actual: text.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(recall >= 0.95, "\(page) \(flags): recall \(recall)")
     }
+
+    /// Issue 17's acceptance check through the daemon: `--rotation auto` finds each
+    /// page's turn (said in TEXT's orientation with `"auto":true`) and reads ≥ 95% of
+    /// its words, as the right fixed rotation does above.
+    @Test("scanned pages: --rotation auto finds the turn and reads ≥ 95% of the words",
+          .enabled(if: FileManager.default.fileExists(atPath: TestSupport.sharedTestData), "needs ../shared/testdata"),
+          arguments: [("phototest.tif", 0), ("phototest-rotated-L.png", 90), ("phototest-rotated-180.png", 180),
+                      ("phototest-rotated-R.png", 270)])
+    func scannedPagesAutomatic(page: String, rotation: Int) throws {
+        let gold = try String(contentsOfFile: TestSupport.sharedTestData + "/phototest.gold.txt", encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let result = try run(lectord, ["--replay", TestSupport.sharedTestData + "/" + page, "--stdout", "--max-frames", "1",
+                                       "--deadline-ms", "60000", "--rotation", "auto"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let message = try #require(result.messages(class: "TEXT").first, "\(result.stderr)")
+        #expect(message["orientation"]?["auto"]?.boolValue == true)
+        #expect(message["orientation"]?["exif"]?.intValue == ImageOrientation(rotation: rotation, mirror: false)?.exif, "\(page)")
+        #expect(result.messages(class: "FRAME").first?["orientation"]?["auto"]?.boolValue == true)
+        let text = message["text"]?.stringValue ?? ""
+        let recall = TestSupport.recall(expected: gold, actual: text.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(recall >= 0.95, "\(page) auto: recall \(recall)")
+    }
 }

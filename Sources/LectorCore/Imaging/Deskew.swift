@@ -24,7 +24,7 @@ public enum Deskew {
     /// The best angle's score must be this many times the sweep's median score.
     static let minimumConfidence = 1.25
     /// Dark pixels sampled at most (spread evenly over the image).
-    static let maximumPoints = 40_000
+    static let maximumPoints = 12_000
 
     /// One estimate: the angle and how clearly it stood out.
     public struct Estimate: Sendable, Equatable {
@@ -89,8 +89,11 @@ public enum Deskew {
             if value > best.score { best = (degrees, value) }
             degrees += 0.1
         }
-        // The best at the very end of the range is the range's edge, not a peak.
+        // The best at the very end of the range is the range's edge, not a peak; a second
+        // peak almost as high elsewhere (a grid, tiles: no lines of text) is no answer either.
         guard abs(best.degrees) < maximum - sweepStep / 2 else { return Estimate(degrees: best.degrees, confidence: 1) }
+        let rival = scores.filter { abs($0.degrees - coarse.degrees) > 2 }.map(\.score).max() ?? 0
+        guard rival < 0.85 * coarse.score else { return Estimate(degrees: best.degrees, confidence: 1) }
         let confidence = median > 0 ? best.score / median : 1
         return Estimate(degrees: (best.degrees * 10).rounded() / 10, confidence: confidence)
     }
@@ -173,14 +176,18 @@ public enum Deskew {
         xs.reserveCapacity(count / every + 1)
         ys.reserveCapacity(count / every + 1)
         let cx = Float(w) / 2, cy = Float(h) / 2
-        var seen = 0
+        // A pseudo-random one in `every` (a fixed seed: the same image gives the same
+        // angle); taking every n-th point in raster order would sample on a lattice, whose
+        // own slopes show up as false peaks.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let keep = UInt64(every)
         for y in 0..<h {
             for x in 0..<w where mask[y * w + x] {
-                if seen % every == 0 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                if keep == 1 || (state >> 33) % keep == 0 {
                     xs.append(Float(x) + 0.5 - cx)
                     ys.append(Float(y) + 0.5 - cy)
                 }
-                seen += 1
             }
         }
         return (xs, ys)

@@ -6,11 +6,12 @@ import LectorSystem
 /// runs the check (``OrientationDetector``) on the captured luma before it is turned
 /// upright, so that the frame checked is already read the new way.
 ///
-/// A check costs about one OSD run on a reduced frame, so it is not made for every
-/// frame: with live text's stack, when the stack starts again (a new scene) and once
-/// more when a scene's stack first fills (its clearest image); without a stack, every
-/// ``recheckSeconds`` (every ``retrySeconds`` while nothing was found); and after any
-/// change of the orientation settings. An unsure check keeps the turn in force.
+/// A check costs one OSD run (measured: about as long as recognizing the frame), so it
+/// is not made for every frame: with live text's stack, when the stack starts again (a
+/// new scene) and, when that check was unsure, once more when the scene's stack first
+/// fills (its clearest image); without a stack, every ``recheckSeconds`` (every
+/// ``retrySeconds`` while nothing was found); and after any change of the orientation
+/// settings. An unsure check keeps the turn in force.
 ///
 /// Thread-safe: with several recognizers, one checks while the others go on with the
 /// turn in force.
@@ -36,7 +37,7 @@ public final class AutoOrientation: @unchecked Sendable {
             guard let lastCheck, revision == self.revision else { return true }
             if let generation {
                 if generation != self.generation { return true }
-                return full && !checkedFull
+                return full && !checkedFull && !found
             }
             return time.milliseconds(since: lastCheck) >= (found ? recheckSeconds : retrySeconds) * 1000
         }
@@ -98,7 +99,7 @@ public final class AutoOrientation: @unchecked Sendable {
             estimate = try detector?.estimate(luma, mirrored: settings.mirror ?? false)
             logger.clearOnce("orientation check")
         } catch {
-            logger.once("orientation check", .warning, "cannot find the orientation", [("reason", error.description)])
+            logger.once("orientation check", .warning, "cannot find the orientation", [("reason", "\(error)")])
         }
         let milliseconds = MonotonicInstant.now().milliseconds(since: started)
         checks += 1

@@ -95,15 +95,15 @@ extension OrientationControl {
     /// The ORIENTATION reply for camera `device`: the orientation in force (with an
     /// automatic rotation, the turn found) and the settings behind it.
     public func message(device: String) -> OrientationMessage {
-        let (settings, inForce) = (current, inForce)
-        return OrientationMessage(device: device, orientation: inForce.orientation, deviceOrientation: settings.deviceOrientation,
-                                  cameraPosition: settings.cameraPosition ?? .back, automaticOrientation: inForce.automatic)
+        let settings = current, state = inForce
+        return OrientationMessage(device: device, orientation: state.orientation, deviceOrientation: settings.deviceOrientation,
+                                  cameraPosition: settings.cameraPosition ?? .back, automaticOrientation: state.automatic)
     }
 
     /// The camera's DEVICE entry for `info`, with the orientation in force.
     public func deviceMessage(info: DeviceInfo, watched: Bool) -> DeviceMessage {
-        let (settings, inForce) = (current, inForce)
-        return DeviceMessage(info: info, orientation: inForce.orientation, deviceOrientation: settings.deviceOrientation,
-                             cameraPosition: settings.cameraPosition ?? .back, watched: watched, automaticOrientation: inForce.automatic)
+        let settings = current, state = inForce
+        return DeviceMessage(info: info, orientation: state.orientation, deviceOrientation: settings.deviceOrientation,
+                             cameraPosition: settings.cameraPosition ?? .back, watched: watched, automaticOrientation: state.automatic)
     }
 }

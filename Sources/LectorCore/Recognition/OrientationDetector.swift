@@ -26,8 +26,9 @@ public struct OrientationEstimate: Sendable, Equatable {
 /// One per camera; synchronous and not thread-safe (``AutoOrientation`` lets one
 /// recognizer at a time use it).
 public final class OrientationDetector {
-    /// The long side of the copy OSD reads.
-    public static let detectSide = 1280
+    /// The long side of the copy OSD reads: frames up to 2560 px are read whole (OSD
+    /// misjudged 1920-px document photos halved, and judged them all right whole).
+    public static let detectSide = 2560
     /// Estimates below this confidence are not acted on (the turn in force stays).
     public static let minimumConfidence = 2.0
     private let engine: TesseractEngine
