@@ -141,7 +141,7 @@ def rotation_mode(lectord, data, table):
         print(f"{label:34} {rotation:>4} {fixed:>5}/{len(truth):<6} {auto:>5}/{len(truth):<5} {ratio:>6.3f} {found:>10} "
               f"{str(orientation.get('auto', False)).lower():>5} {', '.join(f'{t:.1f}' for t in times):>9}")
     if checks:
-        print(f"orientation checks: {len(checks)}, mean {statistics.mean(checks):.1f} ms, max {max(checks):.1f} ms (OSD on the frame reduced to a 1280 px long side)")
+        print(f"orientation checks: {len(checks)}, mean {statistics.mean(checks):.1f} ms, max {max(checks):.1f} ms (OSD on the captured frame, reduced only beyond 2560 px on its long side)")
     print(f"lowest ratio {min(ratios):.3f}: {'met' if ok else 'NOT met'} (>= 0.95 on every image, TEXT orientation auto:true)")
     return ok
 

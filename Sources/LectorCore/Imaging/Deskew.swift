@@ -17,14 +17,15 @@ public enum Deskew {
     /// Angles smaller than this are left alone: turning the image costs more than it
     /// gains (Tesseract itself copes with a degree or so).
     public static let minimumDegrees = 0.5
-    /// The long side of the reduced image the angle is estimated on.
-    public static let estimateSide = 800
+    /// The long side of the reduced image the angle is estimated on, at most (halved
+    /// until it fits: a 1920×1080 frame is read at 480×270).
+    public static let estimateSide = 1024
     /// The coarse sweep's step, degrees.
     static let sweepStep = 0.5
     /// The best angle's score must be this many times the sweep's median score.
     static let minimumConfidence = 1.25
     /// Dark pixels sampled at most (spread evenly over the image).
-    static let maximumPoints = 12_000
+    static let maximumPoints = 16_000
 
     /// One estimate: the angle and how clearly it stood out.
     public struct Estimate: Sendable, Equatable {

@@ -238,7 +238,9 @@ public final class RecognitionLoop: @unchecked Sendable {
                 }
                 reportZones(zones)
             }
-            text = try recognizer.recognize(upright)
+            text = try recognizer.recognize(upright, scene: frame.stackInfo.map {
+                TextRecognizer.Scene(generation: $0.generation, orientation: inForce.orientation, full: $0.isFull)
+            })
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
         } catch .cancelled {
             counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
