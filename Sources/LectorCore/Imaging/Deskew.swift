@@ -51,7 +51,10 @@ public enum Deskew {
         guard points.x.count >= 200 else { return nil }
         let diagonal = Int((Double(reduced.width * reduced.width + reduced.height * reduced.height)).squareRoot().rounded(.up)) + 4
         var bins = [Int32](repeating: 0, count: diagonal)
-        func score(_ degrees: Double) -> Double {
+        // The coarse sweep looks at one point in `coarseStride` (the points are a random
+        // sample already), the fine one at all of them.
+        let coarseStride = max(1, points.x.count / 4000)
+        func score(_ degrees: Double, stride step: Int = 1) -> Double {
             let radians = degrees * .pi / 180
             let s = Float(sin(radians)), c = Float(cos(radians))
             let offset = Float(diagonal / 2)
@@ -59,7 +62,7 @@ public enum Deskew {
             points.x.withUnsafeBufferPointer { xs in
                 points.y.withUnsafeBufferPointer { ys in
                     bins.withUnsafeMutableBufferPointer { counts in
-                        for index in 0..<xs.count {
+                        for index in Swift.stride(from: 0, to: xs.count, by: step) {
                             let bin = Int(xs[index] * s + ys[index] * c + offset)
                             if bin >= 0 && bin < counts.count { counts[bin] &+= 1 }
                         }
@@ -77,13 +80,13 @@ public enum Deskew {
         var scores: [(degrees: Double, score: Double)] = []
         for step in -steps...steps {
             let degrees = Double(step) * sweepStep
-            scores.append((degrees, score(degrees)))
+            scores.append((degrees, score(degrees, stride: coarseStride)))
         }
         guard let coarse = scores.max(by: { $0.score < $1.score }) else { return nil }
         let sorted = scores.map(\.score).sorted()
         let median = sorted[sorted.count / 2]
-        // A finer sweep around the best coarse angle.
-        var best = coarse
+        // A finer sweep around the best coarse angle, with every point.
+        var best = (degrees: coarse.degrees, score: score(coarse.degrees))
         var degrees = coarse.degrees - sweepStep
         while degrees <= coarse.degrees + sweepStep + 1e-9 {
             let value = score(degrees)
@@ -95,7 +98,7 @@ public enum Deskew {
         guard abs(best.degrees) < maximum - sweepStep / 2 else { return Estimate(degrees: best.degrees, confidence: 1) }
         let rival = scores.filter { abs($0.degrees - coarse.degrees) > 2 }.map(\.score).max() ?? 0
         guard rival < 0.85 * coarse.score else { return Estimate(degrees: best.degrees, confidence: 1) }
-        let confidence = median > 0 ? best.score / median : 1
+        let confidence = median > 0 ? coarse.score / median : 1
         return Estimate(degrees: (best.degrees * 10).rounded() / 10, confidence: confidence)
     }
 
@@ -140,55 +143,53 @@ public enum Deskew {
         guard w >= 16, h >= 16 else { return ([], []) }
         // Integral image, one row and column of zeros in front.
         let iw = w + 1
-        var integral = [Int](repeating: 0, count: iw * (h + 1))
-        image.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<h {
-                var rowSum = 0
-                for x in 0..<w {
-                    rowSum += Int(pixels[y * w + x])
-                    integral[(y + 1) * iw + x + 1] = integral[y * iw + x + 1] + rowSum
-                }
-            }
-        }
+        var integral = [Int32](repeating: 0, count: iw * (h + 1))
         let radius = max(4, min(w, h) / 30)
-        var mask = [Bool](repeating: false, count: w * h)
-        var count = 0
+        var dark: [Int32] = []
+        dark.reserveCapacity(w * h / 8)
         image.pixels.withUnsafeBufferPointer { pixels in
-            integral.withUnsafeBufferPointer { sums in
+            integral.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<h {
+                    var rowSum: Int32 = 0
+                    let row = y * w, above = y * iw + 1, here = (y + 1) * iw + 1
+                    for x in 0..<w {
+                        rowSum &+= Int32(pixels[row + x])
+                        sums[here + x] = sums[above + x] &+ rowSum
+                    }
+                }
                 for y in 0..<h {
                     let top = max(0, y - radius), bottom = min(h, y + radius + 1)
+                    let topRow = top * iw, bottomRow = bottom * iw, height = bottom - top
                     for x in 0..<w {
                         let left = max(0, x - radius), right = min(w, x + radius + 1)
-                        let area = (bottom - top) * (right - left)
-                        let total = sums[bottom * iw + right] - sums[top * iw + right] - sums[bottom * iw + left] + sums[top * iw + left]
+                        let area = height * (right - left)
+                        let total = Int(sums[bottomRow + right]) - Int(sums[topRow + right]) - Int(sums[bottomRow + left]) + Int(sums[topRow + left])
                         let value = Int(pixels[y * w + x])
                         // Darker than the local mean by 12% of it, and by at least 10 levels.
-                        if value * area * 100 < total * 88 && value * area + 10 * area < total {
-                            mask[y * w + x] = true
-                            count += 1
+                        if value * area * 100 < total * 88 && (value + 10) * area < total {
+                            dark.append(Int32(y * w + x))
                         }
                     }
                 }
             }
         }
-        guard count > 0 else { return ([], []) }
-        let every = max(1, (count + maximumPoints - 1) / maximumPoints)
+        guard !dark.isEmpty else { return ([], []) }
+        let every = max(1, (dark.count + maximumPoints - 1) / maximumPoints)
         var xs: [Float] = [], ys: [Float] = []
-        xs.reserveCapacity(count / every + 1)
-        ys.reserveCapacity(count / every + 1)
+        xs.reserveCapacity(dark.count / every + 1)
+        ys.reserveCapacity(dark.count / every + 1)
         let cx = Float(w) / 2, cy = Float(h) / 2
         // A pseudo-random one in `every` (a fixed seed: the same image gives the same
         // angle); taking every n-th point in raster order would sample on a lattice, whose
         // own slopes show up as false peaks.
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         let keep = UInt64(every)
-        for y in 0..<h {
-            for x in 0..<w where mask[y * w + x] {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                if keep == 1 || (state >> 33) % keep == 0 {
-                    xs.append(Float(x) + 0.5 - cx)
-                    ys.append(Float(y) + 0.5 - cy)
-                }
+        for index in dark {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            if keep == 1 || (state >> 33) % keep == 0 {
+                let i = Int(index)
+                xs.append(Float(i % w) + 0.5 - cx)
+                ys.append(Float(i / w) + 0.5 - cy)
             }
         }
         return (xs, ys)
