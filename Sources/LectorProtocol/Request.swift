@@ -135,7 +135,7 @@ extension Request {
                 settings.automaticRotation = true  // proto_minor 6: found from the text
             } else if let rotation = try fields.number("rotation", in: 0...270) {
                 guard [0.0, 90, 180, 270].contains(rotation) else {
-                    throw RequestError("ORIENTATION: rotation must be 0, 90, 180, 270 or \"auto\"", requestClass: name)
+                    throw RequestError("ORIENTATION: rotation must be 0, 90, 180 or 270", requestClass: name)
                 }
                 settings.rotation = Int(rotation)
             }
