@@ -74,8 +74,8 @@ public struct SmallRotation: Sendable, Equatable {
     /// `source` turned, bilinearly interpolated; the canvas around it is `background`.
     ///
     /// Fixed-point stepping along each output row (the source position moves by a
-    /// constant step per pixel): measured about 4 ms for a 1920×1080 image on this
-    /// project's 2-core machine.
+    /// constant step per pixel): measured 1.6 / 4.7 / 10.6 ms of CPU at 640×480 /
+    /// 1280×720 / 1920×1080 by lector-bench's stages (a loaded 2-core machine).
     public func apply(_ source: GrayImage, background: UInt8) -> GrayImage {
         precondition(source.width == sourceWidth && source.height == sourceHeight, "image size differs from the rotation's")
         var out = GrayImage(width: width, height: height)

@@ -21,7 +21,8 @@ public struct OrientationEstimate: Sendable, Equatable {
 
 /// Finds the quarter turn that makes a captured frame's text upright (`--rotation
 /// auto`): Tesseract's orientation and script detection (OSD, `osd.traineddata` from
-/// Debian's `tesseract-ocr-osd`) on a reduced copy of the frame.
+/// Debian's `tesseract-ocr-osd`) on the captured frame, halved only beyond
+/// ``detectSide`` (OSD misjudges small text).
 ///
 /// One per camera; synchronous and not thread-safe (``AutoOrientation`` lets one
 /// recognizer at a time use it).
