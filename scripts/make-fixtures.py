@@ -65,6 +65,18 @@ FIXTURES = {
                            {"font_size": 44, "noise": 6.0, "blur": 0.8}),
     "small-1280x720.png": (["Small text stays readable", "when auto downscale is on"], (1280, 720),
                            {"font_size": 26}),
+    # Pages with enough letters for Tesseract's orientation detection (--rotation auto).
+    "page-640x480.png": (["Orientation is found from the text",
+                          "itself: Tesseract looks at the",
+                          "shapes of the letters in every",
+                          "quarter turn and keeps the one",
+                          "that reads best, so a page held",
+                          "sideways still reads upright."], (640, 480), {"font_size": 26}),
+    "page-1280x720.png": (["Camera frames turned sideways",
+                           "are read the right way up when",
+                           "the rotation is automatic, and",
+                           "checked again when scenes change."], (1280, 720),
+                          {"font_size": 40, "noise": 5.0, "blur": 0.6, "seed": 5}),
 }
 
 

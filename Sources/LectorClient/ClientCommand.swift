@@ -127,14 +127,14 @@ public struct ClientCommand: Equatable, Sendable {
             """
         case .orientation:
             return """
-            Usage: lector orientation [--device D] [--device-orientation O] [--camera-position P] [--rotation DEG] [--mirror true|false]
+            Usage: lector orientation [--device D] [--device-orientation O] [--camera-position P] [--rotation DEG|auto] [--mirror true|false]
 
             Changes live how a camera's image is turned upright and prints the resulting EXIF orientation.
 
               --device D               The camera (needed when there are several).
               --device-orientation O   portrait|portrait-upside-down|landscape-left|landscape-right|face-up|face-down|unknown.
               --camera-position P      front|back|external.
-              --rotation DEG           0|90|180|270 clockwise degrees that make the image upright.
+              --rotation DEG|auto      0|90|180|270 clockwise degrees that make the image upright; auto: found from the text.
               --mirror true|false      Mirror left-right after the rotation.
             \(common)
             """
@@ -192,7 +192,13 @@ public struct ClientCommand: Equatable, Sendable {
                 command.orientation.cameraPosition = try scanner.choice(
                     for: argument, CameraPosition.init(rawValue:), choices: CameraPosition.allCases.map(\.rawValue))
             case ("--rotation", .orientation):
-                command.orientation.rotation = try scanner.choice(for: argument, ValueSyntax.rotation, choices: ["0", "90", "180", "270"])
+                // auto (lectord 1.6): the quarter turn found from the text; .some(nil) stands for it here.
+                let rotation: Int? = try scanner.choice(for: argument, { (text: String) -> Int?? in
+                    text == "auto" ? .some(nil) : ValueSyntax.rotation(text).map { .some($0) }
+                },
+                                                        choices: ["0", "90", "180", "270", "auto"])
+                command.orientation.rotation = rotation
+                command.orientation.automaticRotation = rotation == nil ? true : nil
             case ("--mirror", .orientation):
                 command.orientation.mirror = try scanner.choice(for: argument, { ["true": true, "false": false][$0] }, choices: ["true", "false"])
             default:
@@ -207,7 +213,8 @@ public struct ClientCommand: Equatable, Sendable {
             if command.orientation == OrientationSettings() {
                 throw UsageError("lector orientation needs --device-orientation, --camera-position, --rotation or --mirror")
             }
-            if (command.orientation.rotation != nil || command.orientation.mirror != nil) && command.orientation.deviceOrientation != nil {
+            if (command.orientation.rotation != nil || command.orientation.mirror != nil || command.orientation.automaticRotation != nil)
+                && command.orientation.deviceOrientation != nil {
                 throw UsageError("give either --rotation/--mirror or --device-orientation, not both")
             }
         }

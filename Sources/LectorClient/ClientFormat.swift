@@ -104,5 +104,6 @@ enum ClientFormat {
     /// ORIENTATION as "DEVICE: orientation N (name)".
     static func orientation(_ message: OrientationMessage) -> String {
         "\(message.device): orientation \(message.orientation.exif) (\(message.orientation.name))"
+            + (message.automaticOrientation ? ", rotation auto (the turn is found from the text)" : "")
     }
 }

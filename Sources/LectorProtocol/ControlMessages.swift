@@ -125,9 +125,13 @@ public struct DeviceMessage: ProtocolMessage {
     public var deviceOrientation: DeviceOrientation?
     public var cameraPosition: CameraPosition
     public var watched: Bool
+    /// Whether the quarter turn is found from the text (`rotation auto`; `"auto":true`
+    /// in `orientation`, proto_minor 6).
+    public var automaticOrientation: Bool
 
     public init(info: DeviceInfo, orientation: ImageOrientation, deviceOrientation: DeviceOrientation? = nil,
-                cameraPosition: CameraPosition = .back, watched: Bool) {
+                cameraPosition: CameraPosition = .back, watched: Bool, automaticOrientation: Bool = false) {
+        self.automaticOrientation = automaticOrientation
         self.info = info
         self.orientation = orientation
         self.deviceOrientation = deviceOrientation
@@ -163,7 +167,7 @@ public struct DeviceMessage: ProtocolMessage {
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
                       try m.choice(key, CameraPosition.self)
                   },
-                  watched: try m.required("watched", m.bool))
+                  watched: try m.required("watched", m.bool), automaticOrientation: try m.automaticOrientation("orientation"))
     }
 
     public var json: JSONValue {
@@ -181,7 +185,7 @@ public struct DeviceMessage: ProtocolMessage {
         object.add("error", info.error)
         object.add("warning", info.warning)
         if let zones = info.zones { object.add("zones", .array(zones.map(\.json))) }
-        object.add("orientation", orientationJSON(orientation))
+        object.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)
         object.add("rotation", orientation.rotation)
@@ -220,9 +224,12 @@ public struct OrientationMessage: ProtocolMessage {
     public var orientation: ImageOrientation
     public var deviceOrientation: DeviceOrientation?
     public var cameraPosition: CameraPosition
+    /// Whether the quarter turn is found from the text (`rotation auto`, proto_minor 6).
+    public var automaticOrientation: Bool
 
     public init(device: String, orientation: ImageOrientation, deviceOrientation: DeviceOrientation? = nil,
-                cameraPosition: CameraPosition = .back) {
+                cameraPosition: CameraPosition = .back, automaticOrientation: Bool = false) {
+        self.automaticOrientation = automaticOrientation
         self.device = device
         self.orientation = orientation
         self.deviceOrientation = deviceOrientation
@@ -240,13 +247,14 @@ public struct OrientationMessage: ProtocolMessage {
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
                       try m.choice(key, CameraPosition.self)
-                  })
+                  },
+                  automaticOrientation: try m.automaticOrientation("orientation"))
     }
 
     public var json: JSONValue {
         var object = JSONObjectBuilder(class: Self.messageClass)
         object.add("device", device)
-        object.add("orientation", orientationJSON(orientation))
+        object.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         object.add("exif", orientation.exif)
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

@@ -103,26 +103,36 @@ public struct OrientationSettings: Equatable, Sendable {
     /// Clockwise degrees that make the captured image upright.
     public var rotation: Int?
     public var mirror: Bool?
+    /// `rotation auto`: the quarter turn is found from the text itself, and `rotation`
+    /// (when set) is only where the search starts. Part of the direct form: `mirror`
+    /// still applies.
+    public var automaticRotation: Bool?
 
     public init(deviceOrientation: DeviceOrientation? = nil, cameraPosition: CameraPosition? = nil,
-                rotation: Int? = nil, mirror: Bool? = nil) {
+                rotation: Int? = nil, mirror: Bool? = nil, automaticRotation: Bool? = nil) {
         self.deviceOrientation = deviceOrientation
         self.cameraPosition = cameraPosition
         self.rotation = rotation
         self.mirror = mirror
+        self.automaticRotation = automaticRotation
     }
 
-    /// Fields set here replace those of `base`.
+    /// Fields set here replace those of `base`; a rotation in degrees given here also
+    /// turns an automatic rotation of `base` off.
     public func overriding(_ base: OrientationSettings) -> OrientationSettings {
         OrientationSettings(deviceOrientation: deviceOrientation ?? base.deviceOrientation,
                             cameraPosition: cameraPosition ?? base.cameraPosition,
                             rotation: rotation ?? base.rotation,
-                            mirror: mirror ?? base.mirror)
+                            mirror: mirror ?? base.mirror,
+                            automaticRotation: automaticRotation ?? (rotation != nil ? nil : base.automaticRotation))
     }
 
-    /// The resulting image orientation.
+    /// Whether the quarter turn is found automatically.
+    public var isAutomatic: Bool { automaticRotation == true && deviceOrientation == nil }
+
+    /// The resulting image orientation (with ``isAutomatic``, the one the search starts from).
     public var imageOrientation: ImageOrientation {
-        if rotation != nil || mirror != nil {
+        if rotation != nil || mirror != nil || isAutomatic {
             return ImageOrientation(rotation: rotation ?? 0, mirror: mirror ?? false) ?? .up
         }
         if let deviceOrientation {

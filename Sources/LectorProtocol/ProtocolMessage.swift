@@ -143,6 +143,12 @@ public struct MemberReader {
         return orientation
     }
 
+    /// Whether the orientation object at `key` says `"auto":true` (proto_minor 6).
+    public func automaticOrientation(_ key: String) throws(ProtocolError) -> Bool {
+        guard let member = try object(key) else { return false }
+        return try member.bool("auto") ?? false
+    }
+
     /// `{"x":…,"y":…,"width":…,"height":…}`
     public func box(_ key: String) throws(ProtocolError) -> PixelBox? {
         guard let member = try object(key) else { return nil }

@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 5
+    public static let minor = 6
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -131,7 +131,9 @@ extension Request {
                                                            DeviceOrientation.allCases.map(\.rawValue))
             settings.cameraPosition = try fields.choice("camera_position", CameraPosition.init(rawValue:),
                                                         CameraPosition.allCases.map(\.rawValue))
-            if let rotation = try fields.number("rotation", in: 0...270) {
+            if fields.value["rotation"]?.stringValue == "auto" {
+                settings.automaticRotation = true  // proto_minor 6: found from the text
+            } else if let rotation = try fields.number("rotation", in: 0...270) {
                 guard [0.0, 90, 180, 270].contains(rotation) else {
                     throw RequestError("ORIENTATION: rotation must be 0, 90, 180 or 270", requestClass: name)
                 }
@@ -141,7 +143,7 @@ extension Request {
             if settings == OrientationSettings() {
                 throw RequestError("ORIENTATION: give device_orientation, camera_position, rotation or mirror", requestClass: name)
             }
-            if (settings.rotation != nil || settings.mirror != nil) && settings.deviceOrientation != nil {
+            if (settings.rotation != nil || settings.mirror != nil || settings.automaticRotation != nil) && settings.deviceOrientation != nil {
                 throw RequestError("ORIENTATION: give either rotation/mirror or device_orientation, not both", requestClass: name)
             }
             return .orientation(device: try fields.string("device"), settings)
@@ -237,7 +239,11 @@ extension Request {
             object.add("device", device)
             object.add("device_orientation", settings.deviceOrientation?.rawValue)
             object.add("camera_position", settings.cameraPosition?.rawValue)
-            object.add("rotation", settings.rotation)
+            if settings.automaticRotation == true {
+                object.add("rotation", "auto" as String)
+            } else {
+                object.add("rotation", settings.rotation)
+            }
             object.add("mirror", settings.mirror)
         case let .snapshot(device, boxes, maximumWidth, color):
             object.add("device", device)

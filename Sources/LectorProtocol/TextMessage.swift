@@ -101,9 +101,13 @@ public struct TextMessage: ProtocolMessage {
     public var blocks: [TextElement]
     /// Tesseract's time for this frame.
     public var recognizeMilliseconds: Double
+    /// Whether the orientation's quarter turn was found from the text (`"auto":true` in
+    /// `orientation`, proto_minor 6).
+    public var automaticOrientation: Bool
 
     public init(device: String, sequence: UInt32, time: String, orientation: ImageOrientation, width: Int, height: Int,
-                text: String, blocks: [TextElement], recognizeMilliseconds: Double) {
+                text: String, blocks: [TextElement], recognizeMilliseconds: Double, automaticOrientation: Bool = false) {
+        self.automaticOrientation = automaticOrientation
         self.device = device
         self.sequence = sequence
         self.time = time
@@ -121,7 +125,7 @@ public struct TextMessage: ProtocolMessage {
     /// `lineTracks` gives each line's track id by the line's box.
     public init(device: String, sequence: UInt32, time: String, orientation: ImageOrientation, width: Int, height: Int,
                 tree: RecognizedText, level: DetailLevel, recognizeMilliseconds: Double,
-                lineTracks: [PixelBox: String] = [:], corners: (PixelBox) -> [PixelPoint]) {
+                lineTracks: [PixelBox: String] = [:], automaticOrientation: Bool = false, corners: (PixelBox) -> [PixelPoint]) {
         func element(_ text: String, _ box: PixelBox, _ confidence: Double, _ language: String? = nil, zone: String? = nil,
                      children: [TextElement]?, track: String? = nil) -> TextElement {
             TextElement(text: text, box: box, corners: corners(box), confidence: (confidence * 1000).rounded() / 1000,
@@ -137,7 +141,8 @@ public struct TextMessage: ProtocolMessage {
             })
         }
         self.init(device: device, sequence: sequence, time: time, orientation: orientation, width: width, height: height,
-                  text: tree.text, blocks: blocks, recognizeMilliseconds: recognizeMilliseconds)
+                  text: tree.text, blocks: blocks, recognizeMilliseconds: recognizeMilliseconds,
+                  automaticOrientation: automaticOrientation)
     }
 
     /// The deepest level the message holds (`block` when it holds no lines).
@@ -162,7 +167,8 @@ public struct TextMessage: ProtocolMessage {
                           try TextElement(json: item, level: .block, messageClass: Self.messageClass, path: path)
                       }
                   },
-                  recognizeMilliseconds: try m.required("recognize_ms", m.double))
+                  recognizeMilliseconds: try m.required("recognize_ms", m.double),
+                  automaticOrientation: try m.automaticOrientation("orientation"))
     }
 
     public var json: JSONValue {
@@ -170,7 +176,7 @@ public struct TextMessage: ProtocolMessage {
         message.add("device", device)
         message.add("seq", Int(sequence))
         message.add("time", time)
-        message.add("orientation", orientationJSON(orientation))
+        message.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         message.add("width", width)
         message.add("height", height)
         message.add("text", text)
@@ -210,12 +216,15 @@ public struct FrameMessage: ProtocolMessage {
     public var sharpness: Double?
     /// The median height of the recognized words, upright pixels (proto_minor 2).
     public var characterHeight: Double?
+    /// Whether the orientation's quarter turn was found from the text (proto_minor 6).
+    public var automaticOrientation: Bool
 
     public init(device: String, sequence: UInt32, time: String, format: String, width: Int, height: Int,
                 orientation: ImageOrientation, captured: Int, recognized: Int, dropped: Int, rejected: Int,
                 latencyMilliseconds: Double, recognizeMilliseconds: Double, overheadMilliseconds: Double,
                 sharpness: Double? = nil, characterHeight: Double? = nil,
-                unchanged: Int? = nil, stacked: Int? = nil) {
+                unchanged: Int? = nil, stacked: Int? = nil, automaticOrientation: Bool = false) {
+        self.automaticOrientation = automaticOrientation
         self.sharpness = sharpness
         self.characterHeight = characterHeight
         self.unchanged = unchanged
@@ -248,7 +257,8 @@ public struct FrameMessage: ProtocolMessage {
                   recognizeMilliseconds: try m.required("recognize_ms", m.double),
                   overheadMilliseconds: try m.required("overhead_ms", m.double),
                   sharpness: try m.double("sharpness"), characterHeight: try m.double("char_height"),
-                  unchanged: try m.int("unchanged"), stacked: try m.int("stacked"))
+                  unchanged: try m.int("unchanged"), stacked: try m.int("stacked"),
+                  automaticOrientation: try m.automaticOrientation("orientation"))
     }
 
     public var json: JSONValue {
@@ -259,7 +269,7 @@ public struct FrameMessage: ProtocolMessage {
         message.add("format", format)
         message.add("width", width)
         message.add("height", height)
-        message.add("orientation", orientationJSON(orientation))
+        message.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         message.add("captured", captured)
         message.add("recognized", recognized)
         message.add("dropped", dropped)

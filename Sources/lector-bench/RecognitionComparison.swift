@@ -45,6 +45,10 @@ struct RecognitionComparison {
         private static func makeLoop(downscale: Downscale, box: PublicationBox, logger: Logger) throws(RecognitionError) -> RecognitionLoop {
             var options = RecognizerOptions()
             options.downscale = downscale
+            // Deskew off: the overhead ratio and the C-loop comparison keep measuring what they
+            // did before issue 17 (the C loop levels nothing); deskew's own cost is in the
+            // stages section (its estimate, once per scene with live text, and its rotation).
+            options.deskew = false
             return try RecognitionLoop(device: "/dev/video0", options: options, mailbox: LatestFrameMailbox(),
                                        counters: FrameCounters(), orientation: OrientationControl(), logger: logger) {
                 box.set($0)

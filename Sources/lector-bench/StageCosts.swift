@@ -47,6 +47,11 @@ struct StageCosts {
         }
         var halvedOutput = GrayImage(width: 0, height: 0)
         stages.append(Stage(name: "downscale ½ (GrayImage.halved)") { noisy.halved(into: &halvedOutput) })
+        // Deskew (issue 17): the angle estimate every frame pays with --deskew on, and the
+        // rotation a crooked frame pays on top (5°, full size).
+        stages.append(Stage(name: "deskew estimate (Deskew.estimateAngle)") { _ = Deskew.estimateAngle(noisy) })
+        let tilt = SmallRotation(clockwise: 5, sourceWidth: noisy.width, sourceHeight: noisy.height)
+        stages.append(Stage(name: "deskew rotation 5° (SmallRotation.apply)") { _ = tilt.apply(noisy, background: 235) })
 
         // JSON encoding of a real result of this frame.
         if let publication = Benchmark.publication(of: noisy) {

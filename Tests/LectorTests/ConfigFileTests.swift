@@ -54,7 +54,7 @@ struct ConfigFileTests {
     @Test("names file, line and key of a mistake", arguments: [
         ("max_clients = many", "c.conf:1: max_clients: must be a whole number from 1 to 4096, not 'many'"),
         ("[camera]\ndevice = /dev/video0\nsize = big", "c.conf:3: size: must be WxH with each side from 1 to 16384 pixels"),
-        ("[camera]\ndevice = /dev/video0\nrotation = 45", "c.conf:3: rotation: must be one of 0|90|180|270, not '45'"),
+        ("[camera]\ndevice = /dev/video0\nrotation = 45", "c.conf:3: rotation: must be one of 0|90|180|270|auto, not '45'"),
         ("[camera]\ndevice = /dev/video0\ncolour = red", "c.conf:3: colour: unknown camera key"),
         ("fps = 5", "c.conf:1: fps: unknown daemon key (a camera key: put it under [camera])"),
         ("[camera]\nfps = 5", "c.conf:1: [camera] needs device = PATH"),

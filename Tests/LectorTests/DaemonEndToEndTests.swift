@@ -151,4 +151,53 @@ struct DaemonEndToEndTests {
         let recall = TestSupport.recall(expected: gold, actual: text.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(recall >= 0.95, "\(page) \(flags): recall \(recall)")
     }
+
+    /// One replay of a directory holding the page in its four turns: each new page
+    /// starts a new stack (a new scene), the turn is checked again and each is read upright.
+    @Test("a replay directory of pages in four turns: each checked again and read upright",
+          .enabled(if: FileManager.default.fileExists(atPath: TestSupport.sharedTestData), "needs ../shared/testdata"))
+    func replayDirectoryAutomatic() throws {
+        let folder = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pages = [("1.tif", "phototest.tif", 1), ("2.png", "phototest-rotated-L.png", 6), ("3.png", "phototest-rotated-180.png", 3),
+                     ("4.png", "phototest-rotated-R.png", 8), ("5.tif", "phototest.tif", 1)]
+        for (name, page, _) in pages {
+            try FileManager.default.copyItem(atPath: TestSupport.sharedTestData + "/" + page, toPath: folder.appendingPathComponent(name).path)
+        }
+        let gold = try String(contentsOfFile: TestSupport.sharedTestData + "/phototest.gold.txt", encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let result = try run(lectord, ["--replay", folder.path, "--stdout", "--deadline-ms", "60000", "--rotation", "auto", "--log-level", "debug"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let texts = result.messages(class: "TEXT")
+        #expect(texts.map { $0["orientation"]?["exif"]?.intValue ?? 0 } == pages.map(\.2), "\(result.stderr)")
+        for text in texts {
+            #expect(text["orientation"]?["auto"]?.boolValue == true)
+            let words = (text["text"]?.stringValue ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+            #expect(TestSupport.recall(expected: gold, actual: words) >= 0.95)
+        }
+        let checks = result.stderr.components(separatedBy: "orientation checked").count - 1
+        #expect(checks == pages.count, "one check per page (a new scene each): \(checks)")
+    }
+
+    /// Issue 17's acceptance check through the daemon: `--rotation auto` finds each
+    /// page's turn (said in TEXT's orientation with `"auto":true`) and reads ≥ 95% of
+    /// its words, as the right fixed rotation does above.
+    @Test("scanned pages: --rotation auto finds the turn and reads ≥ 95% of the words",
+          .enabled(if: FileManager.default.fileExists(atPath: TestSupport.sharedTestData), "needs ../shared/testdata"),
+          arguments: [("phototest.tif", 0), ("phototest-rotated-L.png", 90), ("phototest-rotated-180.png", 180),
+                      ("phototest-rotated-R.png", 270)])
+    func scannedPagesAutomatic(page: String, rotation: Int) throws {
+        let gold = try String(contentsOfFile: TestSupport.sharedTestData + "/phototest.gold.txt", encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let result = try run(lectord, ["--replay", TestSupport.sharedTestData + "/" + page, "--stdout", "--max-frames", "1",
+                                       "--deadline-ms", "60000", "--rotation", "auto"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let message = try #require(result.messages(class: "TEXT").first, "\(result.stderr)")
+        #expect(message["orientation"]?["auto"]?.boolValue == true)
+        #expect(message["orientation"]?["exif"]?.intValue == ImageOrientation(rotation: rotation, mirror: false)?.exif, "\(page)")
+        #expect(result.messages(class: "FRAME").first?["orientation"]?["auto"]?.boolValue == true)
+        let text = message["text"]?.stringValue ?? ""
+        let recall = TestSupport.recall(expected: gold, actual: text.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(recall >= 0.95, "\(page) auto: recall \(recall)")
+    }
 }

@@ -406,7 +406,39 @@ def config_file_and_sighup():
     # An invalid file at start: exit 2, naming file, line and key.
     r = subprocess.run([LECTORD, "--config", conf, "--socket", os.path.join(directory, "s.sock")],
                        capture_output=True, timeout=30, env=ENV, text=True)
-    assert r.returncode == 2 and conf + ":3: rotation: must be one of 0|90|180|270, not '45'" in r.stderr, r
+    assert r.returncode == 2 and conf + ":3: rotation: must be one of 0|90|180|270|auto, not '45'" in r.stderr, r
+
+
+@test
+def automatic_orientation_over_the_socket():
+    """--rotation auto (proto_minor 6): TEXT, DEVICES and ORIENTATION say "auto":true;
+    a client's explicit rotation turns it off, "rotation":"auto" turns it on again."""
+    page = os.path.join(ROOT, "Tests/LectorTests/Fixtures/page-640x480.png")
+    with Daemon("--replay", page, "--loop", "--fps", "4", "--rotation", "auto") as d:
+        c = Client(d.path)
+        assert c.read()["proto_minor"] >= 6
+        c.send({"class": "WATCH"})
+        text = c.read_class("TEXT")
+        assert text["orientation"] == {"exif": 1, "name": "up", "auto": True}, text["orientation"]
+        assert "Orientation" in text["text"], text["text"]
+        c.send({"class": "DEVICES"})
+        assert c.reply()["devices"][0]["orientation"].get("auto") is True
+        c.send({"class": "ORIENTATION", "rotation": 90})
+        reply = c.reply()
+        assert reply["class"] == "ORIENTATION" and reply["orientation"] == {"exif": 6, "name": "right"}, reply
+        deadline = time.time() + 20
+        while c.read_class("TEXT")["orientation"] != {"exif": 6, "name": "right"}:
+            assert time.time() < deadline, "the explicit rotation was not applied"
+        c.send({"class": "ORIENTATION", "rotation": "auto"})
+        reply = c.reply()
+        assert reply["orientation"].get("auto") is True, reply
+        deadline = time.time() + 20
+        while c.read_class("TEXT")["orientation"] != {"exif": 1, "name": "up", "auto": True}:
+            assert time.time() < deadline, "auto did not find the page's turn again"
+        r = subprocess.run([LECTOR, "orientation", "--rotation", "90", "--socket", d.path], capture_output=True, timeout=30, text=True)
+        assert r.returncode == 0 and r.stdout.strip() == "%s: orientation 6 (right)" % page, r
+        r = subprocess.run([LECTOR, "orientation", "--rotation", "auto", "--socket", d.path], capture_output=True, timeout=30, text=True)
+        assert r.returncode == 0 and "rotation auto" in r.stdout, r
 
 
 @test

@@ -47,8 +47,16 @@ public enum ConfigCheck {
                 + "downscale \(recognizer.downscale), deadline \(recognizer.deadlineMilliseconds) ms"
             if let box = recognizer.regionOfInterest { recognition += ", roi \(box.x),\(box.y),\(box.width),\(box.height)" }
             if recognizer.symbols { recognition += ", symbols" }
+            if !recognizer.deskew { recognition += ", deskew off" }
             if let path = recognizer.dataPath { recognition += ", tessdata \(path)" }
             lines.append(recognition)
+            if camera.orientation.isAutomatic {
+                do {
+                    _ = try OrientationDetector(dataPath: recognizer.dataPath)
+                } catch {
+                    throw UsageError("\(camera.name): rotation auto: \(error)")
+                }
+            }
             lines.append("  orientation: " + orientation(camera.orientation))
             for zone in recognizer.zones {
                 let profile = zone.profile
@@ -101,7 +109,11 @@ public enum ConfigCheck {
         var parts: [String] = []
         if let device = settings.deviceOrientation { parts.append("device \(device.rawValue)") }
         if let position = settings.cameraPosition { parts.append("camera \(position.rawValue)") }
-        if let rotation = settings.rotation { parts.append("rotation \(rotation)") }
+        if settings.isAutomatic {
+            parts.append("rotation auto" + (settings.rotation.map { " (from \($0))" } ?? ""))
+        } else if let rotation = settings.rotation {
+            parts.append("rotation \(rotation)")
+        }
         if settings.mirror == true { parts.append("mirrored") }
         return (parts.isEmpty ? "" : parts.joined(separator: ", ") + " → ") + "EXIF \(settings.imageOrientation.description)"
     }

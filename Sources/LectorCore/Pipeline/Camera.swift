@@ -56,6 +56,8 @@ public final class Camera: @unchecked Sendable {
                                    warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
                                    reportZones: { zones in if let changed = info.setZones(zones) { stateChanged(changed) } },
                                    publish: publish)
+        // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
+        if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
     }
 
     /// One start-to-end of the two threads.

@@ -86,6 +86,8 @@ public final class RecognitionLoop: @unchecked Sendable {
     private var readsOfScene = 0
     /// Capture time of the last published result.
     private var lastPublished: MonotonicInstant?
+    /// `rotation auto`: checks the quarter turn of the captured luma when a scene changes.
+    public let autoOrientation: AutoOrientation
 
     /// What one recognizer thread reuses from frame to frame.
     private final class Worker: @unchecked Sendable {
@@ -111,6 +113,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         self.logger = logger.with("device", device)
         self.publish = publish
         pool = try RecognizerPool(count: max(1, recognizers), options: options)
+        autoOrientation = AutoOrientation(dataPath: options.dataPath, logger: self.logger)
         workers = (0..<pool.count).map { _ in Worker() }
     }
 
@@ -199,8 +202,9 @@ public final class RecognitionLoop: @unchecked Sendable {
         // The luma is a copy: the driver can have its buffer back before recognition.
         frame.giveBack()
 
-        let transform = OrientationTransform(orientation: orientation.imageOrientation,
-                                             sourceWidth: luma.width, sourceHeight: luma.height)
+        autoOrientation.update(luma, stack: frame.stackInfo, at: frame.timestamp, control: orientation)
+        let inForce = orientation.inForce
+        let transform = OrientationTransform(orientation: inForce.orientation, sourceWidth: luma.width, sourceHeight: luma.height)
         var upright = GrayImage(width: 0, height: 0)
         transform.apply(luma, into: &upright)
         let sharpness = FocusMeasure.sharpness(of: luma)
@@ -234,7 +238,10 @@ public final class RecognitionLoop: @unchecked Sendable {
                 }
                 reportZones(zones)
             }
-            text = try recognizer.recognize(upright)
+            text = try recognizer.recognize(upright, scene: frame.stackInfo.map {
+                TextRecognizer.Scene(generation: $0.generation, orientation: inForce.orientation, full: $0.isFull)
+            })
+            if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
         } catch .cancelled {
             counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
             return
@@ -258,6 +265,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
                                     unixTime: frame.timestamp.unixTime, transform: transform, text: text,
                                     recognizeMilliseconds: recognized.milliseconds(since: prepared))
+            report.automaticOrientation = inForce.automatic
             let lines = text.blocks.flatMap(\.lines)
             let placed = tracker.update(
                 lines: lines.map { line in
@@ -275,7 +283,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             }
             let line = report.message().bytes
             let done = MonotonicInstant.now()
-            let frameReport = FrameReport(
+            var frameReport = FrameReport(
                 device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
                 width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
                 latencyMilliseconds: done.milliseconds(since: frame.timestamp),
@@ -283,6 +291,7 @@ public final class RecognitionLoop: @unchecked Sendable {
                 overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
                 sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
                 stacked: frame.stackInfo?.stacked)
+            frameReport.automaticOrientation = inForce.automatic
             // Inside the ordered step, so that results reach clients in capture order.
             publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
                                 tracks: placed.events, consensus: consensus))

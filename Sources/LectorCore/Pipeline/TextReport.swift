@@ -17,6 +17,8 @@ public struct TextReport: Sendable {
     public var recognizeMilliseconds: Double
     /// The line track of each line, by the line's box (TEXT's per-line `track`).
     public var lineTracks: [PixelBox: String] = [:]
+    /// Whether the orientation's quarter turn was found from the text (`rotation auto`).
+    public var automaticOrientation = false
 
     public init(device: String, sequence: UInt32, captureTime: MonotonicInstant, unixTime: Double,
                 transform: OrientationTransform, text: RecognizedText, recognizeMilliseconds: Double) {
@@ -53,7 +55,8 @@ public struct TextReport: Sendable {
         TextMessage(device: device, sequence: sequence, time: MonotonicInstant.rfc3339(unixTime: unixTime),
                     orientation: transform.orientation, width: transform.uprightWidth, height: transform.uprightHeight,
                     tree: filtered(minimumConfidence: minimumConfidence), level: level,
-                    recognizeMilliseconds: recognizeMilliseconds, lineTracks: lineTracks) { [transform] box in
+                    recognizeMilliseconds: recognizeMilliseconds, lineTracks: lineTracks,
+                    automaticOrientation: automaticOrientation) { [transform] box in
             transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) }
         }
     }
@@ -83,6 +86,8 @@ public struct FrameReport: Sendable {
     public var characterHeight: Double?
     /// Frames the recognized image averages (nil: not stacked).
     public var stacked: Int?
+    /// Whether the orientation's quarter turn was found from the text (`rotation auto`).
+    public var automaticOrientation = false
 
     public init(device: String, sequence: UInt32, unixTime: Double, format: PixelFormat, width: Int, height: Int,
                 orientation: ImageOrientation, counters: FrameCounters.Snapshot, latencyMilliseconds: Double,
@@ -112,6 +117,6 @@ public struct FrameReport: Sendable {
                      rejected: counters.rejected, latencyMilliseconds: latencyMilliseconds,
                      recognizeMilliseconds: recognizeMilliseconds, overheadMilliseconds: overheadMilliseconds,
                      sharpness: sharpness.map { ($0 * 10).rounded() / 10 }, characterHeight: characterHeight,
-                     unchanged: counters.unchanged, stacked: stacked)
+                     unchanged: counters.unchanged, stacked: stacked, automaticOrientation: automaticOrientation)
     }
 }

@@ -118,6 +118,33 @@ public final class TesseractEngine {
         return text
     }
 
+    /// Runs Tesseract's orientation and script detection (OSD) on an 8-bit gray image:
+    /// the quarter turn that makes its text upright. The engine must have been made with
+    /// language `osd` (Debian's `tesseract-ocr-osd`; the legacy engine reads it).
+    /// - Parameter resolution: pixels per inch to assume (see ``recognize(_:resolution:deadline:symbols:)``).
+    /// - Returns: nil when Tesseract found too little text to say (it needs some 50
+    ///   characters' worth of blobs) or failed.
+    /// - Throws: ``RecognitionError/cancelled`` after ``cancel()``.
+    public func detectOrientation(_ image: GrayImage, resolution: Int = 300) throws(RecognitionError) -> OrientationEstimate? {
+        if cancellation.isSet { throw .cancelled }
+        var degrees: Int32 = 0
+        var confidence: Float = 0
+        // Points into the engine's own character set: not to be freed (Tesseract 5).
+        var script: UnsafePointer<CChar>?
+        var scriptConfidence: Float = 0
+        let found: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
+            TessBaseAPISetImage(api, pixels.baseAddress, Int32(image.width), Int32(image.height), 1, Int32(image.width))
+            TessBaseAPISetSourceResolution(api, Int32(resolution))
+            return TessBaseAPIDetectOrientationScript(api, &degrees, &confidence, &script, &scriptConfidence)
+        }
+        defer { TessBaseAPIClear(api) }
+        guard found != 0, [0, 90, 180, 270].contains(Int(degrees)) else { return nil }
+        // OSD reports how far the image is turned clockwise from upright; undoing it
+        // turns it back the other way.
+        return OrientationEstimate(rotation: (360 - Int(degrees)) % 360, confidence: Double(confidence),
+                                   script: script.map { String(cString: $0) }, scriptConfidence: Double(scriptConfidence))
+    }
+
     /// Walks Tesseract's result iterator into the tree, dropping whitespace-only words
     /// (automatic page segmentation returns some, with page-wide boxes).
     private func readResults(symbols: Bool) -> RecognizedText {

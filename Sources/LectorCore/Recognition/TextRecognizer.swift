@@ -45,6 +45,9 @@ public struct RecognizerOptions: Equatable, Sendable {
     public var resolution = 300
     /// Report characters too.
     public var symbols = false
+    /// Estimate the text lines' residual angle (``Deskew``) and level them before
+    /// reading (the whole-frame layout; zones are read as they are).
+    public var deskew = true
     /// Where the traineddata files are (nil: Tesseract's default).
     public var dataPath: String?
     /// Named rectangles read with their own profiles (`[zone CAMERA/ZONE]`); when there
@@ -68,6 +71,26 @@ public final class TextRecognizer {
     private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
     private var halveNext = false
+    /// The angle the last frame was levelled by (clockwise degrees), nil when it was read as it was.
+    public private(set) var lastSkewDegrees: Double?
+    /// The skew estimated last and the scene it was estimated on (reused while the scene stays).
+    private var skewEstimate: (scene: Scene, angle: Double?)?
+
+    /// Which still scene a frame shows, as live text's stack tells it: frames of one scene
+    /// (the same stack generation, turned upright the same way) share their lines' angle,
+    /// so it is estimated once, and again when the scene's stack has filled (its clearest
+    /// image).
+    public struct Scene: Equatable, Sendable {
+        public var generation: Int
+        public var orientation: ImageOrientation
+        public var full: Bool
+
+        public init(generation: Int, orientation: ImageOrientation, full: Bool) {
+            self.generation = generation
+            self.orientation = orientation
+            self.full = full
+        }
+    }
 
     /// Median line height, in full-resolution pixels, from which auto mode halves the
     /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
@@ -133,8 +156,10 @@ public final class TextRecognizer {
     }
 
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
-    /// downscaling.
-    public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
+    /// downscaling and deskew.
+    /// - Parameter scene: the still scene `image` shows (live text's stack); the skew
+    ///   estimated for it is reused. nil: estimated for this image.
+    public func recognize(_ image: GrayImage, scene: Scene? = nil) throws(RecognitionError) -> RecognizedText {
         guard let engine else { return try recognizeZones(image) }
         // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
         // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
@@ -144,19 +169,33 @@ public final class TextRecognizer {
             croppedImage = image.cropped(to: roi)
         }
         let input = region == nil ? image : croppedImage
-        let result: RecognizedText
-        if willHalve && input.width >= 64 && input.height >= 64 {
-            input.halved(into: &halvedImage)
-            result = try engine.recognize(halvedImage, resolution: options.resolution / 2,
+        let halve = willHalve && input.width >= 64 && input.height >= 64
+        if halve { input.halved(into: &halvedImage) }
+        let scale = halve ? 2 : 1
+        let read = halve ? halvedImage : input
+        // Deskew: the lines' residual angle, levelled when it is large enough to matter;
+        // boxes found in the levelled image are turned back.
+        let rotation = options.deskew ? Deskew.rotation(for: skewAngle(of: read, scene: scene), width: read.width, height: read.height) : nil
+        lastSkewDegrees = rotation?.degrees
+        var result = try engine.recognize(rotation.map { $0.apply(read, background: Deskew.background(of: read)) } ?? read,
+                                          resolution: options.resolution / scale,
                                           deadline: options.deadlineMilliseconds, symbols: options.symbols)
-                .mapped(scale: 2, dx: region?.x ?? 0, dy: region?.y ?? 0)
-        } else {
-            result = try engine.recognize(input, resolution: options.resolution,
-                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
-                .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
-        }
+        if let rotation { result = result.mapped { rotation.sourceBox(ofTurned: $0) } }
+        result = result.mapped(scale: scale, dx: region?.x ?? 0, dy: region?.y ?? 0)
         if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
         return result
+    }
+
+    /// The lines' angle in `image`, reused from the last estimate while `scene` shows the
+    /// same scene the same way up and its stack did not fill since.
+    private func skewAngle(of image: GrayImage, scene: Scene?) -> Double? {
+        if let scene, let last = skewEstimate, last.scene.generation == scene.generation,
+           last.scene.orientation == scene.orientation, last.scene.full || !scene.full {
+            return last.angle
+        }
+        let angle = Deskew.estimateAngle(image)
+        skewEstimate = scene.map { ($0, angle) }
+        return angle
     }
 
     /// Reads each zone that lies (at least partly) in `image` with its own engine, one

@@ -52,7 +52,7 @@ extension ServerLoop {
             camera.orientation.update(settings)
             logger.info("orientation changed", [("device", camera.name),
                                                 ("orientation", camera.orientation.imageOrientation.description)])
-            return [OrientationMessage(device: camera.name, settings: camera.orientation.current)]
+            return [camera.orientation.message(device: camera.name)]
         case .snapshot:
             preconditionFailure("SNAPSHOT is answered by the renderer")
         case .status:
@@ -82,7 +82,7 @@ extension ServerLoop {
             // Right after the WATCH that starts it, a camera has not reported yet: it is
             // opening, not idle (its own report follows).
             if info.state == .idle, entry.camera.isRunning || hub.isStarting(entry.name) { info.state = .opening }
-            return DeviceMessage(info: info, settings: entry.camera.orientation.current, watched: hub.isWatched(entry.name))
+            return entry.camera.orientation.deviceMessage(info: info, watched: hub.isWatched(entry.name))
         })
     }
 

@@ -63,9 +63,9 @@ public enum DaemonOptionTable {
                      CameraPosition.allCases.map(\.rawValue).joined(separator: "|") + " (default back).", reload: .live, example: "front",
                      .camera(.optional(\.spec.orientation.cameraPosition,
                                        .choice(CameraPosition.allCases.map(\.rawValue), CameraPosition.init(rawValue:))))),
-        DaemonOption("--rotation", .orientation, "DEG", "0|90|180|270: clockwise degrees that make the captured image upright.",
-                     reload: .live, example: "90",
-                     .camera(.optional(\.spec.orientation.rotation, .choice(["0", "90", "180", "270"], ValueSyntax.rotation)))),
+        DaemonOption("--rotation", .orientation, "DEG|auto",
+                     "0|90|180|270: clockwise degrees that make the captured image upright; auto: found from the text, checked again when the scene changes.",
+                     reload: .live, example: "90", .camera(rotation)),
         DaemonOption("--mirror", .orientation, nil, "After the rotation, mirror left-right.", reload: .live,
                      .camera(.optional(\.spec.orientation.mirror, .bool))),
         // Recognition
@@ -96,6 +96,9 @@ public enum DaemonOptionTable {
         DaemonOption("--recognizers", .recognition, "N|auto",
                      "Recognizers per camera, each a thread with its own Tesseract engine (default auto: one per core beyond the first, shared among the cameras, at most 4).",
                      example: "2", .camera(.value(\.spec.recognizers, .choice(["auto", "1-\(RecognizerCount.maximum)"]) { RecognizerCount($0) }))),
+        DaemonOption("--deskew", .recognition, "on|off",
+                     "Estimate the text lines' residual angle (up to 15 degrees) and level them before reading (default on).",
+                     reload: .live, example: "off", .camera(.value(\.spec.recognizer.deskew, .bool))),
         DaemonOption("--symbols", .recognition, nil, "Also report individual characters.", reload: .live,
                      .camera(.value(\.spec.recognizer.symbols, .bool))),
         DaemonOption("--tessdata", .recognition, "PATH", "Folder holding the .traineddata files.", reload: .live,
@@ -289,6 +292,23 @@ public enum DaemonOptionTable {
                },
                describe: { "\($0.sources)" })
     }
+
+    /// `--rotation`: 0|90|180|270, or auto (``OrientationSettings/automaticRotation``).
+    private static let rotation = Camera(
+        set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
+            if text == "auto" {
+                settings.spec.orientation.rotation = nil
+                settings.spec.orientation.automaticRotation = true
+                return
+            }
+            settings.spec.orientation.rotation = try ValueParser<Int>.choice(["0", "90", "180", "270", "auto"], ValueSyntax.rotation).parse(text)
+            settings.spec.orientation.automaticRotation = nil
+        },
+        copy: {
+            $0.spec.orientation.rotation = $1.spec.orientation.rotation
+            $0.spec.orientation.automaticRotation = $1.spec.orientation.automaticRotation
+        },
+        describe: { "\($0.spec.orientation.rotation.map(String.init) ?? "-") \($0.spec.orientation.automaticRotation == true ? "auto" : "fixed")" })
 
     /// `640x480`: each side from 1 to ``LumaExtractor/maximumSide``.
     private static let size = ValueParser<(width: Int, height: Int)> { (text: String) throws(OptionValueError) -> (width: Int, height: Int) in
