@@ -10,7 +10,8 @@ import LectorSystem
 /// - `GET /api/snapshot.jpg?device=&boxes=1&max_width=&color=1`: lectord's SNAPSHOT as a JPEG.
 /// - `GET /api/stream.mjpeg?device=&boxes=1&max_width=&color=1`: multipart JPEGs, at most `--preview-fps`.
 /// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES line.
-/// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION.
+/// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION
+///   (`rotation` 0, 90, 180, 270 or `auto`).
 public final class BridgeRouter: @unchecked Sendable {
     private let link: LectordLink
     private let events: EventHub
@@ -137,8 +138,13 @@ public final class BridgeRouter: @unchecked Sendable {
         var request = JSONObjectBuilder(class: "ORIENTATION")
         request.add("device", query["device"].flatMap { $0.isEmpty ? nil : $0 })
         if let text = query["rotation"] {
-            guard let rotation = Int(text) else { return Self.text(400, "rotation must be 0, 90, 180 or 270\n") }
-            request.add("rotation", rotation)
+            // lectord judges the value; "auto" asks it to find the turn from the text.
+            if text == "auto" {
+                request.add("rotation", text)
+            } else {
+                guard let rotation = Int(text) else { return Self.text(400, "rotation must be 0, 90, 180, 270 or auto\n") }
+                request.add("rotation", rotation)
+            }
         }
         if let text = query["mirror"] {
             guard text == "true" || text == "false" else { return Self.text(400, "mirror must be true or false\n") }

@@ -454,11 +454,13 @@ def orientation_button_changes_text():
     W.browser.click(".camera button.mirror")
     mirrored = W.watcher.latest(lambda t: t["orientation"]["exif"] == 5, 15)
     assert mirrored, "no TEXT with orientation 5 after the mirror button"
+    status, _, body = http(W.bridge.url("/api/orientation?rotation=auto"), method="POST")
+    assert status == 200 and json.loads(body)["orientation"].get("auto") is True, ("rotation=auto", status, body)
     status, _, body = http(W.bridge.url("/api/orientation?rotation=0&mirror=false"), method="POST")
-    assert status == 200 and json.loads(body)["orientation"]["exif"] == 1, (status, body)
+    assert status == 200 and json.loads(body)["orientation"]["exif"] == 1 and "auto" not in json.loads(body)["orientation"], (status, body)
     upright = W.watcher.latest(lambda t: t["orientation"]["exif"] == 1 and t["seq"] > mirrored["seq"], 15)
     assert upright and all(k in upright["text"] for k in KNOWN[:1]), upright and upright["text"]
-    print("     TEXT orientation 1 -> 6 (480x640) -> 5 -> 1; rotated: %d boxes on the %s view within %.2f px"
+    print("     TEXT orientation 1 -> 6 (480x640) -> 5 -> auto -> 1; rotated: %d boxes on the %s view within %.2f px"
           % (len(state["words"]), state["space"], rotated_worst))
 
 
