@@ -3,17 +3,8 @@ import Testing
 @testable import LectorProtocol
 @testable import LectorSystem
 
-/// Deterministic pseudo-random bytes (SplitMix64).
-private struct KernelRandom {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Pseudo-random frames for the kernels' tables.
+private extension SplitMix64 {
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
     /// 8.8 fixed-point means of gray levels (at most 255 << 8, as a stack holds).
     mutating func means(_ count: Int) -> [UInt16] { (0..<count).map { _ in UInt16(next() % UInt64(255 << 8 + 1)) } }
@@ -80,7 +71,7 @@ struct FrameKernelsTests {
 
     @Test("fold matches its definition", arguments: kernelCases)
     func fold(_ c: Case) {
-        var random = KernelRandom(UInt64(c.width * 1000 + c.height) &+ UInt64(bitPattern: Int64(c.dx * 31 + c.dy)))
+        var random = SplitMix64(UInt64(c.width * 1000 + c.height) &+ UInt64(bitPattern: Int64(c.dx * 31 + c.dy)))
         let frame = random.bytes((c.height - 1) * c.stride + c.width)
         let start = random.means(c.width * c.height)
         let side = FrameStack.blockSide, weight = 32768 / c.frames
@@ -113,7 +104,7 @@ struct FrameKernelsTests {
     func blockSummary(_ c: Case) {
         let side = FrameStack.blockSide
         let blocksWide = (c.width + side - 1) / side, blocksHigh = (c.height + side - 1) / side
-        var random = KernelRandom(UInt64(c.width + c.height))
+        var random = SplitMix64(UInt64(c.width + c.height))
         // Sums as a block of its size can have; differences on both sides of the limit.
         var sums: [UInt32] = [], differences: [Int32] = []
         var expectedMeans: [UInt8] = []
@@ -145,7 +136,7 @@ struct FrameKernelsTests {
 
     @Test("read-out matches its definition, padding untouched", arguments: kernelCases)
     func readOut(_ c: Case) {
-        var random = KernelRandom(UInt64(c.width * 7 + c.height * 3))
+        var random = SplitMix64(UInt64(c.width * 7 + c.height * 3))
         let mean = random.means(c.width * c.height)
         let outStride = c.stride + 3
         var out = [UInt8](repeating: 0xA5, count: (c.height - 1) * outStride + c.width + 2)
@@ -170,7 +161,7 @@ struct FrameKernelsTests {
 
     @Test("profile sums match their definition", arguments: kernelCases)
     func profileSums(_ c: Case) {
-        var random = KernelRandom(UInt64(c.stride * 13 + c.height))
+        var random = SplitMix64(UInt64(c.stride * 13 + c.height))
         let image = random.bytes((c.height - 1) * c.stride + c.width)
         var columns = [UInt32](repeating: 99, count: c.width), rows = [UInt32](repeating: 99, count: c.height)
         image.withUnsafeBufferPointer { image in
@@ -188,7 +179,7 @@ struct FrameKernelsTests {
 
     @Test("sample picking matches its definition", arguments: kernelCases)
     func pickSamples(_ c: Case) {
-        var random = KernelRandom(UInt64(c.width * 5 + c.stride))
+        var random = SplitMix64(UInt64(c.width * 5 + c.stride))
         let step = 1 + abs(c.dx) % 3  // 1, 2 (YUYV) and 3
         let stride = max(c.stride, c.width * step)
         let source = random.bytes((c.height - 1) * stride + (c.width - 1) * step + 1)
@@ -221,7 +212,7 @@ struct FrameKernelsTests {
 
     @Test("detrending gives the Swift code's floats", arguments: [1, 2, 7, 25, 240, 1283])
     func detrend(count: Int) {
-        var random = KernelRandom(UInt64(count))
+        var random = SplitMix64(UInt64(count))
         let values = (0..<count).map { _ in Float(random.next() % 65_281) / Float(1 + random.next() % 255) }
         #expect(FrameKernels.detrended(values, radius: LumaProfiles.detrendRadius)
                 == Self.referenceDetrended(values, radius: LumaProfiles.detrendRadius))
@@ -231,7 +222,7 @@ struct FrameKernelsTests {
     @Test("offset costs match their definition", arguments: [(count: 17, radius: 4), (count: 240, radius: 32), (count: 1283, radius: 32),
                                                              (count: 70, radius: 0)])
     func offsetCosts(count: Int, radius: Int) {
-        var random = KernelRandom(UInt64(count * 100 + radius))
+        var random = SplitMix64(UInt64(count * 100 + radius))
         let reference = (0..<count).map { _ in Float(Int(random.next() % 20001) - 10000) / 97 }
         let moved = (0..<count).map { _ in Float(Int(random.next() % 20001) - 10000) / 89 }
         var costs = [Float](repeating: .nan, count: 2 * radius + 1)
@@ -258,7 +249,7 @@ struct FrameKernelsTests {
 struct StackedFrameReadOutTests {
     /// Frames of a noisy, jittered card (320×240 GREY), 66.7 ms apart.
     static func frames(_ count: Int) -> [Frame] {
-        var random = KernelRandom(42)
+        var random = SplitMix64(42)
         let width = 320, height = 240
         let start = MonotonicInstant.now()
         let shifts = [(0, 0), (2, 1), (-1, 3), (3, -2), (1, 1), (-2, -2), (0, 2), (2, 0)]

@@ -10,7 +10,7 @@ private enum Scene {
     /// A card of dark bars (text-like strokes) on a light page, on a darker desk.
     static func card(width: Int = 320, height: Int = 240, seed: UInt64 = 1) -> GrayImage {
         var image = GrayImage(width: width, height: height, pixels: [UInt8](repeating: 70, count: width * height))
-        var random = SplitMix(seed)
+        var random = SplitMix64(seed)
         for y in 40..<(height - 40) { for x in 40..<(width - 40) { image[x, y] = 225 } }
         for line in 0..<4 {
             let top = 60 + line * 35
@@ -28,7 +28,7 @@ private enum Scene {
     /// uniform noise of ±`noise`.
     static func moved(_ image: GrayImage, dx: Int, dy: Int, noise: Int = 0, seed: UInt64 = 9) -> GrayImage {
         var out = GrayImage(width: image.width, height: image.height)
-        var random = SplitMix(seed)
+        var random = SplitMix64(seed)
         for y in 0..<image.height {
             for x in 0..<image.width {
                 let sx = min(max(x - dx, 0), image.width - 1), sy = min(max(y - dy, 0), image.height - 1)
@@ -48,17 +48,6 @@ private enum Scene {
     }
 }
 
-private struct SplitMix {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Live text: alignment and stacking")
 struct FrameStackTests {

@@ -67,7 +67,7 @@ struct RequestTests {
     /// longer; CI runs this bounded one on every build.)
     @Test("fuzz: any bytes give a request or a RequestError")
     func fuzz() {
-        var generator = SplitMix64(seed: 0x4C45_4354_4F52)
+        var generator = SplitMix64(0x4C45_4354_4F52)
         let seeds = [#"{"class":"WATCH","enable":true,"devices":["demo"],"level":"word","min_confidence":0.5}"#,
                      #"{"class":"ORIENTATION","device":"demo","rotation":90,"mirror":true}"#,
                      #"{"class":"SNAPSHOT","device":"demo","boxes":true,"max_width":320}"#,
@@ -103,18 +103,6 @@ struct RequestTests {
     }
 }
 
-/// A tiny deterministic generator so a fuzz failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Outbound queue")
 struct OutboundQueueTests {
