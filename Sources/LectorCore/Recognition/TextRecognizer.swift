@@ -50,18 +50,31 @@ public struct RecognizerOptions: Equatable, Sendable {
     /// Named rectangles read with their own profiles (`[zone CAMERA/ZONE]`); when there
     /// are any, only they are read (not the whole frame, not `regionOfInterest`).
     public var zones: [ZoneSpec] = []
+    /// How the whole frame is laid out into lines (zones keep their own profiles).
+    public var layout = Layout.auto
+    /// The text-line detector's model file; nil: searched where ``DetectorModel`` says.
+    public var detectorModel: String?
 
     public init() {}
 }
 
 /// Reads text from upright gray images: one synchronous Tesseract instance plus the
-/// policy around it (downscaling, region of interest, mapping boxes back).
+/// policy around it (downscaling, region of interest, mapping boxes back), or, with the
+/// detector layout, the text-line detector and a single-line Tesseract
+/// (``DetectorLayout``).
 ///
 /// One per camera; not thread-safe except ``cancel()``.
 public final class TextRecognizer {
     public let options: RecognizerOptions
-    /// The whole-frame engine; nil when the camera reads zones.
+    /// The whole-frame engine of Tesseract's layout; nil when the camera reads zones or
+    /// with the detector layout.
     private let engine: IsolatedRecognizer?
+    /// The detector layout, when it reads the whole frame.
+    private let detectorLayout: DetectorLayout?
+    /// The layout the whole frame is read with (zones: `tesseract`, they have their own).
+    public let layout: ResolvedLayout
+    /// With `layout auto`: why the detector is not used (nil when it is, or not asked for).
+    public let layoutNote: String?
     /// With zones: one engine per distinct profile (language, psm, whitelist), made once.
     private let zoneEngines: [ZoneProfile.EngineKey: IsolatedRecognizer]
     private var halvedImage = GrayImage(width: 0, height: 0)
@@ -76,10 +89,30 @@ public final class TextRecognizer {
     public init(options: RecognizerOptions) throws(RecognitionError) {
         self.options = options
         if options.zones.isEmpty {
-            engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
-                                            pageSegmentation: options.pageSegmentation)
+            var (layout, note) = try ResolvedLayout.resolve(options)
+            var detectorLayout: DetectorLayout?
+            if case let .detector(modelPath) = layout {
+                var loaded: TextLineDetector?
+                do {
+                    loaded = try TextLineDetector(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                } catch {
+                    if options.layout == .detector { throw .detectorUnavailable(error.description) }
+                    (layout, note) = (.tesseract, error.description)
+                }
+                if let loaded {
+                    detectorLayout = try DetectorLayout(detector: loaded, language: options.language, dataPath: options.dataPath)
+                }
+            }
+            self.layout = layout
+            layoutNote = note
+            self.detectorLayout = detectorLayout
+            engine = detectorLayout != nil ? nil : try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                                                                           pageSegmentation: options.pageSegmentation)
             zoneEngines = [:]
         } else {
+            layout = .tesseract
+            layoutNote = nil
+            detectorLayout = nil
             engine = nil
             var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
             for zone in options.zones {
@@ -94,22 +127,34 @@ public final class TextRecognizer {
     }
 
     /// Tesseract engines this recognizer holds (one per zone profile, or one).
-    public var engineCount: Int { engine == nil ? zoneEngines.count : 1 }
+    public var engineCount: Int { options.zones.isEmpty ? 1 : zoneEngines.count }
 
     private var allEngines: [IsolatedRecognizer] { (engine.map { [$0] } ?? []) + Array(zoneEngines.values) }
 
     /// Stops a recognition in progress (or the next one); safe from any thread.
-    public func cancel() { for engine in allEngines { engine.cancel() } }
+    public func cancel() {
+        for engine in allEngines { engine.cancel() }
+        detectorLayout?.cancel()
+    }
 
     /// Whether a recognition was abandoned somewhere in the process and is still inside
     /// Tesseract: exit then without running Tesseract's static destructors.
     public static var anyAbandonedRecognition: Bool { IsolatedRecognizer.anyAbandonedRunning }
 
     /// Lets recognition run again after ``cancel()``.
-    public func resume() { for engine in allEngines { engine.resume() } }
+    public func resume() {
+        for engine in allEngines { engine.resume() }
+        detectorLayout?.resume()
+    }
 
-    /// Where the last recognition spent its time inside Tesseract's engine.
-    public var lastTimings: RecognitionTimings { (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings() }
+    /// Where the last recognition spent its time inside Tesseract's engine (with the
+    /// detector layout: its last line).
+    public var lastTimings: RecognitionTimings {
+        detectorLayout?.lastTimings ?? (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings()
+    }
+
+    /// With the detector layout: what the last read did (detected or re-read, lines, times).
+    public var lastDetectorRead: DetectorRead? { detectorLayout?.lastRead }
 
     /// DEVICES' zones for an upright image of this size, each with what does not fit.
     public func zoneInfos(width: Int, height: Int) -> [ZoneInfo] {
@@ -118,6 +163,7 @@ public final class TextRecognizer {
 
     /// Whether the next call will halve the image.
     public var willHalve: Bool {
+        if detectorLayout != nil { return false }  // the detector shrinks its own input; lines are cut at full size
         switch options.downscale {
         case .none: false
         case .half: true
@@ -134,8 +180,11 @@ public final class TextRecognizer {
 
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
     /// downscaling.
-    public func recognize(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
-        guard let engine else { return try recognizeZones(image) }
+    /// - Parameter scene: the scene the frame shows (live text's stack), which lets the
+    ///   detector layout read the lines it knows instead of detecting them again; nil:
+    ///   no such knowledge (every frame is detected).
+    public func recognize(_ image: GrayImage, scene: SceneHint? = nil) throws(RecognitionError) -> RecognizedText {
+        guard options.zones.isEmpty else { return try recognizeZones(image) }
         // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
         // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
         var region: PixelBox?
@@ -144,6 +193,13 @@ public final class TextRecognizer {
             croppedImage = image.cropped(to: roi)
         }
         let input = region == nil ? image : croppedImage
+        if let detectorLayout {
+            return try detectorLayout.recognize(input, resolution: options.resolution, deadline: options.deadlineMilliseconds,
+                                                symbols: options.symbols, scene: scene)
+                .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
+        }
+        // Tesseract's layout; `engine` is set whenever there are no zones and no detector.
+        guard let engine else { return try recognizeZones(image) }
         let result: RecognizedText
         if willHalve && input.width >= 64 && input.height >= 64 {
             input.halved(into: &halvedImage)
