@@ -81,6 +81,7 @@ struct LatencyUnderLoad {
     private func realRun(path: String, frames: BenchFrameSet, fps: Double) -> Samples {
         let wanted = bench.options.realFrames
         var recognizer = RecognizerOptions()
+        recognizer.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
         recognizer.downscale = .none
         let log = LatencyLog(wanted: wanted)
         let camera: Camera

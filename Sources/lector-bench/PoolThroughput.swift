@@ -203,6 +203,7 @@ struct PoolThroughput {
 
     private func measure(path: String, frames: BenchFrameSet, recognizers: Int, seconds: Double) -> Run? {
         var options = RecognizerOptions()
+        options.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
         options.downscale = .none
         var live = LiveSettings()
         live.stack = nil

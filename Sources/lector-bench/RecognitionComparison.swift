@@ -44,6 +44,7 @@ struct RecognitionComparison {
 
         private static func makeLoop(downscale: Downscale, box: PublicationBox, logger: Logger) throws(RecognitionError) -> RecognitionLoop {
             var options = RecognizerOptions()
+            options.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
             options.downscale = downscale
             return try RecognitionLoop(device: "/dev/video0", options: options, mailbox: LatestFrameMailbox(),
                                        counters: FrameCounters(), orientation: OrientationControl(), logger: logger) {

@@ -106,8 +106,12 @@ public final class TextRecognizer {
             self.layout = layout
             layoutNote = note
             self.detectorLayout = detectorLayout
-            engine = detectorLayout != nil ? nil : try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
-                                                                           pageSegmentation: options.pageSegmentation)
+            if detectorLayout == nil {
+                engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                                                pageSegmentation: options.pageSegmentation)
+            } else {
+                engine = nil
+            }
             zoneEngines = [:]
         } else {
             layout = .tesseract
