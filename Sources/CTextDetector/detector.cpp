@@ -85,8 +85,8 @@ std::vector<lector_td_box> boxes_from_map(const cv::Mat &map, int image_width, i
             scaled.emplace_back(static_cast<float>(std::clamp(corner.x * sx, 0.0, static_cast<double>(image_width))),
                                 static_cast<float>(std::clamp(corner.y * sy, 0.0, static_cast<double>(image_height))));
         }
-        cv::RotatedRect final = cv::minAreaRect(scaled);
-        out.push_back(lector_td_box{final.center.x, final.center.y, final.size.width, final.size.height, final.angle, score});
+        cv::RotatedRect fitted = cv::minAreaRect(scaled);
+        out.push_back(lector_td_box{fitted.center.x, fitted.center.y, fitted.size.width, fitted.size.height, fitted.angle, score});
     }
     std::sort(out.begin(), out.end(), [](const lector_td_box &a, const lector_td_box &b) {
         return a.cy != b.cy ? a.cy < b.cy : a.cx < b.cx;
@@ -104,6 +104,7 @@ int copy_boxes(const std::vector<lector_td_box> &found, lector_td_box *boxes, in
 
 extern "C" void lector_td_default_params(lector_td_params *params) {
     params->max_side = 960;
+    params->min_side = 0;
     params->threshold = 0.3f;
     params->box_threshold = 0.5f;
     params->unclip_ratio = 1.6f;
@@ -148,7 +149,9 @@ extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int wi
             return -1;
         }
         cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
-        double ratio = std::min(1.0, static_cast<double>(params->max_side) / std::max(width, height));
+        int longer = std::max(width, height);
+        double ratio = std::min(1.0, static_cast<double>(params->max_side) / longer);
+        if (params->min_side > 0 && longer < params->min_side) ratio = static_cast<double>(params->min_side) / longer;
         int w = round32(width * ratio), h = round32(height * ratio);
         cv::Mat resized;
         cv::resize(image, resized, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);

@@ -35,6 +35,9 @@ typedef struct {
     /// The image is shrunk (never enlarged) so that its longer side is at most this,
     /// then each side rounded to a multiple of 32 (the network's stride).
     int max_side;
+    /// A smaller image is enlarged so that its longer side is this (0: never enlarged):
+    /// a plate or a label cut out of a photo is too small for the network as it is.
+    int min_side;
     /// A pixel is text when its probability is above this (DB's `thresh`, 0.3).
     float threshold;
     /// A region is kept when its mean probability is at least this (`box_thresh`).

@@ -34,7 +34,7 @@ final class DetectorLayout {
     /// Lines are detected again at least this often on a still scene.
     static let redetectSeconds = 4.0
     /// Crop height Tesseract reads best at (image pixels of a line box, after scaling).
-    static let targetThickness = 48.0
+    var targetThickness = 48.0
     /// Steep lines whose reading direction is voted (both directions read) per detection.
     static let directionSamples = 3
     /// OpenCV's worker threads for the detector (process-wide).
@@ -62,7 +62,25 @@ final class DetectorLayout {
     init(detector: TextLineDetector, language: String, dataPath: String?) throws(RecognitionError) {
         self.detector = detector
         engine = try IsolatedRecognizer(language: language, dataPath: dataPath, pageSegmentation: 7)
+        // TUNING (temporary, removed before merge): LECTOR_DETECTOR_TUNE=max=960,min=0,target=48,box=0.5,thr=0.3,unclip=1.6,minconf=0
+        if let tune = ProcessInfo.processInfo.environment["LECTOR_DETECTOR_TUNE"] {
+            for pair in tune.split(separator: ",") {
+                let kv = pair.split(separator: "=")
+                guard kv.count == 2, let v = Double(kv[1]) else { continue }
+                switch kv[0] {
+                case "max": detector.parameters.maximumSide = Int(v)
+                case "min": detector.parameters.minimumSide = Int(v)
+                case "target": targetThickness = v
+                case "box": detector.parameters.boxThreshold = Float(v)
+                case "thr": detector.parameters.threshold = Float(v)
+                case "unclip": detector.parameters.unclipRatio = Float(v)
+                case "minconf": minimumConfidence = v
+                default: break
+                }
+            }
+        }
     }
+    var minimumConfidence = 0.0
 
     func cancel() { engine.cancel() }
     func resume() { engine.resume() }
@@ -106,7 +124,7 @@ final class DetectorLayout {
         }
         func readLine(_ line: DetectedLine, flipped: Bool) throws(RecognitionError) -> (words: [TextWord], confidence: Double) {
             let quad = line.quad(flipped: flipped)
-            let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: Self.targetThickness))
+            let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness))
             let pixels = crop.image(from: image)
             let text = try engine.recognize(pixels, resolution: resolution, deadline: try remaining(), symbols: symbols)
             read.linesRead += 1
@@ -156,7 +174,7 @@ final class DetectorLayout {
                 lost = true
             }
             memory.append((lines[index].line, flipped, reading.confidence))
-            if !reading.words.isEmpty {
+            if !reading.words.isEmpty && reading.confidence >= minimumConfidence {
                 readLines.append(LineBlocks.ReadLine(line: TextLine(box: reading.words.dropFirst().reduce(reading.words[0].box) { $0.union($1.box) },
                                                                     confidence: reading.confidence, words: reading.words),
                                                      quad: lines[index].line.quad(flipped: flipped)))

@@ -33,6 +33,8 @@ public enum DetectorError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct DetectorParameters: Equatable, Sendable {
     /// The image is shrunk so that its longer side is at most this before detection.
     public var maximumSide = 960
+    /// A smaller image is enlarged so that its longer side is this (0: never).
+    public var minimumSide = 0
     /// A map pixel is text above this probability.
     public var threshold: Float = 0.3
     /// A region is a line when its mean probability is at least this.
@@ -148,6 +150,7 @@ public final class TextLineDetector {
         var params = lector_td_params()
         lector_td_default_params(&params)
         params.max_side = Int32(parameters.maximumSide)
+        params.min_side = Int32(parameters.minimumSide)
         params.threshold = parameters.threshold
         params.box_threshold = parameters.boxThreshold
         params.unclip_ratio = parameters.unclipRatio
