@@ -169,9 +169,9 @@ public final class TextRecognizer {
     public var willHalve: Bool {
         if detectorLayout != nil { return false }  // the detector shrinks its own input; lines are cut at full size
         switch options.downscale {
-        case .none: false
-        case .half: true
-        case .auto: halveNext
+        case .none: return false
+        case .half: return true
+        case .auto: return halveNext
         }
     }
 

@@ -65,6 +65,18 @@ public struct DetectedLine: Equatable, Sendable {
                         bottomRight: center + halfAlong + halfAcross, bottomLeft: center - halfAlong + halfAcross)
     }
 
+    /// The same line with `fraction` of its thickness (its shorter side for about-square
+    /// boxes, as ``quad(flipped:)`` reads them) added on each side across the text.
+    public func grown(across fraction: Double) -> DetectedLine {
+        guard fraction != 0 else { return self }
+        let q = quad()
+        var line = self
+        let extra = 2 * fraction * q.thickness
+        // `width` is the side along `angle`: grow whichever side is the quad's thickness.
+        if abs(q.thickness - height) <= abs(q.thickness - width) { line.height += extra } else { line.width += extra }
+        return line
+    }
+
     /// Whether the reading axis is more than 45° from horizontal.
     public var isSteep: Bool {
         let q = quad()

@@ -75,12 +75,18 @@ final class DetectorLayout {
                 case "thr": detector.parameters.threshold = Float(v)
                 case "unclip": detector.parameters.unclipRatio = Float(v)
                 case "minconf": minimumConfidence = v
+                case "grow": grow = v
+                case "pad": padding = Int(v)
                 default: break
                 }
             }
         }
     }
     var minimumConfidence = 0.0
+    /// Fraction of a line's thickness added above and below before it is cut out.
+    var grow = 0.1
+    /// Crop pixels of background around each line.
+    var padding = 8
 
     func cancel() { engine.cancel() }
     func resume() { engine.resume() }
@@ -123,9 +129,14 @@ final class DetectorLayout {
             return Int(left)
         }
         func readLine(_ line: DetectedLine, flipped: Bool) throws(RecognitionError) -> (words: [TextWord], confidence: Double) {
-            let quad = line.quad(flipped: flipped)
-            let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness))
+            let quad = line.grown(across: grow).quad(flipped: flipped)
+            let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness),
+                                padding: padding)
             let pixels = crop.image(from: image)
+            if let dump = ProcessInfo.processInfo.environment["LECTOR_DETECTOR_DUMP"] {  // TUNING (temporary)
+                let header = Array("P5\n\(pixels.width) \(pixels.height)\n255\n".utf8)
+                FileManager.default.createFile(atPath: "\(dump)/line-\(read.linesRead)-\(flipped).pgm", contents: Data(header + pixels.pixels))
+            }
             let text = try engine.recognize(pixels, resolution: resolution, deadline: try remaining(), symbols: symbols)
             read.linesRead += 1
             let words = text.words.compactMap { word -> TextWord? in

@@ -12,21 +12,28 @@ public struct LineCrop: Equatable, Sendable {
     public let quad: LineQuad
     /// Crop pixels per image pixel.
     public let scale: Double
+    /// Crop pixels of plain background around the quad's pixels on every side.
+    public let padding: Int
+    /// The crop's size, padding included.
     public let width: Int
     public let height: Int
     private let along: ImagePoint
     private let across: ImagePoint
 
-    /// - Parameter scale: crop pixels per image pixel (an upscale for small text).
-    public init(quad: LineQuad, scale: Double) {
-        precondition(scale > 0, "a crop's scale is positive")
+    /// - Parameters:
+    ///   - scale: crop pixels per image pixel (an upscale for small text).
+    ///   - padding: crop pixels of background added on every side (Tesseract reads a
+    ///     line whose letters touch the image's edge worse).
+    public init(quad: LineQuad, scale: Double, padding: Int = 0) {
+        precondition(scale > 0 && padding >= 0, "a crop's scale is positive, its padding not negative")
         self.quad = quad
         self.scale = scale
+        self.padding = padding
         let length = max(quad.length, 1e-6), thickness = max(quad.thickness, 1e-6)
         along = (quad.topRight - quad.topLeft) * (1 / length)
         across = (quad.bottomLeft - quad.topLeft) * (1 / thickness)
-        width = max(1, Int((quad.length * scale).rounded()))
-        height = max(1, Int((quad.thickness * scale).rounded()))
+        width = max(1, Int((quad.length * scale).rounded())) + 2 * padding
+        height = max(1, Int((quad.thickness * scale).rounded())) + 2 * padding
     }
 
     /// The scale that brings a line `thickness` image pixels tall to about `target`
@@ -41,13 +48,14 @@ public struct LineCrop: Equatable, Sendable {
 
     /// The image point of crop point `point`.
     public func imagePoint(ofCrop point: ImagePoint) -> ImagePoint {
-        quad.topLeft + along * (point.x / scale) + across * (point.y / scale)
+        let p = Double(padding)
+        return quad.topLeft + along * ((point.x - p) / scale) + across * ((point.y - p) / scale)
     }
 
     /// The crop point of image point `point` (the inverse of ``imagePoint(ofCrop:)``).
     public func cropPoint(ofImage point: ImagePoint) -> ImagePoint {
-        let d = point - quad.topLeft
-        return ImagePoint(x: d.dot(along) * scale, y: d.dot(across) * scale)
+        let d = point - quad.topLeft, p = Double(padding)
+        return ImagePoint(x: d.dot(along) * scale + p, y: d.dot(across) * scale + p)
     }
 
     /// The pixel box in the image (`imageWidth` × `imageHeight`, clipped to it) that holds
@@ -66,20 +74,23 @@ public struct LineCrop: Equatable, Sendable {
     }
 
     /// The crop's pixels from `image`: each crop pixel's centre mapped into the image
-    /// and sampled bilinearly; outside the image the nearest edge pixel is repeated.
+    /// and sampled bilinearly (outside the image the nearest edge pixel is repeated);
+    /// the padding is the median of the sampled pixels' outer ring (the background).
     public func image(from image: GrayImage) -> GrayImage {
         var out = GrayImage(width: width, height: height)
         guard image.width > 0, image.height > 0 else { return out }
         let sourceWidth = image.width, sourceHeight = image.height
         let stepX = along * (1 / scale), stepY = across * (1 / scale)
-        // Image point of crop pixel (0, 0)'s centre, in pixel-index space (centres at integers).
+        // Image point of the first sampled pixel's centre, in pixel-index space (centres at integers).
         let origin = quad.topLeft + stepX * 0.5 + stepY * 0.5 - ImagePoint(x: 0.5, y: 0.5)
-        let outWidth = width
+        let outWidth = width, pad = padding
+        let innerWidth = width - 2 * pad, innerHeight = height - 2 * pad
         image.pixels.withUnsafeBufferPointer { source in
             out.pixels.withUnsafeMutableBufferPointer { target in
-                for y in 0..<height {
+                for y in 0..<innerHeight {
                     let rowStart = origin + stepY * Double(y)
-                    for x in 0..<outWidth {
+                    let row = (y + pad) * outWidth + pad
+                    for x in 0..<innerWidth {
                         let sx = min(max(rowStart.x + stepX.x * Double(x), 0), Double(sourceWidth - 1))
                         let sy = min(max(rowStart.y + stepX.y * Double(x), 0), Double(sourceHeight - 1))
                         let x0 = Int(sx), y0 = Int(sy)
@@ -87,7 +98,18 @@ public struct LineCrop: Equatable, Sendable {
                         let fx = sx - Double(x0), fy = sy - Double(y0)
                         let top = Double(source[y0 * sourceWidth + x0]) * (1 - fx) + Double(source[y0 * sourceWidth + x1]) * fx
                         let bottom = Double(source[y1 * sourceWidth + x0]) * (1 - fx) + Double(source[y1 * sourceWidth + x1]) * fx
-                        target[y * outWidth + x] = UInt8(clamping: Int((top * (1 - fy) + bottom * fy).rounded()))
+                        target[row + x] = UInt8(clamping: Int((top * (1 - fy) + bottom * fy).rounded()))
+                    }
+                }
+                guard pad > 0, innerWidth > 0, innerHeight > 0 else { return }
+                var ring: [UInt8] = []
+                for x in 0..<innerWidth { ring.append(target[pad * outWidth + pad + x]); ring.append(target[(pad + innerHeight - 1) * outWidth + pad + x]) }
+                for y in 0..<innerHeight { ring.append(target[(pad + y) * outWidth + pad]); ring.append(target[(pad + y) * outWidth + pad + innerWidth - 1]) }
+                ring.sort()
+                let background = ring[ring.count / 2]
+                for y in 0..<height {
+                    for x in 0..<outWidth where y < pad || y >= pad + innerHeight || x < pad || x >= pad + innerWidth {
+                        target[y * outWidth + x] = background
                     }
                 }
             }
