@@ -83,8 +83,9 @@ final class DetectorLayout {
         }
     }
     var minimumConfidence = 0.0
-    /// Fraction of a line's thickness added above and below before it is cut out.
-    var grow = 0.1
+    /// Fraction of a line's thickness added above and below before it is cut out
+    /// (measured: 0 reads best, lines of a page are close; the padding below helps instead).
+    var grow = 0.0
     /// Crop pixels of background around each line.
     var padding = 8
 

@@ -31,8 +31,10 @@ public enum DetectorError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// DB's settings: how the probability map becomes line boxes (PaddleOCR's defaults).
 public struct DetectorParameters: Equatable, Sendable {
-    /// The image is shrunk so that its longer side is at most this before detection.
-    public var maximumSide = 960
+    /// The image is shrunk so that its longer side is at most this before detection
+    /// (measured on ../shared/testdata/realworld's 1920 px document photos: 0.856 of the
+    /// words at 960, 0.942 at 1280, where small print is still found).
+    public var maximumSide = 1280
     /// A smaller image is enlarged so that its longer side is this (0: never).
     public var minimumSide = 0
     /// A map pixel is text above this probability.
