@@ -76,6 +76,7 @@ final class DetectorLayout {
                 case "unclip": detector.parameters.unclipRatio = Float(v)
                 case "minconf": minimumConfidence = v
                 case "grow": grow = v
+                case "wordconf": minimumWordConfidence = v
                 case "pad": padding = Int(v)
                 default: break
                 }
@@ -83,6 +84,10 @@ final class DetectorLayout {
         }
     }
     var minimumConfidence = 0.0
+    /// Words Tesseract reads in a line with less confidence than this are dropped: a
+    /// line forced on Tesseract (page segmentation 7) yields a word even from a blank or
+    /// a texture (measured: blank crops read "re", "OS" at 0.0-0.1).
+    var minimumWordConfidence = 0.25
     /// Fraction of a line's thickness added above and below before it is cut out
     /// (measured: 0 reads best, lines of a page are close; the padding below helps instead).
     var grow = 0.0
@@ -148,7 +153,7 @@ final class DetectorLayout {
                     symbol.box = crop.imageBox(ofCrop: symbol.box, imageWidth: image.width, imageHeight: image.height)
                     return symbol
                 }
-                return word.box.width > 0 && word.box.height > 0 ? word : nil
+                return word.box.width > 0 && word.box.height > 0 && word.confidence >= minimumWordConfidence ? word : nil
             }
             let confidence = words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)
             return (words, confidence)
