@@ -69,9 +69,7 @@ struct DetectorBenchmark {
                 movingReads += 1
                 if detector.lastDetectorRead?.detected == true { detections += 1 }
             }
-            let recall = { (words: [String]) in
-                Double(frames.truth.filter { words.contains($0) }.count) / Double(max(frames.truth.count, 1))
-            }
+            let recall = { (words: [String]) in frames.wordRecall(words) }
             bench.report.add(section: "detector", item: "\(frames.name) per frame, Tesseract's layout (psm 3)",
                              value: "\(format(plain.median, 1)) ms (recall \(format(recall(plainWords), 2)))",
                              numbers: [("tesseract_ms", plain.median)])
