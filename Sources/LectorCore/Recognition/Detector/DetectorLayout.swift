@@ -110,6 +110,12 @@ final class DetectorLayout {
             read.detected = true
             read.detectMilliseconds = MonotonicInstant.now().milliseconds(since: started)
             lines = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }.map { ($0, nil) }
+            // Kept at once: a read that runs out of time below still leaves the lines for
+            // the next frame to read (under load, detecting again every frame would
+            // never finish a frame: seen with 14 replayed cameras on 2 cores).
+            known = Known(generation: scene?.generation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
+                          lines: lines.map { ($0.line, $0.line.isSteep && known?.lines.first(where: { $0.line.isSteep })?.flipped == true, 0) },
+                          lost: false, imageWidth: image.width, imageHeight: image.height)
         }
 
         func remaining() throws(RecognitionError) -> Int {
@@ -176,7 +182,7 @@ final class DetectorLayout {
                                                      quad: lines[index].line.quad(flipped: flipped)))
             }
         }
-        if read.detected || known == nil {
+        if read.detected {
             known = Known(generation: scene?.generation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
                           lines: memory, lost: false, imageWidth: image.width, imageHeight: image.height)
         } else if var kept = known {
