@@ -257,7 +257,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             // The stack's scene, so the detector layout re-reads the lines it knows.
             let scene = frame.stackInfo.map { info in
                 let shift = Self.uprightShift(info.shift, transform: transform)
-                return SceneHint(generation: info.generation, dx: shift.dx, dy: shift.dy)
+                return SceneHint(generation: info.generation, dx: shift.dx, dy: shift.dy, orientation: transform.orientation.rawValue)
             }
             text = try recognizer.recognize(upright, scene: scene)
         } catch .cancelled {

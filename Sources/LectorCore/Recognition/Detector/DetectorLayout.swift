@@ -10,11 +10,15 @@ public struct SceneHint: Equatable, Sendable {
     /// The frame's shift from the stack's reference, in upright pixels.
     public var dx: Int
     public var dy: Int
+    /// How the frame was turned upright (its EXIF value): a new orientation is a new
+    /// scene for the recognizer, though the stack goes on.
+    public var orientation: Int
 
-    public init(generation: Int, dx: Int, dy: Int) {
+    public init(generation: Int, dx: Int, dy: Int, orientation: Int = 1) {
         self.generation = generation
         self.dx = dx
         self.dy = dy
+        self.orientation = orientation
     }
 }
 
@@ -50,6 +54,7 @@ final class DetectorLayout {
 
     private struct Known {
         var generation: Int?
+        var orientation: Int?
         var dx: Int
         var dy: Int
         var time: MonotonicInstant
@@ -94,7 +99,7 @@ final class DetectorLayout {
         let started = MonotonicInstant.now()
         var read = DetectorRead()
         var lines: [(line: DetectedLine, flipped: Bool?)]
-        if let known, let scene, known.generation == scene.generation, !known.lost,
+        if let known, let scene, known.generation == scene.generation, known.orientation == scene.orientation, !known.lost,
            known.imageWidth == image.width, known.imageHeight == image.height,
            started.milliseconds(since: known.time) < Self.redetectSeconds * 1000 {
             let dx = Double(scene.dx - known.dx), dy = Double(scene.dy - known.dy)
@@ -113,7 +118,7 @@ final class DetectorLayout {
             // Kept at once: a read that runs out of time below still leaves the lines for
             // the next frame to read (under load, detecting again every frame would
             // never finish a frame: seen with 14 replayed cameras on 2 cores).
-            known = Known(generation: scene?.generation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
+            known = Known(generation: scene?.generation, orientation: scene?.orientation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
                           lines: lines.map { ($0.line, $0.line.isSteep && known?.lines.first(where: { $0.line.isSteep })?.flipped == true, 0) },
                           lost: false, imageWidth: image.width, imageHeight: image.height)
         }
@@ -183,7 +188,7 @@ final class DetectorLayout {
             }
         }
         if read.detected {
-            known = Known(generation: scene?.generation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
+            known = Known(generation: scene?.generation, orientation: scene?.orientation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
                           lines: memory, lost: false, imageWidth: image.width, imageHeight: image.height)
         } else if var kept = known {
             kept.lost = lost

@@ -26,11 +26,12 @@ public enum DetectorModel {
 
     /// The model to load: `explicit` when given (it must exist), else the first file
     /// named ``fileName`` in ``searchFolders(environment:)``.
-    /// - Throws: ``DetectorError/modelNotFound(searched:)`` naming where it looked.
+    /// - Throws: ``DetectorError/modelNotFound(searched:)`` naming where it looked, or
+    ///   ``DetectorError/modelUnreadable(_:)`` for an `explicit` path that is no readable file.
     public static func locate(explicit: String?,
                               environment: [String: String] = ProcessInfo.processInfo.environment) throws(DetectorError) -> String {
         if let explicit {
-            guard isReadableFile(explicit) else { throw .modelNotFound(searched: [explicit]) }
+            guard isReadableFile(explicit) else { throw .modelUnreadable(explicit) }
             return explicit
         }
         let candidates = searchFolders(environment: environment).map { $0 + "/" + fileName }

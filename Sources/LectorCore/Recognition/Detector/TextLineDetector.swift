@@ -10,6 +10,8 @@ public enum DetectorError: Error, Equatable, Sendable, CustomStringConvertible {
     case unavailable
     /// No model file where lectord looks (the paths searched).
     case modelNotFound(searched: [String])
+    /// The model file given (`--detector-model`) is not a readable file.
+    case modelUnreadable(String)
     /// OpenCV could not load the model: its reason.
     case loadFailed(String)
     /// Detection failed on a frame: OpenCV's reason.
@@ -23,6 +25,7 @@ public enum DetectorError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .modelNotFound(searched):
             "no text-line detector model (\(DetectorModel.fileName)) in \(searched.joined(separator: ", ")); "
                 + "scripts/fetch-detector-model installs it"
+        case let .modelUnreadable(path): "the text-line detector model \(path) is not a readable file"
         case let .loadFailed(reason): reason
         case let .detectionFailed(reason): "text-line detection failed: \(reason)"
         }
