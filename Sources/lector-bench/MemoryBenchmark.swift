@@ -33,7 +33,8 @@ struct MemoryBenchmark {
         let wanted = bench.options.memoryFrames
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--replay", directory, "--loop", "--stdout", "--max-frames", String(wanted)]
+        // Tesseract's layout: the memory target predates the detector (whose memory README reports).
+        process.arguments = ["--replay", directory, "--loop", "--stdout", "--max-frames", String(wanted), "--layout", "tesseract"]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

@@ -261,7 +261,7 @@ struct PoolThroughput {
             let wanted = 8 * count
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["--replay", images, "--fps", "50", "--loop", "--stdout", "--stack", "off", "--gate", "off",
+            process.arguments = ["--replay", images, "--fps", "50", "--loop", "--stdout", "--stack", "off", "--gate", "off", "--layout", "tesseract",
                                  "--downscale", "1", "--recognizers", String(count), "--max-frames", String(wanted + 2)]
             let pipe = Pipe()
             process.standardOutput = pipe
