@@ -12,6 +12,13 @@
 // C interface) is built only when pkg-config finds libcamera >= 0.4 (Debian 13,
 // Raspberry Pi OS trixie); elsewhere (Debian 12 has 0.0.3) the rest builds without it
 // and the flag says why. LECTOR_LIBCAMERA=0 in the environment leaves it out anyway.
+//
+// The text-line detector (`--layout detector`, target CTextDetector, C++ behind a C
+// interface) is built only when OpenCV's DNN and imgproc modules are installed
+// (libopencv-dnn-dev, libopencv-imgproc-dev; Debian 12 and 13): found through pkg-config
+// (opencv4, when libopencv-dev is installed) or by their headers and libraries under
+// PKG_CONFIG_SYSROOT_DIR (a cross build's sysroot, where there are none: the arm64 build
+// leaves it out). LECTOR_DETECTOR=0 leaves it out anyway.
 import Foundation
 import PackageDescription
 
@@ -37,6 +44,25 @@ func libcamera() -> (cflags: [String], libs: [String])? {
     return (words(cflags), words(libs))
 }
 let libcameraFlags = libcamera()
+
+/// The compiler and linker flags for OpenCV's DNN and imgproc modules, or nil (not
+/// installed, switched off).
+func opencvDNN() -> (cflags: [String], libs: [String])? {
+    let environment = ProcessInfo.processInfo.environment
+    if environment["LECTOR_DETECTOR"] == "0" { return nil }
+    let sysroot = environment["PKG_CONFIG_SYSROOT_DIR"] ?? ""
+    let files = FileManager.default
+    guard files.fileExists(atPath: sysroot + "/usr/include/opencv4/opencv2/dnn.hpp"),
+          files.fileExists(atPath: sysroot + "/usr/include/opencv4/opencv2/imgproc.hpp") else { return nil }
+    // The libraries in the multiarch folder of the sysroot (or of this machine).
+    let libraryFolders = ((try? files.contentsOfDirectory(atPath: sysroot + "/usr/lib")) ?? [])
+        .filter { $0.hasSuffix("-linux-gnu") }.map { sysroot + "/usr/lib/" + $0 } + [sysroot + "/usr/lib"]
+    guard let folder = libraryFolders.first(where: { folder in
+        ["dnn", "imgproc", "core"].allSatisfy { files.fileExists(atPath: "\(folder)/libopencv_\($0).so") }
+    }) else { return nil }
+    return (["-I\(sysroot)/usr/include/opencv4"], ["-L\(folder)", "-lopencv_dnn", "-lopencv_imgproc", "-lopencv_core"])
+}
+let opencvFlags = opencvDNN()
 
 let package = Package(
     name: "Lector",
@@ -80,7 +106,8 @@ let package = Package(
         .target(
             name: "LectorCore",
             dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2", "CFrameKernels"]
-                + (libcameraFlags == nil ? [] : ["CLibCamera"]),
+                + (libcameraFlags == nil ? [] : ["CLibCamera"])
+                + (opencvFlags == nil ? [] : ["CTextDetector"]),
             resources: [.copy("Resources/demo")]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
@@ -139,6 +166,16 @@ if let flags = libcameraFlags {
     package.targets.append(.target(
         name: "CLibCamera",
         cxxSettings: [.unsafeFlags(flags.cflags)],
+        linkerSettings: [.unsafeFlags(flags.libs), .linkedLibrary("stdc++")]
+    ))
+}
+
+// PP-OCRv4's text detector through OpenCV DNN, behind a C interface (lector_text_detector.h):
+// only with OpenCV's dnn and imgproc modules.
+if let flags = opencvFlags {
+    package.targets.append(.target(
+        name: "CTextDetector",
+        cxxSettings: [.unsafeFlags(flags.cflags + ["-O2"])],
         linkerSettings: [.unsafeFlags(flags.libs), .linkedLibrary("stdc++")]
     ))
 }

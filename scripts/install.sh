@@ -19,6 +19,10 @@
 # Installs:
 #   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,lector-http,Lector_LectorCore.resources},
 #   PREFIX/bin/{lectord,lector,lector-mqtt,lector-http} (links), PREFIX/share/lector/www (the web page)
+#   PREFIX/share/lector/models/                the text-line detector's model (copied from
+#                                              /usr/local/share/lector/models when scripts/setup
+#                                              put it there, else scripts/fetch-detector-model;
+#                                              without it the service reads with Tesseract's layout)
 #   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service,lector-http.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
@@ -101,6 +105,17 @@ if [[ -x "$bin/lector-http" ]]; then
   install -m 0644 "$repo"/Sources/lector-http/www/* "$R$prefix/share/lector/www/"
 else
   log "no $bin/lector-http (not built): the web page is not installed"
+fi
+
+# The text-line detector's model, where the units' LECTOR_DATA_DIR points.
+models="$R$prefix/share/lector/models"
+fetched=/usr/local/share/lector/models
+if [[ "$models" != "$fetched" ]] && "$repo/scripts/fetch-detector-model" --check --dir "$fetched" 2>/dev/null; then
+  install -d -m 0755 "$models"
+  install -m 0644 "$fetched"/* "$models/"
+  log "installed the text-line detector's model from $fetched"
+elif ! "$repo/scripts/fetch-detector-model" --dir "$models"; then
+  log "the text-line detector's model is not installed: the service reads with Tesseract's layout"
 fi
 
 for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service; do

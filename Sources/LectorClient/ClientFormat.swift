@@ -72,6 +72,7 @@ enum ClientFormat {
             parts.append("camera \(device.cameraPosition.rawValue)")
             if device.watched { parts.append("watched") }
             if let card = info.card { parts.append("\"\(card)\"") }
+            if let layout = info.layout { parts.append("layout \(layout)") }  // proto_minor 7
             if let zones = info.zones {
                 for zone in zones { parts.append("zone \(zone.name) \(zone.rect.x),\(zone.rect.y),\(zone.rect.width),\(zone.rect.height)" + (zone.warning.map { " (\($0))" } ?? "")) }
             }

@@ -162,6 +162,7 @@ public struct DeviceMessage: ProtocolMessage {
         info.zones = try m.array("zones") { (item, path) throws(ProtocolError) in
             try ZoneInfo(json: item, messageClass: Self.messageClass, path: path)
         }
+        info.layout = try m.string("layout")
         self.init(info: info, orientation: try m.required("orientation", m.orientation),
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
@@ -185,6 +186,7 @@ public struct DeviceMessage: ProtocolMessage {
         object.add("error", info.error)
         object.add("warning", info.warning)
         if let zones = info.zones { object.add("zones", .array(zones.map(\.json))) }
+        object.add("layout", info.layout)
         object.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

@@ -34,6 +34,9 @@ public struct DeviceInfo: Equatable, Sendable {
     public var warning: String?
     /// The camera's zones (proto_minor 5); nil when it has none (the whole frame is read).
     public var zones: [ZoneInfo]?
+    /// How the whole frame is laid out into lines (proto_minor 7): `tesseract` (its page
+    /// layout) or `detector` (the text-line detector); nil for a camera that reads zones.
+    public var layout: String?
 
     public init(path: String, state: CameraState, name: String? = nil) {
         self.path = path

@@ -7,7 +7,7 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector
     }
 
     var smoke = false

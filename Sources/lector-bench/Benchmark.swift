@@ -51,6 +51,7 @@ final class Benchmark {
             case .peer: PeerBenchmark(bench: self).run()
             case .live: LiveBenchmark(bench: self).run()
             case .preview: PreviewBenchmark(bench: self).run()
+            case .detector: DetectorBenchmark(bench: self).run()  // issue 17: per frame with and without the detector
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
             // Memory needs lectord built beside the benchmark and peer needs pytesseract;
@@ -84,6 +85,7 @@ final class Benchmark {
     static func publication(of image: GrayImage) -> Publication? {
         var options = RecognizerOptions()
         options.downscale = .none
+        options.layout = .tesseract  // the sections before issue 17 measure Tesseract's layout
         guard let recognizer = try? TextRecognizer(options: options), let text = try? recognizer.recognize(image) else { return nil }
         let transform = OrientationTransform(orientation: .up, sourceWidth: image.width, sourceHeight: image.height)
         let report = TextReport(device: "/dev/video0", sequence: 1, captureTime: .now(), unixTime: 1.8e9,

@@ -81,6 +81,7 @@ struct LatencyUnderLoad {
     private func realRun(path: String, frames: BenchFrameSet, fps: Double) -> Samples {
         let wanted = bench.options.realFrames
         var recognizer = RecognizerOptions()
+        recognizer.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
         recognizer.downscale = .none
         // Every frame read afresh: with the change gate on, the replay's two frames of one
         // scene settle and are then skipped as unchanged, and the wanted results would

@@ -137,6 +137,7 @@ struct LiveBenchmark {
     private func recognitionCPU(of image: GrayImage) -> Double? {
         if !bench.recognitionCPU720.isEmpty { return bench.recognitionCPU720.mean }
         var options = RecognizerOptions()
+        options.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
         options.downscale = .none
         // Tesseract runs on the recognizer's engine thread: its timings say what Recognize cost.
         guard let pool = try? RecognizerPool(count: 1, options: options) else { return nil }

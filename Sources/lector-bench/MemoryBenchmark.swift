@@ -35,8 +35,10 @@ struct MemoryBenchmark {
         process.executableURL = URL(fileURLWithPath: executable)
         // Every frame recognized and published: with live text on, the loop's two frames
         // of one scene settle and the change gate then skips them (one read per refresh),
-        // so N published frames would take N refreshes.
-        process.arguments = ["--replay", directory, "--loop", "--stdout", "--stack", "off", "--gate", "off", "--max-frames", String(wanted)]
+        // so N published frames would take N refreshes. Tesseract's layout: the memory
+        // target predates the detector (whose memory README reports).
+        process.arguments = ["--replay", directory, "--loop", "--stdout", "--stack", "off", "--gate", "off",
+                             "--max-frames", String(wanted), "--layout", "tesseract"]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

@@ -203,6 +203,7 @@ struct PoolThroughput {
 
     private func measure(path: String, frames: BenchFrameSet, recognizers: Int, seconds: Double) -> Run? {
         var options = RecognizerOptions()
+        options.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
         options.downscale = .none
         var live = LiveSettings()
         live.stack = nil
@@ -260,7 +261,7 @@ struct PoolThroughput {
             let wanted = 8 * count
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["--replay", images, "--fps", "50", "--loop", "--stdout", "--stack", "off", "--gate", "off",
+            process.arguments = ["--replay", images, "--fps", "50", "--loop", "--stdout", "--stack", "off", "--gate", "off", "--layout", "tesseract",
                                  "--downscale", "1", "--recognizers", String(count), "--max-frames", String(wanted + 2)]
             let pipe = Pipe()
             process.standardOutput = pipe

@@ -44,6 +44,7 @@ struct RecognitionComparison {
 
         private static func makeLoop(downscale: Downscale, box: PublicationBox, logger: Logger) throws(RecognitionError) -> RecognitionLoop {
             var options = RecognizerOptions()
+            options.layout = .tesseract  // Tesseract's own layout: what this section compares (the detector: section detector)
             options.downscale = downscale
             // Deskew off: the overhead ratio and the C-loop comparison keep measuring what they
             // did before issue 17 (the C loop levels nothing); deskew's own cost is in the

@@ -105,6 +105,7 @@ struct DeskewTests {
         let expected = try TestSupport.fixtureWords("hello-640x480.png")
         var options = RecognizerOptions()
         options.downscale = .none
+        options.layout = .tesseract  // deskew levels Tesseract's layout; the detector straightens each line itself
         let recognizer = try TextRecognizer(options: options)
         let result = try recognizer.recognize(image)
         let levelled = try #require(recognizer.lastSkewDegrees, "the frame was levelled")
@@ -134,6 +135,7 @@ struct DeskewTests {
         let image = try Self.turned("hello-640x480.png", clockwise: 6)
         var options = RecognizerOptions()
         options.deskew = false
+        options.layout = .tesseract
         let recognizer = try TextRecognizer(options: options)
         _ = try recognizer.recognize(image)
         #expect(recognizer.lastSkewDegrees == nil)
@@ -145,6 +147,8 @@ struct DeskewTests {
         var on = RecognizerOptions(), off = RecognizerOptions()
         on.downscale = .none
         off.downscale = .none
+        on.layout = .tesseract
+        off.layout = .tesseract
         off.deskew = false
         let withDeskew = try TextRecognizer(options: on)
         let read = try withDeskew.recognize(image)

@@ -46,6 +46,7 @@ enum SampleMessages {
         info.height = 1080
         info.fps = 29.97
         info.error = "device gone (ENODEV)"
+        info.layout = "detector"
         return DeviceMessage(info: info, orientation: .rightMirrored, deviceOrientation: .landscapeRight,
                              cameraPosition: .front, watched: true)
     }

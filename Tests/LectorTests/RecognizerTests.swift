@@ -31,6 +31,7 @@ struct RecognizerTests {
         let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
         var options = RecognizerOptions()
         options.downscale = downscale
+        options.layout = .tesseract  // downscaling is Tesseract's layout's (the detector's reads are per line)
         let recognizer = try TextRecognizer(options: options)
         _ = try recognizer.recognize(image)
         let timings = recognizer.lastTimings
@@ -82,12 +83,15 @@ struct RecognizerTests {
     @Test("downscale: halving reads large text; auto keeps small text at full size")
     func downscale() throws {
         var options = RecognizerOptions()
+        options.layout = .tesseract  // downscaling applies to Tesseract's layout only (the detector shrinks its own input)
         options.downscale = .half
         let large = try ImageFile.readGray(path: TestSupport.fixture("noisy-1280x720.png"))
         let halved = try TextRecognizer(options: options).recognize(large)
         #expect(TestSupport.recall(expected: try TestSupport.fixtureWords("noisy-1280x720.png"), actual: Self.words(halved)) >= 0.9)
         // Boxes come back in full-resolution pixels.
-        let full = try TextRecognizer(options: RecognizerOptions()).recognize(large)
+        var fullOptions = RecognizerOptions()
+        fullOptions.layout = .tesseract
+        let full = try TextRecognizer(options: fullOptions).recognize(large)
         let a = try #require(halved.words.first?.box), b = try #require(full.words.first?.box)
         #expect(abs(a.x - b.x) <= 6 && abs(a.y - b.y) <= 6 && abs(a.width - b.width) <= 10)
 

@@ -58,6 +58,7 @@ public final class Camera: @unchecked Sendable {
                                    publish: publish)
         // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
         if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
+        _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil)
     }
 
     /// One start-to-end of the two threads.
@@ -142,6 +143,7 @@ public final class Camera: @unchecked Sendable {
             let zones = options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) }
             if let changed = info.setZones(zones) { stateChanged(changed) }
         }
+        if let changed = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil) { stateChanged(changed) }
     }
 
     /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
@@ -169,11 +171,11 @@ public final class Camera: @unchecked Sendable {
 /// What a source reports is relabelled: `path` stays the source's, `name` becomes the
 /// camera's name and the source's own description (a V4L2 card name) moves to `card`.
 private final class DeviceState: Sendable {
-    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?)>
+    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?)>
     private let name: String
 
     init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
-        state = Mutex((info, nil, zones))
+        state = Mutex((info, nil, zones, nil))
         self.name = name
     }
 
@@ -182,6 +184,15 @@ private final class DeviceState: Sendable {
         state.withLock { state in
             guard state.zones != zones else { return nil }
             state.zones = zones
+            return Self.merged(state)
+        }
+    }
+
+    /// Stores the layout the recognizers read with; returns the new state when it changed.
+    func setLayout(_ layout: String?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.layout != layout else { return nil }
+            state.layout = layout
             return Self.merged(state)
         }
     }
@@ -208,10 +219,11 @@ private final class DeviceState: Sendable {
         }
     }
 
-    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?)) -> DeviceInfo {
+    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?)) -> DeviceInfo {
         var info = state.info
         info.warning = state.warning
         info.zones = state.zones
+        info.layout = state.layout
         return info
     }
 }

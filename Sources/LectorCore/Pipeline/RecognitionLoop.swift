@@ -1,6 +1,7 @@
 import Foundation
 import LectorProtocol
 import LectorSystem
+import Synchronization
 
 /// One recognized frame, ready to publish: the report, its default TEXT line already
 /// encoded (most subscribers get exactly that), and the FRAME report.
@@ -115,6 +116,24 @@ public final class RecognitionLoop: @unchecked Sendable {
         pool = try RecognizerPool(count: max(1, recognizers), options: options)
         autoOrientation = AutoOrientation(dataPath: options.dataPath, logger: self.logger)
         workers = (0..<pool.count).map { _ in Worker() }
+        reportLayout()
+    }
+
+    /// Whether the log said (once per process) that `layout auto` reads without the detector.
+    private static let saidWithoutDetector = Atomic<Bool>(false)
+
+    /// Says in the log which layout the camera reads with; once per process that `auto`
+    /// reads without the detector, and why.
+    private func reportLayout() {
+        let (layout, note) = pool.layout
+        switch layout {
+        case let .detector(modelPath):
+            logger.info("reading with the text-line detector", [("model", modelPath)])
+        case .tesseract:
+            if let note, !Self.saidWithoutDetector.exchange(true, ordering: .relaxed) {
+                logger.info("reading without the text-line detector: \(note)")
+            }
+        }
     }
 
     /// Recognizer threads this loop runs (``run(slot:)`` once per slot).
@@ -142,6 +161,7 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// - Throws: when Tesseract cannot start with `options` (the old recognizers stay).
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
         try pool.replace(options: options)
+        reportLayout()
     }
 
     /// Reports the zones again with the next frame (their settings changed).
@@ -238,9 +258,14 @@ public final class RecognitionLoop: @unchecked Sendable {
                 }
                 reportZones(zones)
             }
-            text = try recognizer.recognize(upright, scene: frame.stackInfo.map {
-                TextRecognizer.Scene(generation: $0.generation, orientation: inForce.orientation, full: $0.isFull)
-            })
+            // The stack's scene: the detector layout re-reads the lines it knows, deskew
+            // reuses its angle.
+            let scene = frame.stackInfo.map { info in
+                let shift = Self.uprightShift(info.shift, transform: transform)
+                return SceneHint(generation: info.generation, dx: shift.dx, dy: shift.dy,
+                                 orientation: transform.orientation.rawValue, full: info.isFull)
+            }
+            text = try recognizer.recognize(upright, scene: scene)
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
         } catch .cancelled {
             counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now

@@ -43,6 +43,12 @@ public final class RecognizerPool: @unchecked Sendable {
         lock.withLock { active[slot] ?? current[slot] }.lastTimings
     }
 
+    /// The layout the next frames are read with and, for `layout auto` without the
+    /// detector, why.
+    public var layout: (layout: ResolvedLayout, note: String?) {
+        lock.withLock { (current[0].layout, current[0].layoutNote) }
+    }
+
     /// The settings the next frames are recognized with.
     public var options: RecognizerOptions { lock.withLock { current[0].options } }
 

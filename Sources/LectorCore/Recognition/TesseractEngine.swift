@@ -15,6 +15,10 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case failed
     /// A recognition abandoned at its deadline is still running; the frame was not started.
     case busy
+    /// `--layout detector` cannot run: no model, or a build without the detector (why).
+    case detectorUnavailable(String)
+    /// The text-line detector failed on a frame (OpenCV's reason).
+    case detectorFailed(String)
 
     public var description: String {
         switch self {
@@ -25,6 +29,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
         case .cancelled: "recognition was cancelled"
         case .failed: "Tesseract failed to recognize the image"
         case .busy: "an abandoned recognition is still running"
+        case let .detectorUnavailable(reason): "--layout detector cannot run: \(reason)"
+        case let .detectorFailed(reason): reason
         }
     }
 }

@@ -53,18 +53,31 @@ public struct RecognizerOptions: Equatable, Sendable {
     /// Named rectangles read with their own profiles (`[zone CAMERA/ZONE]`); when there
     /// are any, only they are read (not the whole frame, not `regionOfInterest`).
     public var zones: [ZoneSpec] = []
+    /// How the whole frame is laid out into lines (zones keep their own profiles).
+    public var layout = Layout.auto
+    /// The text-line detector's model file; nil: searched where ``DetectorModel`` says.
+    public var detectorModel: String?
 
     public init() {}
 }
 
 /// Reads text from upright gray images: one synchronous Tesseract instance plus the
-/// policy around it (downscaling, region of interest, mapping boxes back).
+/// policy around it (downscaling, region of interest, mapping boxes back), or, with the
+/// detector layout, the text-line detector and a single-line Tesseract
+/// (``DetectorLayout``).
 ///
 /// One per camera; not thread-safe except ``cancel()``.
 public final class TextRecognizer {
     public let options: RecognizerOptions
-    /// The whole-frame engine; nil when the camera reads zones.
+    /// The whole-frame engine of Tesseract's layout; nil when the camera reads zones or
+    /// with the detector layout.
     private let engine: IsolatedRecognizer?
+    /// The detector layout, when it reads the whole frame.
+    private let detectorLayout: DetectorLayout?
+    /// The layout the whole frame is read with (zones: `tesseract`, they have their own).
+    public let layout: ResolvedLayout
+    /// With `layout auto`: why the detector is not used (nil when it is, or not asked for).
+    public let layoutNote: String?
     /// With zones: one engine per distinct profile (language, psm, whitelist), made once.
     private let zoneEngines: [ZoneProfile.EngineKey: IsolatedRecognizer]
     private var halvedImage = GrayImage(width: 0, height: 0)
@@ -74,23 +87,7 @@ public final class TextRecognizer {
     /// The angle the last frame was levelled by (clockwise degrees), nil when it was read as it was.
     public private(set) var lastSkewDegrees: Double?
     /// The skew estimated last and the scene it was estimated on (reused while the scene stays).
-    private var skewEstimate: (scene: Scene, angle: Double?)?
-
-    /// Which still scene a frame shows, as live text's stack tells it: frames of one scene
-    /// (the same stack generation, turned upright the same way) share their lines' angle,
-    /// so it is estimated once, and again when the scene's stack has filled (its clearest
-    /// image).
-    public struct Scene: Equatable, Sendable {
-        public var generation: Int
-        public var orientation: ImageOrientation
-        public var full: Bool
-
-        public init(generation: Int, orientation: ImageOrientation, full: Bool) {
-            self.generation = generation
-            self.orientation = orientation
-            self.full = full
-        }
-    }
+    private var skewEstimate: (scene: SceneHint, angle: Double?)?
 
     /// Median line height, in full-resolution pixels, from which auto mode halves the
     /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
@@ -99,10 +96,34 @@ public final class TextRecognizer {
     public init(options: RecognizerOptions) throws(RecognitionError) {
         self.options = options
         if options.zones.isEmpty {
-            engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
-                                            pageSegmentation: options.pageSegmentation)
+            var (layout, note) = try ResolvedLayout.resolve(options)
+            var detectorLayout: DetectorLayout?
+            if case let .detector(modelPath) = layout {
+                var loaded: TextLineDetector?
+                do {
+                    loaded = try TextLineDetector(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                } catch {
+                    if options.layout == .detector { throw .detectorUnavailable(error.description) }
+                    (layout, note) = (.tesseract, error.description)
+                }
+                if let loaded {
+                    detectorLayout = try DetectorLayout(detector: loaded, language: options.language, dataPath: options.dataPath)
+                }
+            }
+            self.layout = layout
+            layoutNote = note
+            self.detectorLayout = detectorLayout
+            if detectorLayout == nil {
+                engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                                                pageSegmentation: options.pageSegmentation)
+            } else {
+                engine = nil
+            }
             zoneEngines = [:]
         } else {
+            layout = .tesseract
+            layoutNote = nil
+            detectorLayout = nil
             engine = nil
             var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
             for zone in options.zones {
@@ -117,22 +138,34 @@ public final class TextRecognizer {
     }
 
     /// Tesseract engines this recognizer holds (one per zone profile, or one).
-    public var engineCount: Int { engine == nil ? zoneEngines.count : 1 }
+    public var engineCount: Int { options.zones.isEmpty ? 1 : zoneEngines.count }
 
     private var allEngines: [IsolatedRecognizer] { (engine.map { [$0] } ?? []) + Array(zoneEngines.values) }
 
     /// Stops a recognition in progress (or the next one); safe from any thread.
-    public func cancel() { for engine in allEngines { engine.cancel() } }
+    public func cancel() {
+        for engine in allEngines { engine.cancel() }
+        detectorLayout?.cancel()
+    }
 
     /// Whether a recognition was abandoned somewhere in the process and is still inside
     /// Tesseract: exit then without running Tesseract's static destructors.
     public static var anyAbandonedRecognition: Bool { IsolatedRecognizer.anyAbandonedRunning }
 
     /// Lets recognition run again after ``cancel()``.
-    public func resume() { for engine in allEngines { engine.resume() } }
+    public func resume() {
+        for engine in allEngines { engine.resume() }
+        detectorLayout?.resume()
+    }
 
-    /// Where the last recognition spent its time inside Tesseract's engine.
-    public var lastTimings: RecognitionTimings { (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings() }
+    /// Where the last recognition spent its time inside Tesseract's engine (with the
+    /// detector layout: its last line).
+    public var lastTimings: RecognitionTimings {
+        detectorLayout?.lastTimings ?? (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings()
+    }
+
+    /// With the detector layout: what the last read did (detected or re-read, lines, times).
+    public var lastDetectorRead: DetectorRead? { detectorLayout?.lastRead }
 
     /// DEVICES' zones for an upright image of this size, each with what does not fit.
     public func zoneInfos(width: Int, height: Int) -> [ZoneInfo] {
@@ -141,10 +174,11 @@ public final class TextRecognizer {
 
     /// Whether the next call will halve the image.
     public var willHalve: Bool {
+        if detectorLayout != nil { return false }  // the detector shrinks its own input; lines are cut at full size
         switch options.downscale {
-        case .none: false
-        case .half: true
-        case .auto: halveNext
+        case .none: return false
+        case .half: return true
+        case .auto: return halveNext
         }
     }
 
@@ -157,10 +191,12 @@ public final class TextRecognizer {
 
     /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
     /// downscaling and deskew.
-    /// - Parameter scene: the still scene `image` shows (live text's stack); the skew
-    ///   estimated for it is reused. nil: estimated for this image.
-    public func recognize(_ image: GrayImage, scene: Scene? = nil) throws(RecognitionError) -> RecognizedText {
-        guard let engine else { return try recognizeZones(image) }
+    /// - Parameter scene: the still scene `image` shows (live text's stack): the detector
+    ///   layout reads the lines it knows instead of detecting them again, deskew reuses
+    ///   the angle it estimated. nil: no such knowledge (every frame is detected and
+    ///   estimated).
+    public func recognize(_ image: GrayImage, scene: SceneHint? = nil) throws(RecognitionError) -> RecognizedText {
+        guard options.zones.isEmpty else { return try recognizeZones(image) }
         // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
         // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
         var region: PixelBox?
@@ -169,6 +205,14 @@ public final class TextRecognizer {
             croppedImage = image.cropped(to: roi)
         }
         let input = region == nil ? image : croppedImage
+        if let detectorLayout {
+            // Each detected line is straightened on its own: no deskew here.
+            return try detectorLayout.recognize(input, resolution: options.resolution, deadline: options.deadlineMilliseconds,
+                                                symbols: options.symbols, scene: scene)
+                .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
+        }
+        // Tesseract's layout; `engine` is set whenever there are no zones and no detector.
+        guard let engine else { return try recognizeZones(image) }
         let halve = willHalve && input.width >= 64 && input.height >= 64
         if halve { input.halved(into: &halvedImage) }
         let scale = halve ? 2 : 1
@@ -188,7 +232,7 @@ public final class TextRecognizer {
 
     /// The lines' angle in `image`, reused from the last estimate while `scene` shows the
     /// same scene the same way up and its stack did not fill since.
-    private func skewAngle(of image: GrayImage, scene: Scene?) -> Double? {
+    private func skewAngle(of image: GrayImage, scene: SceneHint?) -> Double? {
         if let scene, let last = skewEstimate, last.scene.generation == scene.generation,
            last.scene.orientation == scene.orientation, last.scene.full || !scene.full {
             return last.angle

@@ -1,0 +1,211 @@
+// detector.cpp — PP-OCRv4's DB text detector through OpenCV's DNN module, and DB's
+// post-processing (PaddleOCR's DBPostProcess) with imgproc. See lector_text_detector.h.
+#include "lector_text_detector.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+struct lector_td {
+    cv::dnn::Net net;
+};
+
+namespace {
+
+void set_error(char *error, size_t size, const std::string &message) {
+    if (error == nullptr || size == 0) return;
+    std::snprintf(error, size, "%s", message.c_str());
+}
+
+// ImageNet's mean and standard deviation, per BGR channel as PaddleOCR feeds them
+// (the model was trained on RGB read as BGR: mean 0.485/0.456/0.406 for B, G, R).
+const float kMean[3] = {0.485f, 0.456f, 0.406f};
+const float kStd[3] = {0.229f, 0.224f, 0.225f};
+
+int round32(double side) { return std::max(32, static_cast<int>(std::lround(side / 32.0)) * 32); }
+
+// The mean of `map` inside the polygon `corners` (DB's box_score_fast).
+float box_score(const cv::Mat &map, const cv::Point2f corners[4]) {
+    float minX = corners[0].x, maxX = corners[0].x, minY = corners[0].y, maxY = corners[0].y;
+    for (int i = 1; i < 4; i++) {
+        minX = std::min(minX, corners[i].x); maxX = std::max(maxX, corners[i].x);
+        minY = std::min(minY, corners[i].y); maxY = std::max(maxY, corners[i].y);
+    }
+    int x0 = std::clamp(static_cast<int>(std::floor(minX)), 0, map.cols - 1);
+    int x1 = std::clamp(static_cast<int>(std::ceil(maxX)), 0, map.cols - 1);
+    int y0 = std::clamp(static_cast<int>(std::floor(minY)), 0, map.rows - 1);
+    int y1 = std::clamp(static_cast<int>(std::ceil(maxY)), 0, map.rows - 1);
+    cv::Mat mask = cv::Mat::zeros(y1 - y0 + 1, x1 - x0 + 1, CV_8UC1);
+    std::vector<cv::Point> polygon;
+    for (int i = 0; i < 4; i++) {
+        polygon.emplace_back(static_cast<int>(std::lround(corners[i].x)) - x0, static_cast<int>(std::lround(corners[i].y)) - y0);
+    }
+    cv::fillPoly(mask, std::vector<std::vector<cv::Point>>{polygon}, cv::Scalar(1));
+    return static_cast<float>(cv::mean(map(cv::Rect(x0, y0, x1 - x0 + 1, y1 - y0 + 1)), mask)[0]);
+}
+
+// DBPostProcess on a CV_32F map: regions above threshold, their rotated rectangles,
+// scored, grown back by the unclip distance, scaled to the image.
+std::vector<lector_td_box> boxes_from_map(const cv::Mat &map, int image_width, int image_height, const lector_td_params &p) {
+    cv::Mat bitmap = map > p.threshold;  // CV_8U, 255 where text
+    std::vector<std::vector<cv::Point>> contours;
+    cv::findContours(bitmap, contours, cv::RETR_LIST, cv::CHAIN_APPROX_SIMPLE);
+    const double sx = static_cast<double>(image_width) / map.cols, sy = static_cast<double>(image_height) / map.rows;
+    std::vector<lector_td_box> out;
+    const size_t count = std::min(contours.size(), static_cast<size_t>(std::max(0, p.max_candidates)));
+    for (size_t i = 0; i < count; i++) {
+        const auto &contour = contours[i];
+        if (contour.size() < 3) continue;
+        cv::RotatedRect rect = cv::minAreaRect(contour);
+        if (std::min(rect.size.width, rect.size.height) < p.min_size) continue;
+        cv::Point2f corners[4];
+        rect.points(corners);
+        float score = box_score(map, corners);
+        if (score < p.box_threshold) continue;
+        // Unclip: PaddleOCR offsets the polygon by area × ratio / perimeter with round
+        // joins and takes the minimal rectangle again; for a rectangle that is the
+        // rectangle grown by the distance on every side.
+        double w = rect.size.width, h = rect.size.height;
+        double distance = w * h * p.unclip_ratio / (2 * (w + h));
+        cv::RotatedRect grown(rect.center, cv::Size2f(static_cast<float>(w + 2 * distance), static_cast<float>(h + 2 * distance)), rect.angle);
+        if (std::min(grown.size.width, grown.size.height) < p.min_size + 2) continue;
+        // Scale to the image (the map's axes scale independently: rounding to 32).
+        cv::Point2f grownCorners[4];
+        grown.points(grownCorners);
+        std::vector<cv::Point2f> scaled;
+        for (auto &corner : grownCorners) {
+            scaled.emplace_back(static_cast<float>(std::clamp(corner.x * sx, 0.0, static_cast<double>(image_width))),
+                                static_cast<float>(std::clamp(corner.y * sy, 0.0, static_cast<double>(image_height))));
+        }
+        cv::RotatedRect fitted = cv::minAreaRect(scaled);
+        out.push_back(lector_td_box{fitted.center.x, fitted.center.y, fitted.size.width, fitted.size.height, fitted.angle, score});
+    }
+    std::sort(out.begin(), out.end(), [](const lector_td_box &a, const lector_td_box &b) {
+        return a.cy != b.cy ? a.cy < b.cy : a.cx < b.cx;
+    });
+    return out;
+}
+
+int copy_boxes(const std::vector<lector_td_box> &found, lector_td_box *boxes, int capacity) {
+    int n = std::min(static_cast<int>(found.size()), std::max(0, capacity));
+    if (n > 0) std::memcpy(boxes, found.data(), sizeof(lector_td_box) * static_cast<size_t>(n));
+    return n;
+}
+
+}  // namespace
+
+extern "C" void lector_td_default_params(lector_td_params *params) {
+    params->max_side = 960;
+    params->min_side = 0;
+    params->threshold = 0.3f;
+    params->box_threshold = 0.5f;
+    params->unclip_ratio = 1.6f;
+    params->min_size = 3;
+    params->max_candidates = 1000;
+}
+
+extern "C" lector_td *lector_td_create(const char *model_path, int threads, char *error, size_t error_size) {
+    try {
+        if (threads > 0) cv::setNumThreads(threads);
+        auto *detector = new lector_td;
+        try {
+            detector->net = cv::dnn::readNetFromONNX(model_path);
+            if (detector->net.empty()) {
+                delete detector;
+                set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
+                return nullptr;
+            }
+            detector->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+            detector->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+        } catch (...) {
+            delete detector;
+            throw;
+        }
+        return detector;
+    } catch (const cv::Exception &e) {
+        set_error(error, error_size, std::string("OpenCV could not load ") + model_path + ": " + e.what());
+    } catch (const std::exception &e) {
+        set_error(error, error_size, std::string("could not load ") + model_path + ": " + e.what());
+    } catch (...) {
+        set_error(error, error_size, std::string("could not load ") + model_path);
+    }
+    return nullptr;
+}
+
+extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int width, int height, int stride,
+                                const lector_td_params *params, lector_td_box *boxes, int capacity,
+                                int *map_width, int *map_height, char *error, size_t error_size) {
+    try {
+        if (width < 1 || height < 1 || stride < width) {
+            set_error(error, error_size, "empty image");
+            return -1;
+        }
+        cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
+        int longer = std::max(width, height);
+        double ratio = std::min(1.0, static_cast<double>(params->max_side) / longer);
+        if (params->min_side > 0 && longer < params->min_side) ratio = static_cast<double>(params->min_side) / longer;
+        int w = round32(width * ratio), h = round32(height * ratio);
+        cv::Mat resized;
+        cv::resize(image, resized, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
+        // NCHW blob, the luma in all three channels, normalized per channel.
+        int shape[4] = {1, 3, h, w};
+        cv::Mat blob(4, shape, CV_32F);
+        float *planes = blob.ptr<float>();
+        for (int c = 0; c < 3; c++) {
+            float scale = 1.0f / (255.0f * kStd[c]), offset = -kMean[c] / kStd[c];
+            float *plane = planes + static_cast<size_t>(c) * w * h;
+            for (int y = 0; y < h; y++) {
+                const uint8_t *row = resized.ptr<uint8_t>(y);
+                float *target = plane + static_cast<size_t>(y) * w;
+                for (int x = 0; x < w; x++) target[x] = row[x] * scale + offset;
+            }
+        }
+        detector->net.setInput(blob);
+        cv::Mat output = detector->net.forward();  // 1 x 1 x h x w
+        if (output.dims != 4 || output.size[2] != h || output.size[3] != w) {
+            set_error(error, error_size, "the network's output is not a 1×1×H×W probability map");
+            return -1;
+        }
+        cv::Mat map(h, w, CV_32F, output.ptr<float>());
+        if (map_width) *map_width = w;
+        if (map_height) *map_height = h;
+        return copy_boxes(boxes_from_map(map, width, height, *params), boxes, capacity);
+    } catch (const cv::Exception &e) {
+        set_error(error, error_size, std::string("OpenCV: ") + e.what());
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    } catch (...) {
+        set_error(error, error_size, "text detection failed");
+    }
+    return -1;
+}
+
+extern "C" int lector_td_boxes_from_map(const float *map, int map_width, int map_height, int image_width, int image_height,
+                                        const lector_td_params *params, lector_td_box *boxes, int capacity,
+                                        char *error, size_t error_size) {
+    try {
+        if (map_width < 1 || map_height < 1) {
+            set_error(error, error_size, "empty map");
+            return -1;
+        }
+        cv::Mat wrapped(map_height, map_width, CV_32F, const_cast<float *>(map));
+        return copy_boxes(boxes_from_map(wrapped, image_width, image_height, *params), boxes, capacity);
+    } catch (const cv::Exception &e) {
+        set_error(error, error_size, std::string("OpenCV: ") + e.what());
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    } catch (...) {
+        set_error(error, error_size, "text detection failed");
+    }
+    return -1;
+}
+
+extern "C" void lector_td_destroy(lector_td *detector) { delete detector; }
