@@ -106,6 +106,7 @@ struct DeskewTests {
         var options = RecognizerOptions()
         options.downscale = .none
         options.layout = .tesseract  // deskew levels Tesseract's layout; the detector straightens each line itself
+        options.deskew = true
         let recognizer = try TextRecognizer(options: options)
         let result = try recognizer.recognize(image)
         let levelled = try #require(recognizer.lastSkewDegrees, "the frame was levelled")
@@ -149,6 +150,7 @@ struct DeskewTests {
         off.downscale = .none
         on.layout = .tesseract
         off.layout = .tesseract
+        on.deskew = true
         off.deskew = false
         let withDeskew = try TextRecognizer(options: on)
         let read = try withDeskew.recognize(image)

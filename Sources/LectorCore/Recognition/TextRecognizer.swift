@@ -46,8 +46,12 @@ public struct RecognizerOptions: Equatable, Sendable {
     /// Report characters too.
     public var symbols = false
     /// Estimate the text lines' residual angle (``Deskew``) and level them before
-    /// reading (the whole-frame layout; zones are read as they are).
-    public var deskew = true
+    /// reading (Tesseract's whole-frame layout; zones are read as they are, the
+    /// detector straightens each line itself). Off by default: on live text's dim,
+    /// noisy scenes the estimate found slants that were not there and the settled
+    /// recall fell (tests/live/run, 2026-12-01: dim scenes 0.000–1.000, mean 0.667,
+    /// against 1.000 on all four with it off).
+    public var deskew = false
     /// Where the traineddata files are (nil: Tesseract's default).
     public var dataPath: String?
     /// Named rectangles read with their own profiles (`[zone CAMERA/ZONE]`); when there
