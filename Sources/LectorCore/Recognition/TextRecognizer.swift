@@ -47,10 +47,9 @@ public struct RecognizerOptions: Equatable, Sendable {
     public var symbols = false
     /// Estimate the text lines' residual angle (``Deskew``) and level them before
     /// reading (Tesseract's whole-frame layout; zones are read as they are, the
-    /// detector straightens each line itself). Off by default: on live text's dim,
-    /// noisy scenes the estimate found slants that were not there and the settled
-    /// recall fell (tests/live/run, 2026-12-01: dim scenes 0.000–1.000, mean 0.667,
-    /// against 1.000 on all four with it off).
+    /// detector straightens each line itself). Off by default: in one run each of
+    /// tests/live/run (2026-12-01) live text's dim scenes settled at a mean recall of
+    /// 0.667 with it and 1.000 without (README, Deskew).
     public var deskew = false
     /// Where the traineddata files are (nil: Tesseract's default).
     public var dataPath: String?
