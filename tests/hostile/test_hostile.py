@@ -100,8 +100,11 @@ def main():
     # Live text's stacking is off: this is about the recognizer's deadline, and folding
     # 4K frames in a debug build (unspecialized generics) holds the capture thread for
     # over 5 s per frame here (Swift 6.3 and 6.0.3 alike), and SIGTERM waits for it.
+    # Tesseract's layout: its abandonment is what is checked here; the detector layout
+    # has a check of its own below.
     process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
-                                "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off"],
+                                "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
+                                "--layout", "tesseract"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     log, ready, abandoned = "", None, None
     started = time.monotonic()
@@ -119,6 +122,37 @@ def main():
     status, elapsed = terminate(process)
     check(f"SIGTERM during a stuck recognition: exit {status} after {elapsed:.2f} s (0 within 1 s)",
           status == 0 and elapsed <= 1.0)
+
+    # The same frame with the text-line detector (the default layout once its model is
+    # installed): the network cannot be stopped midway, so a detection that outlasts the
+    # deadline ends the read when it returns (about 0.5 s for a 4K frame here), and a
+    # SIGTERM during one waits for it; both bounded, the daemon goes on.
+    if "reading with the text-line detector" in subprocess.run([LECTORD, "--replay", FIXTURE, "--stdout", "--max-frames", "1"],
+                                                               capture_output=True, text=True, timeout=120).stderr:
+        process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
+                                    "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
+                                    "--layout", "detector"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        log, ready, late = "", None, None
+        started = time.monotonic()
+        while time.monotonic() - started < 15 and late is None:
+            line = process.stderr.readline().decode(errors="replace")
+            if not line:
+                break
+            log += line
+            if ready is None and "camera ready" in line:
+                ready = time.monotonic()
+            if ready is not None and "longer than the 200 ms deadline" in log:
+                late = time.monotonic()
+        delay = late - ready if late and ready else None
+        check(f"detector layout, 4K noise, --deadline-ms 200: the late read is ended {delay and round(delay, 2)} s after"
+              " the camera is ready (within 3 s)", delay is not None and delay <= 3.0, log[-400:])
+        time.sleep(0.5)
+        status, elapsed = terminate(process)
+        check(f"detector layout: SIGTERM during detections: exit {status} after {elapsed:.2f} s (0 within 3 s)",
+              status == 0 and elapsed <= 3.0)
+    else:
+        print("     (no text-line detector here: its deadline check is left out)")
 
     # 8000x8000 noise: over the pixel limit, refused up front with a message.
     status, stderr, _ = run_measured(["--replay", noise, "--replay-format", "GREY", "--size", "8000x8000",

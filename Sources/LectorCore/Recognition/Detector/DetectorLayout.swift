@@ -101,6 +101,10 @@ final class DetectorLayout {
             known = Known(generation: scene?.generation, orientation: scene?.orientation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
                           lines: lines.map { ($0.line, $0.line.isSteep && known?.lines.first(where: { $0.line.isSteep })?.flipped == true, 0) },
                           lost: false, imageWidth: image.width, imageHeight: image.height)
+            // The network cannot be stopped midway; a detection that outlasted the
+            // deadline ends the read here, as a late Tesseract read does, whether or not
+            // it found lines (a frame of noise finds none).
+            if read.detectMilliseconds > Double(deadline) { throw .deadlineExceeded(milliseconds: deadline) }
         }
 
         func remaining() throws(RecognitionError) -> Int {
