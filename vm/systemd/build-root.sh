@@ -22,18 +22,20 @@ log() { echo "[vm/build-root] $*" >&2; }
 # systemctl/systemd-analyze), v4l-utils (vivid loop setup in the test), procps, kmod.
 # The root is the host's Debian release, so that what the host builds runs in it:
 # bookworm by default, trixie on Debian 13 (whose lectord also links libcamera 0.4 and
-# libstdc++; t64-renamed libraries).
+# libstdc++; t64-renamed libraries). OpenCV's core, imgproc and dnn: the text-line
+# detector (CTextDetector) links them wherever the build found them.
 SUITE="$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
 case "$SUITE" in
   trixie|forky|sid)
     SUITE=trixie
     PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0t64 libjpeg62-turbo
               libtesseract5 libleptonica6 tesseract-ocr-eng libarchive13t64 libcurl4t64
-              libcamera0.4 libstdc++6) ;;
+              libcamera0.4 libstdc++6 libopencv-core410 libopencv-imgproc410 libopencv-dnn410) ;;
   *)
     SUITE=bookworm
     PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
-              libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss) ;;
+              libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss
+              libopencv-core406 libopencv-imgproc406 libopencv-dnn406) ;;
 esac
 MIRROR="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 

@@ -57,11 +57,13 @@ struct TreeBuilder {
         lines.removeAll(keepingCapacity: true)
     }
 
-    private static func mean(_ values: [Double]) -> Double {
+    /// The mean of `values`, 0 for none (a block's or line's confidence).
+    static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
     }
 
-    private static func mostCommon(_ values: [String]) -> String? {
+    /// The value that occurs most often (ties: the smallest), nil for none (a block's language).
+    static func mostCommon(_ values: [String]) -> String? {
         var counts: [String: Int] = [:]
         for value in values { counts[value, default: 0] += 1 }
         return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key

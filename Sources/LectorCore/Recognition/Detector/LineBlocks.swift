@@ -90,23 +90,13 @@ enum LineBlocks {
             let blockLines = members.map { textLines[$0].line }
             let box = blockLines.dropFirst().reduce(blockLines[0].box) { $0.union($1.box) }
             let words = blockLines.flatMap(\.words)
-            return TextBlock(box: box, confidence: mean(words.map(\.confidence)), language: mostCommon(words.compactMap(\.language)),
+            return TextBlock(box: box, confidence: TreeBuilder.mean(words.map(\.confidence)), language: TreeBuilder.mostCommon(words.compactMap(\.language)),
                              lines: blockLines)
         }
     }
 
     private static func line(_ words: [TextWord]) -> TextLine {
         let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-        return TextLine(box: box, confidence: mean(words.map(\.confidence)), words: words)
-    }
-
-    private static func mean(_ values: [Double]) -> Double {
-        values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
-    }
-
-    private static func mostCommon(_ values: [String]) -> String? {
-        var counts: [String: Int] = [:]
-        for value in values { counts[value, default: 0] += 1 }
-        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+        return TextLine(box: box, confidence: TreeBuilder.mean(words.map(\.confidence)), words: words)
     }
 }
