@@ -33,6 +33,25 @@ def run_measured(arguments, timeout=60):
     return result.returncode, result.stderr, int(peak.group(1)) if peak else None
 
 
+def noise_run(noise, layout):
+    """lectord on the 4K noise frame with --deadline-ms 200: (process, log so far, seconds
+    from "camera ready" to the first "longer than the 200 ms deadline", or None in 15 s)."""
+    process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
+                                "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
+                                "--layout", layout],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log, ready, late = "", None, None
+    started = time.monotonic()
+    while time.monotonic() - started < 15 and late is None:
+        log += (os.read(process.stderr.fileno(), 65536) if select.select([process.stderr], [], [], 0.01)[0] else b"").decode()
+        if ready is None and "camera ready" in log:
+            ready = time.monotonic()
+        if ready is not None and "longer than the 200 ms deadline" in log:
+            late = time.monotonic()
+        time.sleep(0.01)
+    return process, log, (late - ready if late and ready else None)
+
+
 def terminate(process):
     """Sends SIGTERM: (exit status or None if it took over 10 s, seconds until it exited)."""
     started = time.monotonic()
@@ -102,20 +121,7 @@ def main():
     # over 5 s per frame here (Swift 6.3 and 6.0.3 alike), and SIGTERM waits for it.
     # Tesseract's layout: its abandonment is what is checked here; the detector layout
     # has a check of its own below.
-    process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
-                                "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
-                                "--layout", "tesseract"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    log, ready, abandoned = "", None, None
-    started = time.monotonic()
-    while time.monotonic() - started < 15 and abandoned is None:
-        log += (os.read(process.stderr.fileno(), 65536) if select.select([process.stderr], [], [], 0.01)[0] else b"").decode()
-        if ready is None and "camera ready" in log:
-            ready = time.monotonic()
-        if ready is not None and "longer than the 200 ms deadline" in log:
-            abandoned = time.monotonic()
-        time.sleep(0.01)
-    delay = abandoned - ready if abandoned and ready else None
+    process, log, delay = noise_run(noise, "tesseract")
     check(f"4K noise, --deadline-ms 200: the frame is abandoned {delay and round(delay, 2)} s after the camera is ready"
           " (within 1 s)", delay is not None and delay <= 1.0, log[-400:])
     time.sleep(1.5)  # the next frames are refused while the abandoned one still runs
@@ -129,22 +135,7 @@ def main():
     # SIGTERM during one waits for it; both bounded, the daemon goes on.
     if "reading with the text-line detector" in subprocess.run([LECTORD, "--replay", FIXTURE, "--stdout", "--max-frames", "1"],
                                                                capture_output=True, text=True, timeout=120).stderr:
-        process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
-                                    "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
-                                    "--layout", "detector"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        log, ready, late = "", None, None
-        started = time.monotonic()
-        while time.monotonic() - started < 15 and late is None:
-            line = process.stderr.readline().decode(errors="replace")
-            if not line:
-                break
-            log += line
-            if ready is None and "camera ready" in line:
-                ready = time.monotonic()
-            if ready is not None and "longer than the 200 ms deadline" in log:
-                late = time.monotonic()
-        delay = late - ready if late and ready else None
+        process, log, delay = noise_run(noise, "detector")
         check(f"detector layout, 4K noise, --deadline-ms 200: the late read is ended {delay and round(delay, 2)} s after"
               " the camera is ready (within 3 s)", delay is not None and delay <= 3.0, log[-400:])
         time.sleep(0.5)
