@@ -140,10 +140,25 @@ extern "C" lector_td *lector_td_create(const char *model_path, int threads, char
     return nullptr;
 }
 
+// The exception barrier of the entry points that return boxes: whatever `body` throws
+// becomes -1 and a message, never an exception crossing into C.
+template <typename Body> static int boxes_or_error(char *error, size_t error_size, Body body) {
+    try {
+        return body();
+    } catch (const cv::Exception &e) {
+        set_error(error, error_size, std::string("OpenCV: ") + e.what());
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    } catch (...) {
+        set_error(error, error_size, "text detection failed");
+    }
+    return -1;
+}
+
 extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int width, int height, int stride,
                                 const lector_td_params *params, lector_td_box *boxes, int capacity,
                                 int *map_width, int *map_height, char *error, size_t error_size) {
-    try {
+    return boxes_or_error(error, error_size, [&]() -> int {
         if (width < 1 || height < 1 || stride < width) {
             set_error(error, error_size, "empty image");
             return -1;
@@ -178,34 +193,20 @@ extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int wi
         if (map_width) *map_width = w;
         if (map_height) *map_height = h;
         return copy_boxes(boxes_from_map(map, width, height, *params), boxes, capacity);
-    } catch (const cv::Exception &e) {
-        set_error(error, error_size, std::string("OpenCV: ") + e.what());
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "text detection failed");
-    }
-    return -1;
+    });
 }
 
 extern "C" int lector_td_boxes_from_map(const float *map, int map_width, int map_height, int image_width, int image_height,
                                         const lector_td_params *params, lector_td_box *boxes, int capacity,
                                         char *error, size_t error_size) {
-    try {
+    return boxes_or_error(error, error_size, [&]() -> int {
         if (map_width < 1 || map_height < 1) {
             set_error(error, error_size, "empty map");
             return -1;
         }
         cv::Mat wrapped(map_height, map_width, CV_32F, const_cast<float *>(map));
         return copy_boxes(boxes_from_map(wrapped, image_width, image_height, *params), boxes, capacity);
-    } catch (const cv::Exception &e) {
-        set_error(error, error_size, std::string("OpenCV: ") + e.what());
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "text detection failed");
-    }
-    return -1;
+    });
 }
 
 extern "C" void lector_td_destroy(lector_td *detector) { delete detector; }
