@@ -292,6 +292,28 @@ struct LineTrackerTests {
         #expect(tracker.consensus(of: "1") == "Tariff day")
     }
 
+    /// The gate's question: a scene is settled when every track was seen in the latest
+    /// read and agrees with what it announced. A read that missed a track (an empty
+    /// read of a dim stack) or saw a new one leaves the scene pending.
+    @Test("settled scene: every track seen and agreed", arguments: [
+        (["Tariff night", "Tariff night", "Tariff night"], [[]], false),
+        (["Tariff night", "Tariff night", "Tariff night"], [["Tariff night"]], true),
+        (["Tariff night", "Tariff night"], [["Tariff night", "Meter 7"]], false),
+        (["Tariff night", "Tariff night"], [["Tariff night"], []], false),
+        (["Tariff night", "Tariff night"], [[], ["Tariff night"]], true),
+    ])
+    func settledScene(settling: [String], then reads: [[String]], settled: Bool) {
+        let tracker = LineTracker(device: "cam")
+        var time = Self.start
+        for text in settling { _ = tracker.update(lines: [Self.line(text)], shift: (0, 0), at: time); time = time.adding(milliseconds: 100) }
+        #expect(tracker.isSettled)
+        for read in reads {
+            _ = tracker.update(lines: read.enumerated().map { Self.line($1, y: 100 + 60 * $0) }, shift: (0, 0), at: time)
+            time = time.adding(milliseconds: 100)
+        }
+        #expect(tracker.isSettled == settled)
+    }
+
     /// A new scene with other text where a track was ends that track at once; the same
     /// other text without a new scene (a misreading) leaves it to the timeout.
     @Test("a new scene replaces the tracks it covers", arguments: [true, false])
@@ -302,6 +324,24 @@ struct LineTrackerTests {
         let events = tracker.update(lines: [Self.line("Parcel for Maria Lopez")], shift: (0, 0), at: time, newScene: newScene).events
         #expect(events.map(\.kind) == (newScene ? [.gone] : []) && events.first.map { $0.text == "Tariff night" } != false)
         #expect(tracker.tracks.count == (newScene ? 1 : 2))
+    }
+
+    /// A `changed` that only drops words needs every recent reading to agree: a word
+    /// still read now and then (a dim line's "max") stays; a word gone for good goes.
+    @Test("a word still read now and then is not dropped", arguments: [
+        (Array(repeating: ["Current 16 A", "Current 16 A", "Current 16 A", "Current 16 A max"], count: 4).flatMap { $0 }, [TrackEvent.Kind.new]),
+        (Array(repeating: "Current 16 A", count: 10), [.new, .changed]),
+        (Array(repeating: "Current 18 A max", count: 10), [.new, .changed]),
+    ])
+    func droppedWord(readings: [String], kinds expected: [TrackEvent.Kind]) {
+        let tracker = LineTracker(device: "cam")
+        var kinds: [TrackEvent.Kind] = []
+        var time = Self.start
+        for text in ["Current 16 A max", "Current 16 A max", "Current 16 A max"] + readings {
+            kinds += tracker.update(lines: [Self.line(text)], shift: (0, 0), at: time).events.map(\.kind)
+            time = time.adding(milliseconds: 100)
+        }
+        #expect(kinds == expected)
     }
 
     /// A settled text survives a short run of misreadings (a stack that restarted).

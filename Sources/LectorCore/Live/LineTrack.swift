@@ -68,6 +68,27 @@ public struct LineTrack: Sendable {
         a.filter { !$0.isWhitespace } == b.filter { !$0.isWhitespace }
     }
 
+    /// Whether `text` only leaves out words of the announced text (a reading that
+    /// dropped a word) while one of the last `count` observations still read one of
+    /// them. Tesseract loses a word of a dim or noisy line far more often than a still
+    /// label loses one, so a `changed` that drops words needs every recent reading to
+    /// agree that they are gone; a majority of the window is enough for any other
+    /// change. (Measured in tests/live: a dim scene's "Current 16 A max" was once
+    /// announced as changed to "Current 16 A".)
+    public func stillReadsWordsDropped(by text: String, inLast count: Int) -> Bool {
+        guard let announced else { return false }
+        var dropped = announced.split(separator: " ").map(String.init)
+        var kept = text.split(separator: " ").map(String.init)[...]
+        // Greedy: each word of `text`, in order, takes the first announced word it equals.
+        var index = dropped.startIndex
+        while let word = kept.first, index < dropped.endIndex {
+            if dropped[index] == word { dropped.remove(at: index); kept.removeFirst() } else { index += 1 }
+        }
+        guard kept.isEmpty, !dropped.isEmpty else { return false }
+        let words = Set(dropped)
+        return observations.suffix(count).contains { $0.words.contains { words.contains($0.text) } }
+    }
+
     /// Counts a frame the gate skipped as seeing the line.
     public mutating func touch(at time: MonotonicInstant) { lastSeen = max(lastSeen, time) }
 

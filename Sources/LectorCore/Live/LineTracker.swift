@@ -119,7 +119,8 @@ public final class LineTracker {
     /// The event, if any, that a track's current consensus calls for; records it.
     private func announce(_ track: inout LineTrack) -> TrackEvent? {
         guard track.isSettled(after: track.announced == nil ? settings.settleCount : settings.changeCount),
-              !(track.announced.map { LineTrack.sameText($0, track.consensus) } ?? false) else { return nil }
+              !(track.announced.map { LineTrack.sameText($0, track.consensus) } ?? false),
+              !track.stillReadsWordsDropped(by: track.consensus, inLast: settings.changeCount) else { return nil }
         let kind: TrackEvent.Kind = track.announced == nil ? .new : .changed
         track.announced = track.consensus
         return event(kind, track, text: track.consensus)
@@ -153,16 +154,21 @@ public final class LineTracker {
         return events
     }
 
-    /// Whether every track seen in the latest recognized frame is settled with nothing
-    /// pending: its vote held, and says what was announced (a vote that moved away from
-    /// the announced text is read again until it is announced as `changed` or moves
-    /// back). The gate may then skip an unchanged frame; the recognition loop bounds
-    /// how often a scene that never settles is read.
+    /// Whether every track is settled with nothing pending: seen in the latest
+    /// recognized frame, its vote held, and says what was announced (a vote that moved
+    /// away from the announced text is read again until it is announced as `changed` or
+    /// moves back). The gate may then skip an unchanged frame; the recognition loop
+    /// bounds how often a scene that never settles is read.
+    ///
+    /// A track the latest frame missed is pending too, until it is seen again or times
+    /// out: Tesseract sometimes reads nothing at all in a dim full stack, and that read
+    /// must not count as a settled scene. (Measured in tests/live's scenes: such an empty
+    /// read let the gate skip the scene until its 10 s refresh, twice in a row, and the
+    /// announced tracks went `gone` meanwhile.)
     public var isSettled: Bool {
         tracks.allSatisfy { track in
-            !latestSeen.contains(track.id)
-                || track.isSettled(after: settings.settleCount)
-                    && (track.announced.map { LineTrack.sameText($0, track.consensus) } ?? true)
+            latestSeen.contains(track.id) && track.isSettled(after: settings.settleCount)
+                && (track.announced.map { LineTrack.sameText($0, track.consensus) } ?? true)
         }
     }
 
