@@ -16,9 +16,21 @@
 
 struct lector_td {
     cv::dnn::Net net;
+    std::string model_path;
+    // The input size the network last ran at (0: not yet).
+    int input_width = 0, input_height = 0;
 };
 
 namespace {
+
+// Reads the network, set up for OpenCV's own CPU backend; empty when the file holds none.
+cv::dnn::Net read_network(const std::string &model_path) {
+    cv::dnn::Net net = cv::dnn::readNetFromONNX(model_path);
+    if (net.empty()) return net;
+    net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+    return net;
+}
 
 void set_error(char *error, size_t size, const std::string &message) {
     if (error == nullptr || size == 0) return;
@@ -117,14 +129,13 @@ extern "C" lector_td *lector_td_create(const char *model_path, int threads, char
         if (threads > 0) cv::setNumThreads(threads);
         auto *detector = new lector_td;
         try {
-            detector->net = cv::dnn::readNetFromONNX(model_path);
+            detector->model_path = model_path;
+            detector->net = read_network(detector->model_path);
             if (detector->net.empty()) {
                 delete detector;
                 set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
                 return nullptr;
             }
-            detector->net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-            detector->net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
         } catch (...) {
             delete detector;
             throw;
@@ -183,6 +194,20 @@ extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int wi
                 for (int x = 0; x < w; x++) target[x] = row[x] * scale + offset;
             }
         }
+        // OpenCV 4.6 keeps the shapes of the first input inside the imported network: a
+        // network that ran on a landscape frame found no line at all in a portrait one
+        // (measured: lectord turned a quarter while running). A new input size gets the
+        // network read afresh (an orientation or resolution change, not per frame).
+        if (detector->input_width != 0 && (detector->input_width != w || detector->input_height != h)) {
+            cv::dnn::Net fresh = read_network(detector->model_path);
+            if (fresh.empty()) {
+                set_error(error, error_size, "OpenCV read no network from " + detector->model_path);
+                return -1;
+            }
+            detector->net = fresh;
+        }
+        detector->input_width = w;
+        detector->input_height = h;
         detector->net.setInput(blob);
         cv::Mat output = detector->net.forward();  // 1 x 1 x h x w
         if (output.dims != 4 || output.size[2] != h || output.size[3] != w) {

@@ -175,6 +175,26 @@ struct DetectorTests {
         }
     }
 
+    /// One detector, frames of another size: OpenCV keeps the first input's shapes in
+    /// the network, and a portrait frame after a landscape one found no line at all
+    /// (lectord turned a quarter while running) until the network was read afresh.
+    @Test("one detector reads a landscape frame, then the same frame turned a quarter", .enabled(if: model != nil))
+    func newInputSize() throws {
+        let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        let expected = try TestSupport.fixtureWords("hello-640x480.png")
+        var options = RecognizerOptions()
+        options.layout = .detector
+        let recognizer = try TextRecognizer(options: options)
+        var turned = GrayImage(width: 0, height: 0)
+        OrientationTransform(orientation: .right, sourceWidth: image.width, sourceHeight: image.height).apply(image, into: &turned)
+        #expect(turned.width == image.height && turned.height == image.width)
+        for frame in [image, turned, image] {
+            let result = try recognizer.recognize(frame)
+            let recall = TestSupport.recall(expected: expected, actual: result.words.map(\.text))
+            #expect(recall >= 0.9, "\(frame.width)x\(frame.height): recall \(recall): \(result.text)")
+        }
+    }
+
     @Test("a still scene re-reads its known lines; a new scene, a missing hint or a far move detects again",
           .enabled(if: model != nil))
     func reuse() throws {

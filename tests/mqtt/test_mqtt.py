@@ -363,10 +363,15 @@ def topics_payloads_faults_and_sigterm():
     check(after["orientation"]["exif"] == 6, after)
     orientation = wait_for(lambda: retained(broker, [base + "/orientation"]).get(base + "/orientation"), 10, "…/orientation")
     check(json.loads(orientation)["exif"] == 6, orientation)
+    # "auto" (lectord finds the quarter turn from the text) passes through as well.
+    pub(broker, base + "/orientation/set", '{"rotation":"auto"}')
+    automatic = wait_for(lambda: (lambda d: d if d["orientation"].get("auto") is True else None)(
+        LectorClient(lectord.socket).request({"class": "DEVICES"})["devices"][0]), 10, "lectord to report rotation auto")
+    check(automatic["orientation"]["auto"] is True, automatic)
     pub(broker, base + "/orientation/set", '{"rotation":0}')
-    wait_for(lambda: LectorClient(lectord.socket).request({"class": "DEVICES"})["devices"][0].get("rotation") == 0, 10,
-             "rotation back to 0")
-    print("    orientation/set {\"rotation\":90}: lectord reports exif 6, then back to 0")
+    wait_for(lambda: (lambda d: d if d.get("rotation") == 0 and "auto" not in d["orientation"] else None)(
+        LectorClient(lectord.socket).request({"class": "DEVICES"})["devices"][0]), 10, "rotation back to 0")
+    print("    orientation/set {\"rotation\":90}: lectord reports exif 6; \"auto\": auto; then back to 0")
 
     # Snapshot command: a JPEG on …/snapshot.
     pub(broker, base + "/snapshot/get", "")

@@ -80,9 +80,11 @@ public final class RecognitionLoop: @unchecked Sendable {
     private var liveSettings: LiveSettings
     /// The camera's line tracks; inside `ordering` only.
     public let tracker: LineTracker
-    /// The stack generation, signature, capture time and fullness of the frame last
-    /// recognized (the gate's reference).
-    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool)?
+    /// The stack generation, signature, capture time, fullness and reading setup of the
+    /// frame last recognized (the gate's reference).
+    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool, setup: ReadingSetup)?
+    /// Counts recognizer replacements (SIGHUP; under `lock`).
+    private var recognizerRevision = 0
     /// Reads of the current still scene since its stack filled.
     private var readsOfScene = 0
     /// Capture time of the last published result.
@@ -161,6 +163,7 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// - Throws: when Tesseract cannot start with `options` (the old recognizers stay).
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
         try pool.replace(options: options)
+        lock.withLock { recognizerRevision += 1 }
         reportLayout()
     }
 
@@ -193,11 +196,13 @@ public final class RecognitionLoop: @unchecked Sendable {
     public func process(_ frame: Frame, slot: Int) {
         let worker = workers[slot]
         let start = MonotonicInstant.now()
-        let live = lock.withLock { liveSettings }
+        let (live, recognizerRevision) = lock.withLock { (liveSettings, self.recognizerRevision) }
+        let setup = ReadingSetup(orientation: orientation.inForce.orientation, orientationRevision: orientation.revision,
+                                 recognizerRevision: recognizerRevision)
         if let info = frame.stackInfo {
             let unchanged = ordering.withLock {
                 tracker.settings = live.tracks
-                guard isUnchanged(info, live: live, at: frame.timestamp) else { return false }
+                guard isUnchanged(info, setup: setup, live: live, at: frame.timestamp) else { return false }
                 if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
                 return true
             }
@@ -304,7 +309,9 @@ public final class RecognitionLoop: @unchecked Sendable {
             let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
             if let info = frame.stackInfo {
                 readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
-                lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull)
+                var used = setup
+                used.orientation = inForce.orientation
+                lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull, used)
             }
             let line = report.message().bytes
             let done = MonotonicInstant.now()
@@ -324,16 +331,27 @@ public final class RecognitionLoop: @unchecked Sendable {
     }
 
     /// The change gate: whether `info`'s frame shows the scene last recognized, whose
-    /// stack was full then (a filling stack still gets clearer), every track seen then
-    /// is settled — or the full stack was read as often as a track keeps readings
-    /// without settling (text too poor to agree on: more reads of the same image will
-    /// not help) — and the refresh interval has not passed.
-    private func isUnchanged(_ info: StackedFrameInfo, live: LiveSettings, at time: MonotonicInstant) -> Bool {
-        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full,
+    /// stack was full then (a filling stack still gets clearer), read the same way
+    /// (`setup`: a new orientation or recognizer reads the scene again at once), every
+    /// track seen then is settled — or the full stack was read as often as a track keeps
+    /// readings without settling (text too poor to agree on: more reads of the same
+    /// image will not help) — and the refresh interval has not passed.
+    private func isUnchanged(_ info: StackedFrameInfo, setup: ReadingSetup, live: LiveSettings, at time: MonotonicInstant) -> Bool {
+        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full, last.setup == setup,
               time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
               info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
         else { return false }
         return tracker.isSettled || readsOfScene >= live.tracks.window
+    }
+
+    /// What the reading of a frame depends on besides its pixels. (Measured before it
+    /// was part of the gate: after an ORIENTATION request the still scene was not read
+    /// again until its 10 s refresh.)
+    struct ReadingSetup: Equatable {
+        var orientation: ImageOrientation
+        /// ``OrientationControl/revision``: the settings changed (also to the same turn, or to `auto`).
+        var orientationRevision: Int
+        var recognizerRevision: Int
     }
 
     /// A captured-frame shift as seen in the upright image.

@@ -76,7 +76,9 @@ function onText(message) {
   cam.texts.set(message.seq, message);
   if (cam.texts.size > 64) cam.texts.delete(cam.texts.keys().next().value);
   part(cam.card, 'text').textContent = message.text || '';
-  if (cam.shown && cam.shown.seq === message.seq && !cam.shown.drawn) drawBoxes(cam);
+  // The shown frame's own TEXT, or a later reading of the scene up to it, can arrive
+  // after the frame (the preview is fetched as soon as it is captured): draw again.
+  if (cam.shown && message.seq <= cam.shown.seq && message.seq > cam.shown.drawnSeq) drawBoxes(cam);
 }
 
 function onFrame(message) {
@@ -149,8 +151,10 @@ function drawBoxes(cam) {
   }
   svg.replaceChildren();
   svg.dataset.seq = shown.seq;
+  delete svg.dataset.textSeq;
   if (!text) return;
-  shown.drawn = true;
+  shown.drawnSeq = text.seq;
+  svg.dataset.textSeq = text.seq;
   for (const word of words(text)) {
     let points;
     if (shown.space === 'captured' && word.corners) points = word.corners;
@@ -189,7 +193,7 @@ async function preview(cam) {
         if (cam.url) URL.revokeObjectURL(cam.url);
         cam.url = url;
         cam.shown = {
-          seq, drawn: false,
+          seq, drawnSeq: -1,
           width: Number(response.headers.get('X-Lector-Width')) || img.naturalWidth,
           height: Number(response.headers.get('X-Lector-Height')) || img.naturalHeight,
           space: response.headers.get('X-Lector-Space') || 'upright',
