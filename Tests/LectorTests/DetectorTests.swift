@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import LectorCore
 @testable import LectorProtocol
@@ -193,6 +194,40 @@ struct DetectorTests {
             let recall = TestSupport.recall(expected: expected, actual: result.words.map(\.text))
             #expect(recall >= 0.9, "\(frame.width)x\(frame.height): recall \(recall): \(result.text)")
         }
+    }
+
+    /// A camera's recognizers share one detector (one network's buffers, not one per
+    /// recognizer); reading on two threads at once, each still reads the whole frame.
+    @Test("a pool's recognizers share one detector and read at once", .enabled(if: model != nil))
+    func sharedDetector() throws {
+        var options = RecognizerOptions()
+        options.layout = .detector
+        let pool = try RecognizerPool(count: 2, options: options)
+        let recognizers = [pool.begin(slot: 0), pool.begin(slot: 1)]
+        let shared = try #require(recognizers[0].textLineDetector)
+        #expect(recognizers[1].textLineDetector === shared)
+        let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        let expected = try TestSupport.fixtureWords("hello-640x480.png")
+        let recalls = Mutex<[Double]>([])
+        let done = DispatchGroup()
+        for recognizer in recognizers {
+            nonisolated(unsafe) let recognizer = recognizer
+            done.enter()
+            Thread.detachNewThread {
+                for _ in 0..<3 {
+                    // No scene hint: every read detects, so the two threads meet in the detector.
+                    let words = (try? recognizer.recognize(image).words.map(\.text)) ?? []
+                    recalls.withLock { $0.append(TestSupport.recall(expected: expected, actual: words)) }
+                }
+                done.leave()
+            }
+        }
+        done.wait()
+        let all = recalls.withLock { $0 }
+        #expect(all.count == 6 && all.allSatisfy { $0 >= 0.9 }, "\(all)")
+        try pool.replace(options: options)
+        let replaced = [pool.begin(slot: 0), pool.begin(slot: 1)]
+        #expect(replaced[0].textLineDetector === replaced[1].textLineDetector && replaced[0].textLineDetector !== shared)
     }
 
     @Test("a still scene re-reads its known lines; a new scene, a missing hint or a far move detects again",

@@ -333,7 +333,7 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// The change gate: whether `info`'s frame shows the scene last recognized, whose
     /// stack was full then (a filling stack still gets clearer), read the same way
     /// (`setup`: a new orientation or recognizer reads the scene again at once), every
-    /// track seen then is settled — or the full stack was read as often as a track keeps
+    /// track was seen then and is settled — or the full stack was read as often as a track keeps
     /// readings without settling (text too poor to agree on: more reads of the same
     /// image will not help) — and the refresh interval has not passed.
     private func isUnchanged(_ info: StackedFrameInfo, setup: ReadingSetup, live: LiveSettings, at time: MonotonicInstant) -> Bool {

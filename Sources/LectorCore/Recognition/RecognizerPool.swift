@@ -23,10 +23,18 @@ public final class RecognizerPool: @unchecked Sendable {
     public init(count: Int, options: RecognizerOptions) throws(RecognitionError) {
         precondition(count >= 1, "a pool has at least one recognizer")
         self.count = count
-        var made: [TextRecognizer] = []
-        for _ in 0..<count { made.append(try TextRecognizer(options: options)) }
-        current = made
+        current = try Self.make(count, options: options)
         active = Array(repeating: nil, count: count)
+    }
+
+    /// `count` recognizers with `options`, sharing the first one's text-line detector:
+    /// its network's buffers are most of a detector recognizer's memory, and on a still
+    /// scene lines are detected only now and then (the recognizers re-read known lines).
+    private static func make(_ count: Int, options: RecognizerOptions) throws(RecognitionError) -> [TextRecognizer] {
+        let first = try TextRecognizer(options: options)
+        var made = [first]
+        for _ in 1..<count { made.append(try TextRecognizer(options: options, sharing: first.textLineDetector)) }
+        return made
     }
 
     /// The recognizer slot `slot` uses for the frame it is about to recognize (on that
@@ -75,8 +83,7 @@ public final class RecognizerPool: @unchecked Sendable {
     /// frame, a recognition in progress finishes with the old one.
     /// - Throws: when Tesseract cannot start with `options` (the old recognizers stay).
     public func replace(options: RecognizerOptions) throws(RecognitionError) {
-        var made: [TextRecognizer] = []
-        for _ in 0..<count { made.append(try TextRecognizer(options: options)) }
+        let made = try Self.make(count, options: options)
         lock.withLock {
             if cancelled { for recognizer in made { recognizer.cancel() } }
             current = made

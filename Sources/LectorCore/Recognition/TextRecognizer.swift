@@ -96,7 +96,9 @@ public final class TextRecognizer {
     /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
     public static let autoHalvingLineHeight = 40
 
-    public init(options: RecognizerOptions) throws(RecognitionError) {
+    /// - Parameter detector: a text-line detector to share (another recognizer's of the
+    ///   same camera), used when the detector layout reads with its model; nil: load one.
+    public init(options: RecognizerOptions, sharing detector: TextLineDetector? = nil) throws(RecognitionError) {
         self.options = options
         if options.zones.isEmpty {
             var (layout, note) = try ResolvedLayout.resolve(options)
@@ -104,7 +106,11 @@ public final class TextRecognizer {
             if case let .detector(modelPath) = layout {
                 var loaded: TextLineDetector?
                 do {
-                    loaded = try TextLineDetector(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                    if let detector, detector.modelPath == modelPath {
+                        loaded = detector
+                    } else {
+                        loaded = try TextLineDetector(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                    }
                 } catch {
                     if options.layout == .detector { throw .detectorUnavailable(error.description) }
                     (layout, note) = (.tesseract, error.description)
@@ -142,6 +148,9 @@ public final class TextRecognizer {
 
     /// Tesseract engines this recognizer holds (one per zone profile, or one).
     public var engineCount: Int { options.zones.isEmpty ? 1 : zoneEngines.count }
+
+    /// The text-line detector the detector layout reads with (nil: Tesseract's layout).
+    public var textLineDetector: TextLineDetector? { detectorLayout?.detector }
 
     private var allEngines: [IsolatedRecognizer] { (engine.map { [$0] } ?? []) + Array(zoneEngines.values) }
 

@@ -1,6 +1,7 @@
 #if canImport(CTextDetector)
 import CTextDetector
 #endif
+import Foundation
 import LectorProtocol
 import LectorSystem
 
@@ -53,16 +54,18 @@ public struct DetectorParameters: Equatable, Sendable {
 /// PP-OCRv4's DB text detector, run by OpenCV's DNN module: the only Swift file that
 /// calls it (through CTextDetector's C interface). Owner of the C handle, freed in deinit.
 ///
-/// Not thread-safe: one per recognizer.
-public final class TextLineDetector {
+/// Thread-safe: detections run one at a time, so a camera's recognizers share one
+/// detector — the network's buffers are most of a detector recognizer's memory
+/// (measured: 87 MB at 640×480, about 255 MB at 720p and above).
+public final class TextLineDetector: @unchecked Sendable {
     #if canImport(CTextDetector)
     private let handle: OpaquePointer
     #endif
+    /// Guards `handle`: OpenCV's network is not safe to run from two threads at once.
+    private let lock = NSLock()
     /// The model file loaded.
     public let modelPath: String
-    public var parameters = DetectorParameters()
-    /// The size of the last probability map (the network's input size).
-    public private(set) var lastMapSize = (width: 0, height: 0)
+    public let parameters: DetectorParameters
 
     /// Whether this build has the detector (OpenCV's DNN module was found at build time).
     public static var isBuilt: Bool {
@@ -74,12 +77,15 @@ public final class TextLineDetector {
     }
 
     /// Loads the model at `modelPath`.
-    /// - Parameter threads: OpenCV's worker threads (process-wide; 0: OpenCV's choice).
+    /// - Parameters:
+    ///   - threads: OpenCV's worker threads (process-wide; 0: OpenCV's choice).
+    ///   - parameters: how the probability map becomes lines.
     /// - Throws: ``DetectorError/unavailable`` without OpenCV, ``DetectorError/loadFailed(_:)``.
     ///
     /// The corresponding C function is `lector_td_create`.
-    public init(modelPath: String, threads: Int = 1) throws(DetectorError) {
+    public init(modelPath: String, threads: Int = 1, parameters: DetectorParameters = DetectorParameters()) throws(DetectorError) {
         self.modelPath = modelPath
+        self.parameters = parameters
         #if canImport(CTextDetector)
         var error = [CChar](repeating: 0, count: 512)
         guard let handle = lector_td_create(modelPath, Int32(threads), &error, error.count) else {
@@ -108,13 +114,13 @@ public final class TextLineDetector {
         var params = Self.cParameters(parameters)
         var boxes = [lector_td_box](repeating: lector_td_box(), count: Self.capacity)
         var error = [CChar](repeating: 0, count: 512)
-        var mapWidth: Int32 = 0, mapHeight: Int32 = 0
-        let count = image.pixels.withUnsafeBufferPointer { pixels in
-            lector_td_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                             &params, &boxes, Int32(boxes.count), &mapWidth, &mapHeight, &error, error.count)
+        let count = lock.withLock {
+            image.pixels.withUnsafeBufferPointer { pixels in
+                lector_td_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                                 &params, &boxes, Int32(boxes.count), nil, nil, &error, error.count)
+            }
         }
         guard count >= 0 else { throw .detectionFailed(Self.message(error)) }
-        lastMapSize = (Int(mapWidth), Int(mapHeight))
         return boxes.prefix(Int(count)).map(Self.line)
         #else
         throw .unavailable
