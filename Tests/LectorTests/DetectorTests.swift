@@ -196,38 +196,49 @@ struct DetectorTests {
         }
     }
 
-    /// A camera's recognizers share one detector (one network's buffers, not one per
-    /// recognizer); reading on two threads at once, each still reads the whole frame.
-    @Test("a pool's recognizers share one detector and read at once", .enabled(if: model != nil))
-    func sharedDetector() throws {
+    /// A camera's recognizers share their detectors: live text's reads (with a scene
+    /// hint) take one network by turns, waiting for it (a network's buffers are most of
+    /// their memory); reads that detect every frame load another when it is busy. Each
+    /// read still reads the whole frame.
+    @Test("a pool's recognizers share one network; reads without a scene may load more", .enabled(if: model != nil))
+    func sharedDetectors() throws {
         var options = RecognizerOptions()
         options.layout = .detector
         let pool = try RecognizerPool(count: 2, options: options)
         let recognizers = [pool.begin(slot: 0), pool.begin(slot: 1)]
-        let shared = try #require(recognizers[0].textLineDetector)
-        #expect(recognizers[1].textLineDetector === shared)
+        let shared = try #require(recognizers[0].detectors)
+        #expect(recognizers[1].detectors === shared)
         let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
         let expected = try TestSupport.fixtureWords("hello-640x480.png")
-        let recalls = Mutex<[Double]>([])
-        let done = DispatchGroup()
-        for recognizer in recognizers {
-            nonisolated(unsafe) let recognizer = recognizer
-            done.enter()
-            Thread.detachNewThread {
-                for _ in 0..<3 {
-                    // No scene hint: every read detects, so the two threads meet in the detector.
-                    let words = (try? recognizer.recognize(image).words.map(\.text)) ?? []
-                    recalls.withLock { $0.append(TestSupport.recall(expected: expected, actual: words)) }
+        /// Both recognizers read `image` three times at once, each read a new scene
+        /// (so each detects): the recall of every read.
+        func readAtOnce(withScene: Bool) -> [Double] {
+            let recalls = Mutex<[Double]>([])
+            let done = DispatchGroup()
+            for recognizer in recognizers {
+                nonisolated(unsafe) let recognizer = recognizer
+                done.enter()
+                Thread.detachNewThread {
+                    for generation in 1...3 {
+                        let scene = withScene ? SceneHint(generation: generation, dx: 0, dy: 0) : nil
+                        let words = (try? recognizer.recognize(image, scene: scene).words.map(\.text)) ?? []
+                        recalls.withLock { $0.append(TestSupport.recall(expected: expected, actual: words)) }
+                    }
+                    done.leave()
                 }
-                done.leave()
             }
+            done.wait()
+            return recalls.withLock { $0 }
         }
-        done.wait()
-        let all = recalls.withLock { $0 }
-        #expect(all.count == 6 && all.allSatisfy { $0 >= 0.9 }, "\(all)")
+        let live = readAtOnce(withScene: true)
+        #expect(live.count == 6 && live.allSatisfy { $0 >= 0.9 }, "\(live)")
+        #expect(shared.count == 1, "live text's detections wait for the one network")
+        let perFrame = readAtOnce(withScene: false)
+        #expect(perFrame.count == 6 && perFrame.allSatisfy { $0 >= 0.9 }, "\(perFrame)")
+        #expect((1...2).contains(shared.count), "at most one network per detection at once: \(shared.count)")
         try pool.replace(options: options)
         let replaced = [pool.begin(slot: 0), pool.begin(slot: 1)]
-        #expect(replaced[0].textLineDetector === replaced[1].textLineDetector && replaced[0].textLineDetector !== shared)
+        #expect(replaced[0].detectors === replaced[1].detectors && replaced[0].detectors !== shared)
     }
 
     @Test("a still scene re-reads its known lines; a new scene, a missing hint or a far move detects again",

@@ -27,13 +27,12 @@ public final class RecognizerPool: @unchecked Sendable {
         active = Array(repeating: nil, count: count)
     }
 
-    /// `count` recognizers with `options`, sharing the first one's text-line detector:
-    /// its network's buffers are most of a detector recognizer's memory, and on a still
-    /// scene lines are detected only now and then (the recognizers re-read known lines).
+    /// `count` recognizers with `options`, sharing the first one's text-line detectors
+    /// (``DetectorPool``: as many networks as detections run at once).
     private static func make(_ count: Int, options: RecognizerOptions) throws(RecognitionError) -> [TextRecognizer] {
         let first = try TextRecognizer(options: options)
         var made = [first]
-        for _ in 1..<count { made.append(try TextRecognizer(options: options, sharing: first.textLineDetector)) }
+        for _ in 1..<count { made.append(try TextRecognizer(options: options, sharing: first.detectors)) }
         return made
     }
 

@@ -96,27 +96,27 @@ public final class TextRecognizer {
     /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
     public static let autoHalvingLineHeight = 40
 
-    /// - Parameter detector: a text-line detector to share (another recognizer's of the
-    ///   same camera), used when the detector layout reads with its model; nil: load one.
-    public init(options: RecognizerOptions, sharing detector: TextLineDetector? = nil) throws(RecognitionError) {
+    /// - Parameter detectors: text-line detectors to share (another recognizer's of the
+    ///   same camera), used when the detector layout reads with their model; nil: load them.
+    public init(options: RecognizerOptions, sharing detectors: DetectorPool? = nil) throws(RecognitionError) {
         self.options = options
         if options.zones.isEmpty {
             var (layout, note) = try ResolvedLayout.resolve(options)
             var detectorLayout: DetectorLayout?
             if case let .detector(modelPath) = layout {
-                var loaded: TextLineDetector?
+                var loaded: DetectorPool?
                 do {
-                    if let detector, detector.modelPath == modelPath {
-                        loaded = detector
+                    if let detectors, detectors.modelPath == modelPath {
+                        loaded = detectors
                     } else {
-                        loaded = try TextLineDetector(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                        loaded = try DetectorPool(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
                     }
                 } catch {
                     if options.layout == .detector { throw .detectorUnavailable(error.description) }
                     (layout, note) = (.tesseract, error.description)
                 }
                 if let loaded {
-                    detectorLayout = try DetectorLayout(detector: loaded, language: options.language, dataPath: options.dataPath)
+                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.language, dataPath: options.dataPath)
                 }
             }
             self.layout = layout
@@ -149,8 +149,8 @@ public final class TextRecognizer {
     /// Tesseract engines this recognizer holds (one per zone profile, or one).
     public var engineCount: Int { options.zones.isEmpty ? 1 : zoneEngines.count }
 
-    /// The text-line detector the detector layout reads with (nil: Tesseract's layout).
-    public var textLineDetector: TextLineDetector? { detectorLayout?.detector }
+    /// The text-line detectors the detector layout reads with (nil: Tesseract's layout).
+    public var detectors: DetectorPool? { detectorLayout?.detectors }
 
     private var allEngines: [IsolatedRecognizer] { (engine.map { [$0] } ?? []) + Array(zoneEngines.values) }
 

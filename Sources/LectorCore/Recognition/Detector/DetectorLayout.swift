@@ -25,7 +25,8 @@ final class DetectorLayout {
     /// OpenCV's worker threads for the detector (process-wide).
     static let openCVThreads = 1
 
-    let detector: TextLineDetector
+    /// Shared with the camera's other recognizers.
+    let detectors: DetectorPool
     private let engine: IsolatedRecognizer
     /// Lines of the scene last detected.
     private var known: Known?
@@ -45,8 +46,8 @@ final class DetectorLayout {
         var imageHeight: Int
     }
 
-    init(detector: TextLineDetector, language: String, dataPath: String?) throws(RecognitionError) {
-        self.detector = detector
+    init(detectors: DetectorPool, language: String, dataPath: String?) throws(RecognitionError) {
+        self.detectors = detectors
         engine = try IsolatedRecognizer(language: language, dataPath: dataPath, pageSegmentation: 7)
     }
 
@@ -91,7 +92,7 @@ final class DetectorLayout {
             }
         } else {
             let detected: [DetectedLine]
-            do { detected = try detector.detect(image) } catch { throw .detectorFailed(error.description) }
+            do { detected = try detectors.detect(image, waiting: scene != nil) } catch { throw .detectorFailed(error.description) }
             read.detected = true
             read.detectMilliseconds = MonotonicInstant.now().milliseconds(since: started)
             lines = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }.map { ($0, nil) }

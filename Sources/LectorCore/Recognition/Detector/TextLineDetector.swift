@@ -1,7 +1,6 @@
 #if canImport(CTextDetector)
 import CTextDetector
 #endif
-import Foundation
 import LectorProtocol
 import LectorSystem
 
@@ -54,15 +53,11 @@ public struct DetectorParameters: Equatable, Sendable {
 /// PP-OCRv4's DB text detector, run by OpenCV's DNN module: the only Swift file that
 /// calls it (through CTextDetector's C interface). Owner of the C handle, freed in deinit.
 ///
-/// Thread-safe: detections run one at a time, so a camera's recognizers share one
-/// detector — the network's buffers are most of a detector recognizer's memory
-/// (measured: 87 MB at 640×480, about 255 MB at 720p and above).
-public final class TextLineDetector: @unchecked Sendable {
+/// Not thread-safe: one detection at a time (``DetectorPool`` hands detectors out).
+public final class TextLineDetector {
     #if canImport(CTextDetector)
     private let handle: OpaquePointer
     #endif
-    /// Guards `handle`: OpenCV's network is not safe to run from two threads at once.
-    private let lock = NSLock()
     /// The model file loaded.
     public let modelPath: String
     public let parameters: DetectorParameters
@@ -114,11 +109,9 @@ public final class TextLineDetector: @unchecked Sendable {
         var params = Self.cParameters(parameters)
         var boxes = [lector_td_box](repeating: lector_td_box(), count: Self.capacity)
         var error = [CChar](repeating: 0, count: 512)
-        let count = lock.withLock {
-            image.pixels.withUnsafeBufferPointer { pixels in
-                lector_td_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                 &params, &boxes, Int32(boxes.count), nil, nil, &error, error.count)
-            }
+        let count = image.pixels.withUnsafeBufferPointer { pixels in
+            lector_td_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                             &params, &boxes, Int32(boxes.count), nil, nil, &error, error.count)
         }
         guard count >= 0 else { throw .detectionFailed(Self.message(error)) }
         return boxes.prefix(Int(count)).map(Self.line)
