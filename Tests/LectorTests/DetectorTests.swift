@@ -176,6 +176,24 @@ struct DetectorTests {
         }
     }
 
+    /// Text upside down (a camera turned half a turn) reads under the detector without
+    /// `--rotation auto`: poor plain reads of shallow lines are read turned as well, and
+    /// the better direction wins; upright text is not turned.
+    @Test("the detector reads upside-down text the right way up", .enabled(if: model != nil),
+          arguments: [ImageOrientation.up, .down])
+    func upsideDown(turn: ImageOrientation) throws {
+        let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        let expected = try TestSupport.fixtureWords("hello-640x480.png")
+        var turned = GrayImage(width: 0, height: 0)
+        OrientationTransform(orientation: turn, sourceWidth: image.width, sourceHeight: image.height).apply(image, into: &turned)
+        var options = RecognizerOptions()
+        options.layout = .detector
+        let result = try TextRecognizer(options: options).recognize(turned)
+        let recall = TestSupport.recall(expected: expected, actual: result.words.map(\.text))
+        #expect(recall >= 0.9, "recall \(recall): \(result.text)")
+        #expect(result.words.allSatisfy { $0.box.maxX <= turned.width && $0.box.maxY <= turned.height && $0.box.area > 0 })
+    }
+
     /// One detector, frames of another size: OpenCV keeps the first input's shapes in
     /// the network, and a portrait frame after a landscape one found no line at all
     /// (lectord turned a quarter while running) until the network was read afresh.

@@ -20,8 +20,13 @@ final class DetectorLayout {
     /// Crop height Tesseract reads best at (image pixels of a line box, after scaling;
     /// 36 and 64 measured no better).
     let targetThickness = 48.0
-    /// Steep lines whose reading direction is voted (both directions read) per detection.
+    /// Lines whose reading direction is voted (both directions read) per detection.
     static let directionSamples = 3
+    /// Shallow lines are read upside down too when their plain reads score below this
+    /// (mean confidence, a read without words scoring 0), and taken upside down when the
+    /// turned reads score at least this: upright text reads far above it, upside-down
+    /// text far below.
+    static let upsideDownCheckBelow = 0.6
     /// OpenCV's worker threads for the detector (process-wide).
     static let openCVThreads = 1
 
@@ -100,7 +105,9 @@ final class DetectorLayout {
             // the next frame to read (under load, detecting again every frame would
             // never finish a frame: seen with 14 replayed cameras on 2 cores).
             known = Known(generation: scene?.generation, orientation: scene?.orientation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0, time: started,
-                          lines: lines.map { ($0.line, $0.line.isSteep && known?.lines.first(where: { $0.line.isSteep })?.flipped == true, 0) },
+                          lines: lines.map { entry in
+                              (entry.line, known?.lines.first(where: { $0.line.isSteep == entry.line.isSteep })?.flipped == true, 0)
+                          },
                           lost: false, imageWidth: image.width, imageHeight: image.height)
             // The network cannot be stopped midway; a detection that outlasted the
             // deadline ends the read here, as a late Tesseract read does, whether or not
@@ -134,31 +141,48 @@ final class DetectorLayout {
             return (words, confidence)
         }
 
-        // The reading direction of steep lines (a page turned a quarter either way): the
-        // longest few are read both ways once per detection, the more confident way wins.
+        // The reading direction, once per detection, from the longest few lines read both
+        // ways: of steep lines (a page turned a quarter either way) always, of shallow
+        // lines (upside-down text: a camera turned half a turn) when their plain reads are
+        // poor. The more confident direction wins for all lines of that kind.
         var results: [Int: (words: [TextWord], confidence: Double)] = [:]
-        var steepFlipped = false
-        let undecided = lines.indices.filter { lines[$0].flipped == nil && lines[$0].line.isSteep }
-        if !undecided.isEmpty {
+        func voteFlipped(steep: Bool) throws(RecognitionError) -> Bool {
+            let undecided = lines.indices.filter { lines[$0].flipped == nil && lines[$0].line.isSteep == steep }
+            guard !undecided.isEmpty else { return false }
             let samples = undecided.sorted { lines[$0].line.quad().length > lines[$1].line.quad().length }.prefix(Self.directionSamples)
-            var score = (plain: 0.0, flipped: 0.0)
-            var flippedReads: [Int: (words: [TextWord], confidence: Double)] = [:]
-            for index in samples {
-                let plain = try readLine(lines[index].line, flipped: false)
-                let turned = try readLine(lines[index].line, flipped: true)
-                results[index] = plain
-                flippedReads[index] = turned
-                score.plain += plain.confidence * Double(plain.words.count.signum())
-                score.flipped += turned.confidence * Double(turned.words.count.signum())
+            // A direction's evidence: its reads' mean confidence (a read without words
+            // counting 0), and their characters weighted by confidence (a short garbage
+            // read, "19" at 0.9, is less than a long line read at 0.7).
+            var plain = (confidence: 0.0, characters: 0.0), turned = plain
+            func add(_ reading: (words: [TextWord], confidence: Double), to total: inout (confidence: Double, characters: Double)) {
+                total.confidence += reading.words.isEmpty ? 0 : reading.confidence / Double(samples.count)
+                total.characters += reading.words.reduce(0) { $0 + $1.confidence * Double($1.text.count) }
             }
-            steepFlipped = score.flipped > score.plain
-            if steepFlipped { for (index, reading) in flippedReads { results[index] = reading } }
+            for index in samples {
+                let reading = try readLine(lines[index].line, flipped: false)
+                results[index] = reading
+                add(reading, to: &plain)
+            }
+            if !steep && plain.confidence >= Self.upsideDownCheckBelow { return false }
+            var turnedReads: [Int: (words: [TextWord], confidence: Double)] = [:]
+            for index in samples {
+                let reading = try readLine(lines[index].line, flipped: true)
+                turnedReads[index] = reading
+                add(reading, to: &turned)
+            }
+            // Upside down only when the turned reads are good where the plain ones were
+            // poor: a poor line (a plate, a blurred sign) can read as garbage either way.
+            guard turned.characters > plain.characters, steep || turned.confidence >= Self.upsideDownCheckBelow else { return false }
+            for (index, reading) in turnedReads { results[index] = reading }
+            return true
         }
+        let steepFlipped = try voteFlipped(steep: true)
+        let shallowFlipped = try voteFlipped(steep: false)
         var readLines: [LineBlocks.ReadLine] = []
         var memory: [(line: DetectedLine, flipped: Bool, confidence: Double)] = []
         var lost = false
         for index in lines.indices {
-            let flipped = lines[index].flipped ?? (lines[index].line.isSteep && steepFlipped)
+            let flipped = lines[index].flipped ?? (lines[index].line.isSteep ? steepFlipped : shallowFlipped)
             let reading: (words: [TextWord], confidence: Double)
             if let done = results[index] { reading = done } else { reading = try readLine(lines[index].line, flipped: flipped) }
             if read.detected == false, let previous = known?.lines[index].confidence, previous > 0,
