@@ -329,7 +329,7 @@ struct LineTrackerTests {
     /// A `changed` that only drops words needs every recent reading to agree: a word
     /// still read now and then (a dim line's "max") stays; a word gone for good goes.
     @Test("a word still read now and then is not dropped", arguments: [
-        (Array(repeating: ["Current 16 A", "Current 16 A", "Current 16 A", "Current 16 A max"], count: 4).flatMap { $0 }, [TrackEvent.Kind.new]),
+        (Array(Array(repeating: ["Current 16 A", "Current 16 A", "Current 16 A", "Current 16 A max"], count: 4).joined()), [TrackEvent.Kind.new]),
         (Array(repeating: "Current 16 A", count: 10), [.new, .changed]),
         (Array(repeating: "Current 18 A max", count: 10), [.new, .changed]),
     ])
