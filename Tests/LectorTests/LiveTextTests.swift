@@ -279,6 +279,24 @@ struct LineTrackerTests {
         #expect(tracker.tracks.isEmpty)
     }
 
+    /// The camera turned another way: every track ends at once, `gone` for the
+    /// announced ones, and the same text read again starts new tracks.
+    @Test("ending every track: gone for the announced, new ids after")
+    func endAll() {
+        let tracker = LineTracker(device: "cam")
+        var time = Self.start
+        for _ in 0..<2 {
+            _ = tracker.update(lines: [Self.line("Tariff night"), Self.line("Meter 7", y: 160)], shift: (0, 0), at: time)
+            time = time.adding(milliseconds: 100)
+        }
+        _ = tracker.update(lines: [Self.line("Spare line", y: 220)], shift: (0, 0), at: time)
+        let ended = tracker.endAll()
+        #expect(ended.map(\.kind) == [.gone, .gone] && Set(ended.map(\.text)) == ["Tariff night", "Meter 7"])
+        #expect(tracker.tracks.isEmpty && tracker.isSettled)
+        let again = tracker.update(lines: [Self.line("Tariff night", x: 100, y: 50)], shift: (0, 0), at: time.adding(milliseconds: 100))
+        #expect(again.ids == ["4"] && again.events.isEmpty)
+    }
+
     /// New text in the same place: the track changes once the new consensus holds.
     @Test("changed when the consensus moves for good")
     func changed() {

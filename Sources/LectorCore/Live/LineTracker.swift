@@ -138,6 +138,13 @@ public final class LineTracker {
         for index in tracks.indices where latestSeen.contains(tracks[index].id) { tracks[index].touch(at: time) }
     }
 
+    /// Ends every track (the camera was turned another way); `gone` for those that were
+    /// announced.
+    public func endAll() -> [TrackEvent] {
+        latestSeen = []
+        return remove { _ in true }
+    }
+
     /// Removes tracks unseen for the timeout; `gone` for those that were announced.
     public func expire(at time: MonotonicInstant) -> [TrackEvent] {
         remove { time.milliseconds(since: $0.lastSeen) > settings.timeoutMilliseconds }

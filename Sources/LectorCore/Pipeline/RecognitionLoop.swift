@@ -297,6 +297,10 @@ public final class RecognitionLoop: @unchecked Sendable {
                                     recognizeMilliseconds: recognized.milliseconds(since: prepared))
             report.automaticOrientation = inForce.automatic
             let lines = text.blocks.flatMap(\.lines)
+            // Turned another way: the upright image's geometry changed, so every track
+            // ends now (`gone`) and the lines start new ones, instead of the old tracks
+            // lingering beside the new ones until they time out.
+            let ended = lastRecognized.map { $0.setup.orientation != inForce.orientation } == true ? tracker.endAll() : []
             let placed = tracker.update(
                 lines: lines.map { line in
                     LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
@@ -326,7 +330,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             frameReport.automaticOrientation = inForce.automatic
             // Inside the ordered step, so that results reach clients in capture order.
             publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
-                                tracks: placed.events, consensus: consensus))
+                                tracks: ended + placed.events, consensus: consensus))
         }
     }
 
