@@ -144,7 +144,8 @@ final class DetectorLayout {
         // The reading direction, once per detection, from the longest few lines read both
         // ways: of steep lines (a page turned a quarter either way) always, of shallow
         // lines (upside-down text: a camera turned half a turn) when their plain reads are
-        // poor. The more confident direction wins for all lines of that kind.
+        // poor. The direction with more confidence-weighted characters wins for all lines
+        // of that kind.
         var results: [Int: (words: [TextWord], confidence: Double)] = [:]
         func voteFlipped(steep: Bool) throws(RecognitionError) -> Bool {
             let undecided = lines.indices.filter { lines[$0].flipped == nil && lines[$0].line.isSteep == steep }
