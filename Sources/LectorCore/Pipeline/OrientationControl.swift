@@ -36,6 +36,12 @@ public final class OrientationControl: Sendable {
     /// Counts changes of the settings: ``AutoOrientation`` checks again after one.
     public var revision: Int { state.withLock { $0.revision } }
 
+    /// The image orientation in force and ``revision``, read at once (the change gate's
+    /// question, once per captured frame).
+    public var orientationAndRevision: (orientation: ImageOrientation, revision: Int) {
+        state.withLock { (Self.orientation(of: $0), $0.revision) }
+    }
+
     /// Records the turn an automatic check found; ignored when the rotation is no longer
     /// automatic. Returns whether the orientation in force changed.
     @discardableResult

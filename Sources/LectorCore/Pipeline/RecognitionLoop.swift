@@ -197,8 +197,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         let worker = workers[slot]
         let start = MonotonicInstant.now()
         let (live, recognizerRevision) = lock.withLock { (liveSettings, self.recognizerRevision) }
-        let setup = ReadingSetup(orientation: orientation.inForce.orientation, orientationRevision: orientation.revision,
-                                 recognizerRevision: recognizerRevision)
+        let turn = orientation.orientationAndRevision
+        let setup = ReadingSetup(orientation: turn.orientation, orientationRevision: turn.revision, recognizerRevision: recognizerRevision)
         if let info = frame.stackInfo {
             let unchanged = ordering.withLock {
                 tracker.settings = live.tracks
