@@ -282,7 +282,7 @@ struct LatencyUnderLoad {
         let stop = StopSignal()
         let consumer = StandInConsumer(durations: durations, text: text)
         // A sink that counts, and raises the stop once `captured` frames came in.
-        let sink = FrameSink(mailbox: mailbox, counters: counters)
+        let sink = CameraFrameSink(mailbox: mailbox, counters: counters)
         let source: ReplaySource
         do {
             source = try ReplaySource(name: "replay", options: ReplayOptions(

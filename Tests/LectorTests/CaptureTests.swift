@@ -162,7 +162,7 @@ struct CaptureTests {
         init(recognizeSeconds: Double = 0.01) { self.recognizeSeconds = recognizeSeconds }
 
         func start(_ source: V4L2Source) {
-            let sink = FrameSink(mailbox: mailbox, counters: counters) { [self] info in states.withLock { $0.append(info) } }
+            let sink = CameraFrameSink(mailbox: mailbox, counters: counters) { [self] info in states.withLock { $0.append(info) } }
             ended.enter()
             ended.enter()
             Thread.detachNewThread { [self] in

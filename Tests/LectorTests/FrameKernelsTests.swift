@@ -330,7 +330,7 @@ struct StackedFrameReadOutTests {
     func sink(frameCount: Int) throws {
         let frames = Self.frames(frameCount), expected = Self.expectedMeans(frames, capacity: 16)
         let mailbox = LatestFrameMailbox(), counters = FrameCounters()
-        let sink = FrameSink(mailbox: mailbox, counters: counters, stacker: FrameStacker(capacity: 16))
+        let sink = CameraFrameSink(mailbox: mailbox, counters: counters, stacker: FrameStacker(capacity: 16))
         for frame in frames { sink.deliver(frame) }
         let counts = counters.snapshot
         #expect(counts.captured == frameCount && counts.dropped == frameCount - 1 && counts.inFlight == 1,

@@ -51,7 +51,7 @@ struct MailboxTests {
     func accounting() {
         let mailbox = LatestFrameMailbox()
         let counters = FrameCounters()
-        let sink = FrameSink(mailbox: mailbox, counters: counters)
+        let sink = CameraFrameSink(mailbox: mailbox, counters: counters)
         let buffers = (0..<200).map { _ in TrackedBuffer() }
         let consumer = Thread {
             while let frame = mailbox.take() {

@@ -58,7 +58,7 @@ public final class V4L2Source: FrameSource {
         stallSeconds.store(seconds ?? CaptureSettings(path: name).stallTimeout, ordering: .relaxed)
     }
 
-    public func run(into sink: FrameSink, stop: StopSignal) throws {
+    public func run(into sink: any FrameSink, stop: StopSignal) throws {
         Self.raiseThreadPriority()
         var backoff = RetryBackoff()
         var losses = 0
@@ -118,8 +118,7 @@ public final class V4L2Source: FrameSource {
             }
             for _ in 0..<grab.skipped {
                 // Captured, then replaced by a newer frame of the same round: dropped.
-                sink.counters.countCaptured()
-                sink.counters.countDropped()
+                sink.skip()
             }
             for _ in 0..<grab.rejected {
                 sink.reject()

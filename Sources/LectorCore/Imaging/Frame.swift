@@ -69,6 +69,13 @@ extension FrameBuffer {
     public var byteCount: Int { bytes.count }
 }
 
+/// A buffer of 8-bit gray pixels computed when read (a stack's mean): the luma
+/// extractor has it write them straight into its image, with no copy in between.
+public protocol GrayReadOutBuffer: FrameBuffer {
+    /// Writes the pixels into `image`, resized to the frame's size.
+    func readOut(into image: inout GrayImage)
+}
+
 /// A frame buffer in ordinary memory, for replayed and generated frames.
 /// Sendable because its bytes are written once, in `init`, and only read afterwards.
 public final class HeapFrameBuffer: FrameBuffer, @unchecked Sendable {

@@ -20,9 +20,9 @@ public final class LumaExtractor {
     /// Extracts the luma of `frame` into `image`, reusing its allocation.
     /// - Parameter scale: for compressed formats, decode downscaled by this factor (1 or 2).
     public func extract(_ frame: Frame, into image: inout GrayImage, scale: Int = 1) throws(FrameError) {
-        if let stacked = frame.buffer as? StackedFrameBuffer {
+        if let computed = frame.buffer as? any GrayReadOutBuffer {
             // A stack's mean (GREY): read straight from the stack, no copy in between.
-            stacked.readOut(into: &image)
+            computed.readOut(into: &image)
             return
         }
         let format = frame.format

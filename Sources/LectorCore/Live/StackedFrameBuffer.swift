@@ -15,7 +15,7 @@ import LectorSystem
 /// next fold and costs no read-out at all.
 ///
 /// Thread-safe: the stacker's lock guards the stack's mean and this buffer's state.
-final class StackedFrameBuffer: FrameBuffer, @unchecked Sendable {
+final class StackedFrameBuffer: GrayReadOutBuffer, @unchecked Sendable {
     // `shared.lock` guards `attached`, `givenBack` and `storage`.
     /// The stack whose mean this is, and the lock its stacker holds while it folds.
     final class Shared: @unchecked Sendable {

@@ -88,7 +88,7 @@ public final class Camera: @unchecked Sendable {
         mailbox.reopen()
         loop.resume()
         stacker?.reset()  // a new run may look at another scene
-        let sink = FrameSink(mailbox: mailbox, counters: counters, stacker: stacker, recorder: recorder) { [self] newInfo in
+        let sink = CameraFrameSink(mailbox: mailbox, counters: counters, stacker: stacker, recorder: recorder) { [self] newInfo in
             stateChanged(info.report(newInfo))
         }
         finished.enter()

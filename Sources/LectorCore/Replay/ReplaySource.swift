@@ -81,7 +81,7 @@ public final class ReplaySource: FrameSource {
         }
     }
 
-    public func run(into sink: FrameSink, stop: StopSignal) throws {
+    public func run(into sink: any FrameSink, stop: StopSignal) throws {
         var sequence: UInt32 = 0
         var info = DeviceInfo(path: name, state: .streaming, name: "replay of \(options.path)")
         info.fps = options.fps

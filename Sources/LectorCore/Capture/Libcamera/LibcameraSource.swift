@@ -68,7 +68,7 @@ public final class LibcameraSource: FrameSource {
         metadata.defaults(under: flags)
     }
 
-    public func run(into sink: FrameSink, stop: StopSignal) throws {
+    public func run(into sink: any FrameSink, stop: StopSignal) throws {
         var backoff = RetryBackoff()
         var losses = 0
         defer { sink.report(DeviceInfo(path: name, state: .idle)) }
@@ -158,8 +158,7 @@ public final class LibcameraSource: FrameSource {
                     }
                     if let older = newest {
                         try pool.requeue(index: older.index)
-                        sink.counters.countCaptured()
-                        sink.counters.countDropped()
+                        sink.skip()
                     }
                     newest = completed
                 }

@@ -1,28 +1,8 @@
 import LectorProtocol
 import LectorSystem
 
-/// Something that produces frames: a V4L2 camera, a replayed file, the demo.
-public protocol FrameSource: AnyObject, Sendable {
-    /// The device name used in messages (a path, `demo`, `replay`).
-    var name: String { get }
-    /// Produces frames into `sink` until `stop` is raised or the source ends.
-    /// - Throws: when the source cannot start at all (a file that does not exist).
-    func run(into sink: FrameSink, stop: StopSignal) throws
-    /// Why the source cannot be opened now, checked when asked (a camera not plugged
-    /// in), or nil.
-    var absence: String? { get }
-    /// Whether the source waits for the recognizer to take each frame (a replay without
-    /// `--fps`: lossless); such a source gets one recognizer.
-    var isPacedByRecognizer: Bool { get }
-}
-
-extension FrameSource {
-    public var absence: String? { nil }
-    public var isPacedByRecognizer: Bool { false }
-}
-
-/// Where a source delivers: the camera's mailbox and counters.
-public struct FrameSink: Sendable {
+/// A camera's ``FrameSink``: its mailbox and counters, with its stack and recorder.
+public struct CameraFrameSink: FrameSink {
     public let mailbox: LatestFrameMailbox
     public let counters: FrameCounters
     /// Folds every frame into the camera's stack before it is posted; nil: frames are
@@ -80,6 +60,11 @@ public struct FrameSink: Sendable {
     public func reject() {
         counters.countCaptured()
         counters.countRejected()
+    }
+
+    public func skip() {
+        counters.countCaptured()
+        counters.countDropped()
     }
 
     /// Waits until the recognizer has taken the last frame (lossless pacing).
