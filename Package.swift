@@ -5,7 +5,10 @@
 //   LectorSystem   the syscall seam and logging
 //   LectorProtocol the wire protocol both ends share (no C)
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
-//   LectorCore     the daemon: capture, mailbox, imaging, recognition, pipeline, server
+//   LectorImaging → LectorCapture → LectorLive, LectorRecognition → LectorPipeline →
+//   LectorServer → LectorDaemon: the daemon, one target a stage of the flow (each
+//   target's top file, Sources/X/X.swift, says what it owns and may import)
+//   LectorHTTP     the web page bridge lector-http (LectorClient and libmicrohttpd)
 //   LectorMQTT     the MQTT bridge lector-mqtt (LectorClient and libmosquitto)
 //
 // The native libcamera source (`--device libcamera:ID`, target CLibCamera, C++ behind a
@@ -73,7 +76,6 @@ let package = Package(
         .executable(name: "lector-mqtt", targets: ["lector-mqtt"]),
         .executable(name: "lector-http", targets: ["lector-http"]),
         .library(name: "LectorClient", targets: ["LectorClient"]),
-        .library(name: "LectorCore", targets: ["LectorCore"]),
     ],
     targets: [
         // Tesseract's and Leptonica's C APIs, found through pkg-config.
@@ -103,14 +105,39 @@ let package = Package(
         .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
         .target(name: "LectorProtocol"),
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
+        // The daemon's core, one target per stage of the flow; each may import only the
+        // targets above it (tests/layout/run checks it).
+        // Frames and images: pixel formats, luma, JPEG, orientation, the per-frame measures.
+        .target(name: "LectorImaging", dependencies: ["LectorProtocol", "LectorSystem", "CJPEG", "CV4L2", "CTesseract", "CFrameKernels"]),
+        // Where frames come from: V4L2, libcamera, replay and demo, recording, the mailbox.
         .target(
-            name: "LectorCore",
-            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2", "CFrameKernels"]
-                + (libcameraFlags == nil ? [] : ["CLibCamera"])
-                + (opencvFlags == nil ? [] : ["CTextDetector"]),
+            name: "LectorCapture",
+            dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CV4L2"]
+                + (libcameraFlags == nil ? [] : ["CLibCamera"]),
             resources: [.copy("Resources/demo")]
         ),
-        .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
+        // Live text: stacking, line tracks, the consensus vote.
+        .target(name: "LectorLive", dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem"]),
+        // Reading an image: Tesseract, the text-line detector, the recognizer pool.
+        .target(
+            name: "LectorRecognition",
+            dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CTesseract"]
+                + (opencvFlags == nil ? [] : ["CTextDetector"])
+        ),
+        // A camera: source to mailbox to recognition loop to publication, rules and hooks.
+        .target(
+            name: "LectorPipeline",
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorProtocol", "LectorSystem"]
+        ),
+        // The Unix socket server and the systemd service.
+        .target(name: "LectorServer", dependencies: ["LectorImaging", "LectorPipeline", "LectorProtocol", "LectorSystem"]),
+        // The daemon's wiring: options, configuration, signals, the run.
+        .target(
+            name: "LectorDaemon",
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorPipeline", "LectorServer",
+                           "LectorProtocol", "LectorSystem"]
+        ),
+        .executableTarget(name: "lectord", dependencies: ["LectorDaemon"]),
         .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorSystem"]),
         // libmosquitto's client API, found through pkg-config.
         .systemLibrary(
@@ -136,7 +163,7 @@ let package = Package(
         .target(name: "CBenchReference", dependencies: ["CTesseract"]),
         .executableTarget(
             name: "lector-bench",
-            dependencies: ["LectorCore", "LectorClient", "CBenchReference"],
+            dependencies: ["LectorDaemon", "LectorClient", "CBenchReference"],
             resources: [.copy("Frames")]
         ),
         // The protocol fuzz target (tests/fuzz/run builds it with libFuzzer;
@@ -149,11 +176,22 @@ let package = Package(
             exclude: ["corpus", "run"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
-        .testTarget(
-            name: "LectorTests",
-            dependencies: ["LectorCore", "LectorClient"],
-            exclude: ["Fixtures"]
+        // What the tests share: fixtures, the package's paths, child processes, frame synthesis.
+        .target(
+            name: "LectorTestSupport",
+            dependencies: ["LectorImaging", "LectorRecognition", "LectorProtocol", "LectorSystem"],
+            path: "Tests/LectorTestSupport"
         ),
+        // One test target per library (fixtures in Tests/Fixtures, made by scripts/make-fixtures.py).
+        .testTarget(name: "LectorProtocolTests", dependencies: ["LectorProtocol", "LectorTestSupport"]),
+        .testTarget(name: "LectorSystemTests", dependencies: ["LectorSystem", "LectorTestSupport"]),
+        .testTarget(name: "LectorImagingTests", dependencies: ["LectorImaging", "LectorTestSupport"]),
+        .testTarget(name: "LectorCaptureTests", dependencies: ["LectorCapture", "LectorPipeline", "LectorTestSupport"]),
+        .testTarget(name: "LectorLiveTests", dependencies: ["LectorLive", "LectorPipeline", "LectorTestSupport"]),
+        .testTarget(name: "LectorRecognitionTests", dependencies: ["LectorRecognition", "LectorPipeline", "LectorTestSupport"]),
+        .testTarget(name: "LectorPipelineTests", dependencies: ["LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
+        .testTarget(name: "LectorServerTests", dependencies: ["LectorServer", "LectorDaemon", "LectorClient", "LectorTestSupport"]),
+        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorClient", "LectorTestSupport"]),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),
         .testTarget(name: "LectorHTTPTests", dependencies: ["LectorHTTP", "LectorSystem"]),
     ],

@@ -191,7 +191,7 @@ def deskew_mode(lectord, data, table):
         pages.append((path, language, rotation, lambda text, words=words: (found_words(words, text), len(words))))
     compare("scanned pages (4 turns, words)", pages)
     frames = []
-    for folder in ("Tests/LectorTests/Fixtures", "Sources/LectorCore/Resources/demo"):
+    for folder in ("Tests/Fixtures", "Sources/LectorCapture/Resources/demo"):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if not name.endswith(".png"):
                 continue

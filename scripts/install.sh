@@ -17,7 +17,7 @@
 # (systemctl try-restart), so the new binaries are the ones running.
 #
 # Installs:
-#   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,lector-http,Lector_LectorCore.resources},
+#   PREFIX/libexec/lector/{lectord,lector,lector-mqtt,lector-http,Lector_LectorCapture.resources},
 #   PREFIX/bin/{lectord,lector,lector-mqtt,lector-http} (links), PREFIX/share/lector/www (the web page)
 #   PREFIX/share/lector/models/                the text-line detector's model (copied from
 #                                              /usr/local/share/lector/models when scripts/setup
@@ -82,7 +82,7 @@ if ((build)); then
      && swift build -c release --static-swift-stdlib --product lector-http >&2)
 fi
 bin="${bindir:-$(cd "$repo" && swift build -c release --show-bin-path 2>/dev/null || echo "$repo/.build/release")}"
-for f in lectord lector lector-mqtt Lector_LectorCore.resources; do
+for f in lectord lector lector-mqtt Lector_LectorCapture.resources; do
   [[ -e "$bin/$f" ]] || { echo "install.sh: $bin/$f missing (build first or drop --no-build)" >&2; exit 1; }
 done
 
@@ -92,9 +92,9 @@ log "installing into ${root:-/} (prefix $prefix)"
 install -d -m 0755 "$libexec" "$R$prefix/bin" "$R$prefix/lib/systemd/system" "$R$prefix/lib/sysusers.d" \
   "$R/etc/udev/rules.d" "$R/etc/lector" "$R$prefix/share/doc/lector" "$R$prefix/share/man/man1" "$R$prefix/share/man/man8"
 install -m 0755 "$bin/lectord" "$bin/lector" "$bin/lector-mqtt" "$libexec/"
-rm -rf "$libexec/Lector_LectorCore.resources"
-cp -R "$bin/Lector_LectorCore.resources" "$libexec/"
-chmod -R u=rwX,go=rX "$libexec/Lector_LectorCore.resources"
+rm -rf "$libexec/Lector_LectorCapture.resources"
+cp -R "$bin/Lector_LectorCapture.resources" "$libexec/"
+chmod -R u=rwX,go=rX "$libexec/Lector_LectorCapture.resources"
 ln -sfn "../libexec/lector/lectord" "$R$prefix/bin/lectord"
 ln -sfn "../libexec/lector/lector" "$R$prefix/bin/lector"
 ln -sfn "../libexec/lector/lector-mqtt" "$R$prefix/bin/lector-mqtt"

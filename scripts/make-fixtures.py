@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Renders the frames Lector ships with known text.
 
-- Sources/LectorCore/Resources/demo/: the frames `lectord --demo` replays.
-- Tests/LectorTests/Fixtures/: frames the tests read, with their text in a sidecar .txt.
+- Sources/LectorCapture/Resources/demo/: the frames `lectord --demo` replays.
+- Tests/Fixtures/: frames the tests read, with their text in a sidecar .txt.
 
 Text is drawn at camera-like sizes (cap height 20-40 px) on 640x480 and 1280x720
 frames, some with sensor-like noise and blur. Re-run after changing it:
@@ -81,12 +81,12 @@ FIXTURES = {
 
 
 def main():
-    demo = os.path.join(ROOT, "Sources/LectorCore/Resources/demo")
+    demo = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
     for index, lines in enumerate(DEMO):
         image = render(lines, (640, 480), font_path=BOLD if index % 2 == 0 else FONT,
                        noise=4.0 if index % 2 else 0.0, blur=0.6 if index % 2 else 0.0, seed=index)
         save(image, demo, "frame-%02d.png" % index, None)
-    fixtures = os.path.join(ROOT, "Tests/LectorTests/Fixtures")
+    fixtures = os.path.join(ROOT, "Tests/Fixtures")
     for name, (lines, size, style) in FIXTURES.items():
         save(render(lines, size, **style), fixtures, name, lines)
     # The same page as JPEG, for the MJPEG decoder.

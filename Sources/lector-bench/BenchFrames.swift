@@ -1,6 +1,6 @@
 import Foundation
 import LectorClient
-import LectorCore
+import LectorImaging
 import LectorProtocol
 import LectorSystem
 

@@ -1,5 +1,4 @@
 import LectorClient
-import LectorCore
 import LectorProtocol
 import LectorSystem
 

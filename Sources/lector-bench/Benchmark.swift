@@ -1,7 +1,9 @@
 import Foundation
 import LectorClient
-import LectorCore
+import LectorImaging
+import LectorPipeline
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 
 /// Runs the selected sections, prints the table, writes the JSON.

@@ -1,6 +1,8 @@
 import Foundation
-import LectorCore
+import LectorImaging
+import LectorLive
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 
 /// Issue 17: what a frame costs with the text-line detector and without it. Tesseract's

@@ -2,8 +2,9 @@ import CBenchReference
 import Foundation
 import Glibc
 import LectorClient
-import LectorCore
+import LectorPipeline
 import LectorProtocol
+import LectorServer
 import LectorSystem
 import Synchronization
 

@@ -1,7 +1,11 @@
 import Foundation
+import LectorCapture
 import LectorClient
-import LectorCore
+import LectorImaging
+import LectorLive
+import LectorPipeline
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 import Synchronization
 

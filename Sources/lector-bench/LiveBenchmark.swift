@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
 import LectorClient
-import LectorCore
+import LectorImaging
+import LectorLive
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 
 /// Section 7 (issue 11): live text. (1) What stacking, tracking and gating cost per

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import LectorClient
-import LectorCore
 import LectorProtocol
 import LectorSystem
 

@@ -1,8 +1,8 @@
 import CBenchReference
 import Foundation
 import LectorClient
-import LectorCore
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 
 /// Section 7: the program a user would write instead, pytesseract (which runs the

@@ -1,8 +1,11 @@
 import CBenchReference
 import Foundation
 import Glibc
-import LectorCore
+import LectorCapture
+import LectorLive
+import LectorPipeline
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 
 /// Section `pool` (issue 15): the machine's ceiling first (1, 2, … C-API loops at once),

@@ -1,5 +1,5 @@
 import Glibc
-import LectorCore
+import LectorImaging
 import LectorProtocol
 import LectorSystem
 

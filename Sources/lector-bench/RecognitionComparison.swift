@@ -1,7 +1,10 @@
 import CBenchReference
+import LectorCapture
 import LectorClient
-import LectorCore
+import LectorImaging
+import LectorPipeline
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 import Synchronization
 

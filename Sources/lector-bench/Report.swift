@@ -1,6 +1,5 @@
 import Foundation
 import LectorClient
-import LectorCore
 import LectorProtocol
 import LectorSystem
 

@@ -1,9 +1,9 @@
 // lector-bench: measures Lector against a raw Tesseract C-API loop, pytesseract, and its
 // own targets (issue 6). Prints a table; `--json FILE` writes every number.
-import Foundation
 import CBenchReference
+import Foundation
 import LectorClient
-import LectorCore
+import LectorDaemon
 import LectorProtocol
 import LectorSystem
 

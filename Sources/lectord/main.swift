@@ -1,6 +1,7 @@
 import Foundation
-import LectorCore
+import LectorDaemon
 import LectorProtocol
+import LectorRecognition
 import LectorSystem
 
 ThreadLimit.ensureSingleThreadedOpenMP()

@@ -413,7 +413,7 @@ def config_file_and_sighup():
 def automatic_orientation_over_the_socket():
     """--rotation auto (proto_minor 6): TEXT, DEVICES and ORIENTATION say "auto":true;
     a client's explicit rotation turns it off, "rotation":"auto" turns it on again."""
-    page = os.path.join(ROOT, "Tests/LectorTests/Fixtures/page-640x480.png")
+    page = os.path.join(ROOT, "Tests/Fixtures/page-640x480.png")
     with Daemon("--replay", page, "--loop", "--fps", "4", "--rotation", "auto") as d:
         c = Client(d.path)
         assert c.read()["proto_minor"] >= 6

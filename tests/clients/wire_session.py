@@ -113,7 +113,7 @@ def play(lectord):
     directory = tempfile.mkdtemp(prefix="lector-wire-")
     path = os.path.join(directory, "lector.sock")
     env = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"),
-               LECTOR_DEMO_DIR=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Sources/LectorCore/Resources/demo"))
+               LECTOR_DEMO_DIR=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Sources/LectorCapture/Resources/demo"))
     log = open(os.path.join(directory, "lectord.log"), "w")
     proc = subprocess.Popen([lectord, "--socket", path, "--demo", "--fps", "5"], stdout=subprocess.DEVNULL,
                             stderr=log, env=env)

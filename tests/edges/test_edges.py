@@ -17,7 +17,7 @@ import traceback
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
 LECTOR = os.environ.get("LECTOR", os.path.join(ROOT, ".build/debug/lector"))
-FIXTURES = os.path.join(ROOT, "Tests/LectorTests/Fixtures")
+FIXTURES = os.path.join(ROOT, "Tests/Fixtures")
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 
 passed = failed = 0

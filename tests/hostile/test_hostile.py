@@ -10,7 +10,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-FIXTURE = os.path.join(ROOT, "Tests/LectorTests/Fixtures/hello-640x480.png")
+FIXTURE = os.path.join(ROOT, "Tests/Fixtures/hello-640x480.png")
 PEAK_LIMIT_KB = 300 * 1024
 
 passed = failed = 0

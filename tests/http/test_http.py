@@ -28,7 +28,7 @@ import urllib.request
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
 LECTOR_HTTP = os.environ.get("LECTOR_HTTP", os.path.join(ROOT, ".build/debug/lector-http"))
-FIXTURE = os.path.join(ROOT, "Tests/LectorTests/Fixtures/hello-640x480.png")
+FIXTURE = os.path.join(ROOT, "Tests/Fixtures/hello-640x480.png")
 KNOWN = [line.strip() for line in open(FIXTURE[:-4] + ".txt") if line.strip()]
 SCREENSHOT = os.path.join(ROOT, "docs/images/lector-http.png")
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))

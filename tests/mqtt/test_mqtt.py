@@ -24,7 +24,7 @@ import traceback
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
 BRIDGE = os.environ.get("LECTOR_MQTT", os.path.join(ROOT, ".build/debug/lector-mqtt"))
-FIXTURE = os.path.join(ROOT, "Tests/LectorTests/Fixtures/hello-640x480.png")
+FIXTURE = os.path.join(ROOT, "Tests/Fixtures/hello-640x480.png")
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 ENV.pop("CREDENTIALS_DIRECTORY", None)
 WORK = tempfile.mkdtemp(prefix="lector-mqtt-test-")
@@ -627,7 +627,7 @@ def stalled_broker_bounded_queue():
     broker runs again publishes the current state, never an older one after it."""
     broker = Broker("stalled-broker").start()
     broker.send(signal.SIGSTOP)
-    frames = os.path.join(ROOT, "Sources/LectorCore/Resources/demo")
+    frames = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
     lectord = Lectord("stalled-lectord", frames, fps="5").start()
     bridge = Bridge("stalled-bridge", lectord.socket, "mqtt://127.0.0.1:%d" % broker.port, "stall",
                     "--queue-size", "3").start()

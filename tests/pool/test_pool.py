@@ -13,7 +13,7 @@ import traceback
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
-DEMO_DIR = os.path.join(ROOT, "Sources/LectorCore/Resources/demo")
+DEMO_DIR = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
 # The demo frames' texts (scripts/make-fixtures.py).
 DEMO = [
     ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],

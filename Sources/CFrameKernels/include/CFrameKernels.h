@@ -1,7 +1,7 @@
 #ifndef LECTOR_CFRAMEKERNELS_H
 #define LECTOR_CFRAMEKERNELS_H
 
-// The capture side's per-pixel loops (LectorCore's FrameStack, LumaProfiles and the luma
+// The capture side's per-pixel loops (LectorLive's FrameStack, LectorImaging's LumaProfiles and luma
 // of packed YUV frames), in C so that they run compiled with optimization (and
 // auto-vectorised) in debug builds too: Swift's loops, and above all its SIMD types, are
 // dozens of times slower unoptimized. Plain functions on caller-owned memory: no

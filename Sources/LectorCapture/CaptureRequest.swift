@@ -1,0 +1,23 @@
+import LectorImaging
+import LectorProtocol
+import LectorSystem
+
+/// What the user asked a camera's capture to negotiate (V4L2 sources only).
+public struct CaptureRequest: Equatable, Sendable {
+    public var format: PixelFormat?
+    public var size: (width: Int, height: Int)?
+    public var fps: Double?
+    public var io = "auto"
+    /// mmap buffers to ask the driver for (`--buffers`, default 4).
+    public var buffers: Int?
+    /// Seconds without a frame before the device counts as lost (`--stall-timeout-ms`).
+    public var stallTimeout: Double?
+
+    public init() {}
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.format == rhs.format && lhs.fps == rhs.fps && lhs.io == rhs.io
+            && lhs.buffers == rhs.buffers && lhs.stallTimeout == rhs.stallTimeout
+            && lhs.size?.width == rhs.size?.width && lhs.size?.height == rhs.size?.height
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import LectorCapture
+import LectorPipeline
+import LectorProtocol
+import LectorServer
+import LectorSystem
+import Synchronization
+
+/// `lectord` itself: starts one ``Camera`` per source, publishes what they recognize,
+/// and stops in order on SIGINT/SIGTERM, on `--max-frames`, or when every replay ends.
+public final class Daemon: Sendable {
+    private let options: DaemonOptions
+    private let logger: Logger
+    private let stop = StopSignal()
+    private let stdoutPublisher: StdoutPublisher?
+    /// The command line before the configuration file was merged in, and the file:
+    /// what SIGHUP reloads.
+    private let commandLine: DaemonOptions
+    private let configPath: String?
+    /// The options in force: `options`, then what each SIGHUP applied.
+    private let effective: Mutex<DaemonOptions>
+    /// Each camera's rules, by camera name (SIGHUP replaces their rules).
+    private let ruleBooks = Mutex<[String: RuleBook]>([:])
+
+    /// - Parameters:
+    ///   - options: the options in force (command line merged with the configuration file).
+    ///   - commandLine: the command line alone, merged again with the file on SIGHUP.
+    ///   - configPath: the configuration file, if any.
+    public init(options: DaemonOptions, logger: Logger, commandLine: DaemonOptions? = nil, configPath: String? = nil) {
+        self.options = options
+        self.logger = logger
+        self.commandLine = commandLine ?? options
+        self.configPath = configPath
+        effective = Mutex(options)
+        stdoutPublisher = options.stdout ? StdoutPublisher(maxFrames: options.maxFrames) : nil
+    }
+
+    /// Runs until stopped; returns the process exit status.
+    public func run() -> Int32 {
+        // The socket first: a second instance is refused before it loads anything.
+        var listener: ListeningSocket?
+        if !options.stdout || options.socketPath != nil {
+            do {
+                listener = ListeningSocket.fromSystemd()
+                if listener == nil {
+                    let path = options.socketPath ?? SocketPath.standard()
+                    if options.socketPath == nil, SocketPath.isFallback(path) {
+                        try SocketPath.prepareFallback(SocketPath.fallbackDirectory())
+                    }
+                    listener = try ListeningSocket.bind(path: path, group: options.socketGroup)
+                }
+            } catch {
+                logger.error("cannot serve the socket", [("reason", "\(error)")])
+                return 1
+            }
+        }
+        let targets = PublicationTargets()
+        var cameras: [Camera] = []
+        var recorders: [FrameRecorder] = []
+        defer { for recorder in recorders { recorder.stop() } }
+        for spec in options.cameras {
+            do {
+                let source = try SourceFactory.makeSource(for: spec, logger: logger)
+                let publisher = stdoutPublisher
+                let stop = self.stop
+                var recorder: FrameRecorder?
+                if let directory = options.recordDirectory {
+                    let made = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
+                                                 maximumBytes: options.recordMaximumMegabytes << 20, logger: logger)
+                    recorders.append(made)
+                    recorder = made
+                }
+                let rules = RuleBook(device: spec.name, rules: spec.rules, logger: logger)
+                ruleBooks.withLock { $0[spec.name] = rules }
+                let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                            cameras: options.cameras.count)
+                let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
+                                        orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
+                                        logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
+                    var publication = made
+                    publication.matches = rules.matches(in: made)
+                    targets.hub?.record(publication)
+                    targets.server?.publish(publication)
+                    if publisher?.publish(publication) == .finished { stop.raise() }
+                }
+                cameras.append(camera)
+                // A device not plugged in is not "ready" (its source said so when made).
+                if source.absence == nil {
+                    logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
+                                                 ("orientation", camera.orientation.imageOrientation.description)])
+                }
+            } catch {
+                logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
+                listener?.close()
+                return 1
+            }
+        }
+        // --stdout keeps every camera running and exits when every source has ended.
+        let alwaysOn = options.alwaysOn || options.stdout
+        let ended = Mutex(0)
+        let cameraCount = cameras.count
+        let hub = CameraHub(cameras: cameras, alwaysOn: alwaysOn, logger: logger) { [stop, options] _ in
+            if options.stdout, ended.withLock({ $0 += 1; return $0 }) == cameraCount { stop.raise() }
+        }
+        targets.hub = hub
+
+        var server: SocketServer?
+        if let listener {
+            do {
+                server = try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
+            } catch {
+                listener.close()
+                logger.error("cannot serve the socket", [("reason", "\(error)")])
+                return 1
+            }
+        }
+        targets.server = server
+        server?.start()
+        if alwaysOn { hub.startAll() }
+        // Under systemd: READY=1 once what was waiting on the socket is answered (the WATCH of
+        // a socket-activating client starts its camera) and the cameras started opened or
+        // are lost; STATUS=, honest WATCHDOG=1; nil otherwise.
+        if SystemdNotifier.fromEnvironment(ProcessInfo.processInfo.environment) != nil {
+            server?.waitUntilSettled(seconds: 2)
+            hub.waitForStartsAndStops()
+        }
+        let systemd = SystemdService.start(hub: hub, logger: logger)
+
+        _ = SignalObserver { [self, stop, logger, server] signal in
+            if signal == SIGHUP {
+                reload(hub: hub, server: server)
+                return
+            }
+            logger.notice("stopping", [("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")])
+            stop.raise()
+        }
+        while !stop.wait(seconds: 3600) {}
+        systemd?.stopping()
+        hub.stopAll()
+        // Hooks still running (the end of a --stdout replay) finish, each within its timeout.
+        for rules in ruleBooks.withLock({ Array($0.values) }) { rules.waitForHooks() }
+        server?.shutdown()
+        for camera in cameras {
+            let counts = camera.counters.snapshot
+            logger.info("camera stopped", [("device", camera.name), ("captured", "\(counts.captured)"),
+                                           ("recognized", "\(counts.recognized)"), ("dropped", "\(counts.dropped)"),
+                                           ("rejected", "\(counts.rejected)"), ("unchanged", "\(counts.unchanged)")])
+        }
+        if stdoutPublisher?.failed == true { return 1 }
+        return 0
+    }
+}
+
+extension Daemon {
+    /// Where `--record DIR` keeps a camera's frames: DIR itself for one camera, else a
+    /// folder per camera named after it (`/` and other odd characters as `_`).
+    static func recordDirectory(_ directory: String, camera name: String, cameras: Int) -> String {
+        guard cameras > 1 else { return directory }
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." ? $0 : "_" })
+        return directory + "/" + safe.trimmingCharacters(in: CharacterSet(charactersIn: "_"))
+    }
+
+    /// SIGHUP: reads the configuration file again and applies, without reopening the
+    /// socket or a camera, every option ``DaemonOptionTable`` marks live (orientation,
+    /// recognizer settings, stall timeout, always-on, client limits, log level); logs what it
+    /// applied and what needs a restart. An invalid file is reported and changes nothing.
+    func reload(hub: CameraHub, server: SocketServer?) {
+        guard let configPath else {
+            logger.notice("SIGHUP: no configuration file to reload")
+            return
+        }
+        let reloaded: DaemonOptions
+        do {
+            reloaded = try commandLine.merged(with: try ConfigFile.load(path: configPath))
+        } catch {
+            logger.error("configuration not reloaded", [("file", configPath), ("reason", "\(error)")])
+            return
+        }
+        let current = effective.withLock { $0 }
+        var plan = ReloadPlan(current: current, reloaded: reloaded)
+        for (index, camera) in plan.effective.cameras.enumerated() {
+            guard let live = hub.camera(camera.name) else { continue }
+            let before = current.cameras[index]
+            if camera.orientation != before.orientation {
+                live.orientation.replace(with: SourceFactory.orientation(for: camera, source: live.source))
+            }
+            if camera.recognizer != before.recognizer {
+                do {
+                    try live.replaceRecognizer(options: camera.recognizer)
+                } catch {
+                    logger.error("recognizer settings not applied", [("device", camera.name), ("reason", "\(error)")])
+                    plan.effective.cameras[index].recognizer = before.recognizer
+                    plan.applied.removeAll { $0.hasPrefix("\(camera.name): ") && Self.recognizerKeys.contains(String($0.dropFirst(camera.name.count + 2))) }
+                }
+            }
+            if camera.live != before.live {
+                live.updateLive(camera.live)
+            }
+            if camera.rules != before.rules {
+                ruleBooks.withLock { $0[camera.name] }?.replace(rules: camera.rules)
+            }
+            if camera.capture.stallTimeout != before.capture.stallTimeout {
+                (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
+                (live.source as? LibcameraSource)?.setStallTimeout(camera.capture.stallTimeout)
+            }
+        }
+        hub.setAlwaysOn(plan.effective.alwaysOn || plan.effective.stdout)
+        server?.reconfigure(plan.effective.server)
+        logger.level = plan.effective.logLevel
+        effective.withLock { $0 = plan.effective }
+        logger.notice("configuration reloaded", [("file", configPath),
+                                                  ("applied", plan.applied.isEmpty ? "nothing changed" : plan.applied.joined(separator: ","))])
+        if !plan.needsRestart.isEmpty {
+            logger.warning("some changes take effect only after a restart", [("changed", plan.needsRestart.joined(separator: ","))])
+        }
+    }
+
+    /// The keys of the recognizer's settings (all applied together or not at all).
+    private static let recognizerKeys: Set<String> = Set(DaemonOptionTable.options.filter { $0.group == .recognition }.compactMap(\.key))
+}
+
+/// Where the cameras' publish and state callbacks deliver; set once the hub and the
+/// server exist (the cameras are made first).
+private final class PublicationTargets: Sendable {
+    private let state = Mutex<(hub: CameraHub?, server: SocketServer?)>((nil, nil))
+
+    var hub: CameraHub? {
+        get { state.withLock { $0.hub } }
+        set { state.withLock { $0.hub = newValue } }
+    }
+
+    var server: SocketServer? {
+        get { state.withLock { $0.server } }
+        set { state.withLock { $0.server = newValue } }
+    }
+}
+
+/// `--stdout`: writes each recognized frame's TEXT and FRAME lines, and counts frames
+/// for `--max-frames`.
+final class StdoutPublisher: Sendable {
+    enum Outcome { case published, finished }
+
+    private struct State {
+        var published = 0
+        var failed = false
+    }
+
+    private let maxFrames: Int?
+    private let state = Mutex(State())
+
+    init(maxFrames: Int?) { self.maxFrames = maxFrames }
+
+    var failed: Bool { state.withLock { $0.failed } }
+
+    /// Writes the lines unless `--max-frames` were already written; serialised so lines
+    /// of several cameras never interleave.
+    func publish(_ publication: Publication) -> Outcome {
+        state.withLock { state in
+            if state.failed { return .finished }
+            if let maxFrames, state.published >= maxFrames { return .finished }
+            do throws(SystemError) {
+                try LineWriter.writeLine(publication.textLine, to: 1)
+                try LineWriter.writeLine(publication.frame.message.bytes, to: 1)
+                for track in publication.trackMessages { try LineWriter.writeLine(track.bytes, to: 1) }
+                for match in publication.matches { try LineWriter.writeLine(match.bytes, to: 1) }
+            } catch {
+                state.failed = error.errno != EPIPE  // a reader that left is a normal end
+                return .finished
+            }
+            state.published += 1
+            if let maxFrames, state.published >= maxFrames { return .finished }
+            return .published
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import LectorImaging
+import LectorProtocol
+import LectorSystem
+
+/// A motion-compensated running mean of the recent frames of one still scene.
+///
+/// Each new luma frame is aligned to the stack's reference (the first frame of the
+/// scene) by its global shift (``LumaProfiles``) and folded into an 8.8 fixed-point
+/// running mean that weighs the newest frame 1/n, n growing to `capacity`: after
+/// `capacity` frames it behaves like the mean of the last `capacity` frames. The mean is
+/// read out in the newest frame's coordinates, so boxes found in it are where the text
+/// is now.
+///
+/// A new scene is never blurred with the old one: the stack starts again from the new
+/// frame when the shift is at the edge of the search (large motion), when the profiles
+/// no longer match, or when some 16×16 blocks of the aligned frame differ from the mean
+/// by more than noise can explain (content change).
+///
+/// Not thread-safe: one owner (the camera's capture thread).
+public final class FrameStack {
+    /// Why the stack started again with the newest frame.
+    public enum Start: String, Sendable {
+        case first, size, motion, content
+    }
+
+    /// What adding a frame did.
+    public enum Outcome: Sendable, Equatable {
+        case folded
+        case started(Start)
+    }
+
+    /// Tuning, measured on the generated camera-like sequences (scripts/make-live-sequences.py).
+    public struct Settings: Sendable, Equatable {
+        /// Frames in the mean at most (1: the newest frame only, still aligned and signed).
+        public var capacity: Int
+        /// Largest global shift followed, per axis, in pixels; more is a large motion.
+        public var searchRadius = 32
+        /// Profile mismatch from which the frame shows another scene.
+        public var mismatchLimit: Float = 0.9
+        /// A block whose aligned mean differs from the stack's by more than this many
+        /// gray levels has changed.
+        public var blockLevel = 16
+        /// Changed blocks from which the content changed.
+        public var changedBlocks = 3
+
+        public init(capacity: Int) { self.capacity = max(1, capacity) }
+    }
+
+    /// Side of the square blocks of the change test and the signature.
+    public static let blockSide = 16
+
+    public let settings: Settings
+    public private(set) var width = 0
+    public private(set) var height = 0
+    /// Frames folded since the stack started, capped at the capacity: how many frames
+    /// the mean averages.
+    public private(set) var count = 0
+    /// Counts starts: two reads with the same generation saw the same scene.
+    public private(set) var generation = 0
+    /// The newest frame's shift from the reference.
+    public private(set) var shift = EstimatedShift(dx: 0, dy: 0)
+    /// Block means of the current mean, in the reference's coordinates.
+    public private(set) var signature = SceneSignature(blocksWide: 0, blocksHigh: 0, means: [])
+
+    private var accumulator: [UInt16] = []
+    private var reference = LumaProfiles(rows: [], columns: [])
+    private var blockDifference: [Int32] = []
+    private var blockSum: [UInt32] = []
+
+    public init(settings: Settings) { self.settings = settings }
+
+    /// Forgets the scene; the next frame starts a new stack.
+    public func reset() { count = 0 }
+
+    /// Aligns `luma` to the stack and folds it in, or starts again from it.
+    @discardableResult
+    public func add(_ luma: GrayImage) -> Outcome {
+        let profiles = LumaProfiles(luma)
+        if count == 0 { return start(luma, profiles, .first) }
+        if luma.width != width || luma.height != height { return start(luma, profiles, .size) }
+        let estimated = profiles.shift(from: reference, radius: settings.searchRadius)
+        if abs(estimated.dx) >= settings.searchRadius || abs(estimated.dy) >= settings.searchRadius {
+            return start(luma, profiles, .motion)
+        }
+        if estimated.mismatch > settings.mismatchLimit { return start(luma, profiles, .content) }
+        let changed = fold(luma, shift: estimated, frames: min(count + 1, settings.capacity))
+        if changed >= settings.changedBlocks { return start(luma, profiles, .content) }
+        shift = estimated
+        count = min(count + 1, settings.capacity)
+        return .folded
+    }
+
+    private func start(_ luma: GrayImage, _ profiles: LumaProfiles, _ reason: Start) -> Outcome {
+        width = luma.width
+        height = luma.height
+        let blocksWide = (width + Self.blockSide - 1) / Self.blockSide
+        let blocksHigh = (height + Self.blockSide - 1) / Self.blockSide
+        if accumulator.count != width * height { accumulator = [UInt16](repeating: 0, count: width * height) }
+        if blockSum.count != blocksWide * blocksHigh {
+            blockSum = [UInt32](repeating: 0, count: blocksWide * blocksHigh)
+            blockDifference = [Int32](repeating: 0, count: blocksWide * blocksHigh)
+        }
+        reference = profiles
+        shift = EstimatedShift(dx: 0, dy: 0)
+        _ = fold(luma, shift: shift, frames: 1)
+        count = 1
+        generation += 1
+        return .started(reason)
+    }
+
+    /// Folds `luma`, shifted back by `shift`, into the mean with weight 1/`frames`, and
+    /// recomputes the signature. Returns how many blocks changed beyond noise.
+    private func fold(_ luma: GrayImage, shift: EstimatedShift, frames: Int) -> Int {
+        let width = self.width, height = self.height, side = Self.blockSide
+        let blocksWide = (width + side - 1) / side, blocksHigh = (height + side - 1) / side
+        let weight = Int32(32768 / frames)  // 1/frames in 1/32768ths: (65280 × 32768) fits Int32
+        luma.pixels.withUnsafeBufferPointer { source in
+            accumulator.withUnsafeMutableBufferPointer { mean in
+                blockSum.withUnsafeMutableBufferPointer { sums in
+                    blockDifference.withUnsafeMutableBufferPointer { differences in
+                        FrameKernels.fold(source, stride: width, into: mean, width: width, height: height, dx: shift.dx, dy: shift.dy,
+                                          weight: weight, side: side, blockSums: sums, blockDifferences: differences)
+                    }
+                }
+            }
+        }
+        let limit = Int64(settings.blockLevel * side * side) << 8
+        var means = [UInt8](repeating: 0, count: blockSum.count)
+        let changed = blockSum.withUnsafeBufferPointer { sums in
+            blockDifference.withUnsafeBufferPointer { differences in
+                means.withUnsafeMutableBufferPointer { means in
+                    FrameKernels.blockSummary(sums: sums, differences: differences, width: width, height: height, side: side,
+                                              limit: limit, into: means)
+                }
+            }
+        }
+        signature = SceneSignature(blocksWide: blocksWide, blocksHigh: blocksHigh, means: means)
+        return changed
+    }
+
+    /// Writes the mean in the newest frame's coordinates into `image` (edges the shift
+    /// uncovers repeat the nearest pixel of the mean).
+    public func mean(into image: inout GrayImage) {
+        image.resize(width: width, height: height)
+        image.pixels.withUnsafeMutableBufferPointer { mean(into: $0) }
+    }
+
+    /// The same into `out`, rows `stride` bytes apart (at least `width`), which holds at
+    /// least (`height` − 1) × `stride` + `width` bytes.
+    public func mean(into out: UnsafeMutableBufferPointer<UInt8>, stride: Int? = nil) {
+        let stride = stride ?? width
+        precondition(stride >= width && out.count >= max(0, (height - 1) * stride + width), "mean(into:) needs height rows of stride bytes")
+        accumulator.withUnsafeBufferPointer { mean in
+            FrameKernels.readOut(mean, width: width, height: height, dx: shift.dx, dy: shift.dy, into: out, outStride: stride)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LectorImaging
+import LectorProtocol
+import LectorSystem
+
+/// The capture side of live text: turns each captured frame into a stacked GREY frame.
+///
+/// The frame's luma is extracted (a copy; MJPEG is decoded), its buffer is given back
+/// to the driver at once, and the luma is folded into a ``FrameStack``. The result lives
+/// in Lector's own memory, so the zero-copy promise holds: no driver buffer waits for
+/// the recognizer. One per camera, used by the source thread only.
+///
+/// A stacked frame's pixels are read out of the stack only when a recognizer takes it
+/// (``StackedFrameBuffer``): a frame the mailbox replaces unread, or the change gate
+/// skips, costs the fold alone.
+///
+/// Once the stack is full, it folds at most one frame per ``fullStackInterval``: its
+/// mean already averages `capacity` frames, and a 30 or 60 fps camera then costs the
+/// capture thread what a 16 fps one does. The frames between are given back unread.
+public final class FrameStacker: @unchecked Sendable {
+    // The source thread alone calls fold and reset; recognizer threads read stacked
+    // frames out of the stack under `shared.lock`, which fold holds while it changes the
+    // stack.
+    /// Least time between two frames folded into a full stack (16 frames a second, with
+    /// room for a 15 fps camera's timing jitter).
+    public static let fullStackInterval = 60.0
+    private let extractor = LumaExtractor()
+    /// The stack. Read it on the source thread only (recognizers read stacked frames).
+    public let stack: FrameStack
+    private let shared: StackedFrameBuffer.Shared
+    /// The buffer of the last stacked frame made: detached before the stack changes.
+    private var latest: StackedFrameBuffer?
+    private var luma = GrayImage(width: 0, height: 0)
+    /// Capture time of the last frame folded.
+    private var lastFolded: MonotonicInstant?
+    private let logger: Logger?
+    private let colorPreview: ColorPreviewDemand?
+
+    /// - Parameters:
+    ///   - capacity: frames averaged at most (1: none, still aligned and signed).
+    ///   - colorPreview: while it is wanted, each stacked frame carries a copy of the
+    ///     frame as captured.
+    public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, logger: Logger? = nil) {
+        stack = FrameStack(settings: .init(capacity: capacity))
+        shared = StackedFrameBuffer.Shared(stack: stack)
+        self.colorPreview = colorPreview
+        self.logger = logger
+    }
+
+    /// Forgets the scene: the next frame starts a new stack (a camera that starts again).
+    public func reset() {
+        shared.lock.withLock { stack.reset() }
+        lastFolded = nil
+    }
+
+    /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
+    /// newest frame's sequence and timestamp; nil when the stack is full and folded a
+    /// frame less than ``fullStackInterval`` ago (the frame counts as dropped). `frame`'s
+    /// buffer is given back on every path.
+    /// - Parameter beforeFolding: called once the frame is known to be folded, before
+    ///   the stack changes: the place to withdraw the previous stacked frame from the
+    ///   mailbox (given back there unread, it is never read out).
+    /// - Throws: when the frame cannot be decoded (it is then rejected).
+    public func fold(_ frame: Frame, beforeFolding: () -> Void = {}) throws(FrameError) -> Frame? {
+        if stack.settings.capacity > 1, stack.count >= stack.settings.capacity, let lastFolded,
+           frame.timestamp >= lastFolded, frame.timestamp.milliseconds(since: lastFolded) < Self.fullStackInterval {
+            frame.giveBack()
+            return nil
+        }
+        lastFolded = frame.timestamp
+        do {
+            try extractor.extract(frame, into: &luma)
+        } catch {
+            frame.giveBack()
+            logger?.frameRejected(frame, reason: error.description)
+            throw error
+        }
+        let captured = colorPreview?.keep(frame)
+        frame.giveBack()
+        beforeFolding()
+        let (outcome, buffer) = shared.lock.withLock {
+            // The previous stacked frame keeps its mean if it can still be read.
+            latest?.detach()
+            let outcome = stack.add(luma)
+            let buffer = StackedFrameBuffer(shared: shared)
+            latest = buffer
+            return (outcome, buffer)
+        }
+        if case let .started(reason) = outcome {
+            logger?.debug("stack started", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])
+        }
+        var stacked = Frame(format: .grey, width: stack.width, height: stack.height, sequence: frame.sequence,
+                            timestamp: frame.timestamp, buffer: buffer)
+        stacked.stackInfo = StackedFrameInfo(stacked: stack.count, generation: stack.generation, shift: stack.shift,
+                                             signature: stack.signature, capturedFormat: frame.format,
+                                             isFull: stack.count >= stack.settings.capacity, captured: captured)
+        return stacked
+    }
+}

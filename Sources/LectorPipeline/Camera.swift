@@ -1,0 +1,233 @@
+import Foundation
+import LectorCapture
+import LectorImaging
+import LectorLive
+import LectorProtocol
+import LectorRecognition
+import LectorSystem
+import Synchronization
+
+/// One camera (or replay): a frame source on one thread, a pool of recognizer threads
+/// (``RecognitionLoop``), the latest-frame mailbox between them. Cameras share nothing, so one that stalls or fails
+/// never delays another.
+///
+/// A camera can be started and stopped again and again (it runs only while watched):
+/// each run has its own stop signal and completion group.
+public final class Camera: @unchecked Sendable {
+    // Set in init and never changed; `currentRun` is guarded by its mutex.
+    public let name: String
+    public let source: any FrameSource
+    public let counters = FrameCounters()
+    public let orientation: OrientationControl
+    private let mailbox = LatestFrameMailbox()
+    private let loop: RecognitionLoop
+    /// Folds captured frames into a stack (live text); nil with `--stack off --gate off`.
+    private let stacker: FrameStacker?
+    private let currentRun = Mutex<Run?>(nil)
+    private let logger: Logger
+    private let info: DeviceState
+    private let stateChanged: @Sendable (DeviceInfo) -> Void
+    /// `--record`: where every captured frame is also kept.
+    public let recorder: FrameRecorder?
+
+    /// - Parameters:
+    ///   - recognizers: recognizer threads, each with its own Tesseract engine (a
+    ///     source paced by its recognizer, a replay without `--fps`, gets one: it loses
+    ///     no frame, and results that finish out of order would be dropped).
+    ///   - publish: called on a recognizer thread for every recognized frame, one call at a
+    ///     time, in capture order; must not block.
+    ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
+    ///   - name: the camera's name in messages, requests and logs (`[camera NAME]`); nil: the source's.
+    public init(source: any FrameSource, name: String? = nil, recognizer options: RecognizerOptions, recognizers: Int = 1,
+                orientation: OrientationSettings, live: LiveSettings = LiveSettings(), logger: Logger,
+                recorder: FrameRecorder? = nil, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
+        let name = name ?? source.name
+        self.name = name
+        self.recorder = recorder
+        let info = DeviceState(DeviceInfo(path: source.name, state: .idle, name: name), name: name,
+                               zones: options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) })
+        self.info = info
+        self.stateChanged = stateChanged
+        self.source = source
+        self.orientation = OrientationControl(orientation)
+        self.logger = logger.with("device", name)
+        let colorPreview = ColorPreviewDemand()
+        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
+        loop = try RecognitionLoop(device: name, options: options,
+                                   recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview,
+                                   mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,
+                                   warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
+                                   reportZones: { zones in if let changed = info.setZones(zones) { stateChanged(changed) } },
+                                   publish: publish)
+        // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
+        if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
+        _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil)
+    }
+
+    /// One start-to-end of the two threads.
+    private struct Run {
+        let stop = StopSignal()
+        let finished = DispatchGroup()
+    }
+
+    /// Colour previews asked for: the recognizer keeps captured frames only then.
+    public var colorPreview: ColorPreviewDemand { loop.colorPreview }
+
+    /// Whether the threads of a run are active (started and not yet stopped).
+    public var isRunning: Bool { currentRun.withLock { $0 != nil } }
+
+    /// Starts the source and recognizer threads; does nothing when they run already.
+    /// - Parameter onEnd: called once both threads have ended (the source ran out, or stop()).
+    public func start(onEnd: @escaping @Sendable () -> Void = {}) {
+        let run = Run()
+        let started = currentRun.withLock { current in
+            if current != nil { return false }
+            current = run
+            return true
+        }
+        guard started else { return }
+        let stopSignal = run.stop
+        let finished = run.finished
+        mailbox.reopen()
+        loop.resume()
+        stacker?.reset()  // a new run may look at another scene
+        let sink = CameraFrameSink(mailbox: mailbox, counters: counters, stacker: stacker, recorder: recorder) { [self] newInfo in
+            stateChanged(info.report(newInfo))
+        }
+        finished.enter()
+        for _ in 0..<loop.recognizers { finished.enter() }
+        Thread.detachNewThread { [self] in
+            do {
+                try source.run(into: sink, stop: stopSignal)
+            } catch {
+                logger.error("source failed", [("reason", "\(error)")])
+            }
+            // The source ended: let the recognizer finish what is waiting, then close.
+            _ = mailbox.waitUntilEmpty()
+            if mailbox.close() { counters.countDropped() }
+            finished.leave()
+        }
+        for slot in 0..<loop.recognizers {
+            Thread.detachNewThread { [self] in
+                Thread.current.name = "lector-recognize-\(slot)"
+                loop.run(slot: slot)
+                finished.leave()
+            }
+        }
+        finished.notify(queue: .global()) { [self] in
+            currentRun.withLock { if $0?.stop === stopSignal { $0 = nil } }
+            onEnd()
+        }
+    }
+
+    /// Stops the threads: the source stops, recognitions in progress are cancelled,
+    /// a waiting frame is given back. Returns once all have ended.
+    public func stop() {
+        guard let run = currentRun.withLock({ $0 }) else { return }
+        run.stop.raise()
+        if mailbox.close() { counters.countDropped() }
+        loop.cancel()
+        run.finished.wait()
+        currentRun.withLock { if $0?.stop === run.stop { $0 = nil } }
+    }
+
+    /// The recognizer settings in force (SIGHUP changes them).
+    public var recognizerOptions: RecognizerOptions { loop.recognizerOptions }
+
+    /// Recognizes the following frames with `options` (SIGHUP), without stopping the camera.
+    /// - Throws: when Tesseract cannot start with them; the camera goes on as before.
+    public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
+        let before = loop.recognizerOptions
+        try loop.replaceRecognizer(options: options)
+        // New zones are listed at once (a camera nobody watches reads no frame); whether
+        // they fit is said again with the next frame.
+        if options.zones != before.zones || options.language != before.language {
+            loop.forgetZones()
+            let zones = options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) }
+            if let changed = info.setZones(zones) { stateChanged(changed) }
+        }
+        if let changed = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil) { stateChanged(changed) }
+    }
+
+    /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
+    /// fixed when the camera is made.
+    public func updateLive(_ live: LiveSettings) {
+        loop.updateLive(live)
+    }
+
+    /// Recognizer threads (and Tesseract engines) of this camera.
+    public var recognizers: Int { loop.recognizers }
+
+    /// The latest state the source reported.
+    /// A camera not opened (idle) whose device is missing is shown lost, with why.
+    public var deviceInfo: DeviceInfo {
+        var current = info.current
+        if current.state == .idle, let absence = source.absence {
+            current.state = .lost
+            current.error = absence
+        }
+        return current
+    }
+}
+
+/// A camera's latest state as its source reported it, with its recognizer's warning.
+/// What a source reports is relabelled: `path` stays the source's, `name` becomes the
+/// camera's name and the source's own description (a V4L2 card name) moves to `card`.
+private final class DeviceState: Sendable {
+    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?)>
+    private let name: String
+
+    init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
+        state = Mutex((info, nil, zones, nil))
+        self.name = name
+    }
+
+    /// Stores the zones as the recognizer last found them; returns the new state when they changed.
+    func setZones(_ zones: [ZoneInfo]?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.zones != zones else { return nil }
+            state.zones = zones
+            return Self.merged(state)
+        }
+    }
+
+    /// Stores the layout the recognizers read with; returns the new state when it changed.
+    func setLayout(_ layout: String?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.layout != layout else { return nil }
+            state.layout = layout
+            return Self.merged(state)
+        }
+    }
+
+    var current: DeviceInfo { state.withLock { Self.merged($0) } }
+
+    /// Stores what the source reports; returns it with the warning.
+    func report(_ info: DeviceInfo) -> DeviceInfo {
+        var info = info
+        if info.card == nil { info.card = info.name }
+        info.name = name
+        return state.withLock { state in
+            state.info = info
+            return Self.merged(state)
+        }
+    }
+
+    /// Stores the recognizer's warning; returns the new state when it changed.
+    func warn(_ warning: String?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.warning != warning else { return nil }
+            state.warning = warning
+            return Self.merged(state)
+        }
+    }
+
+    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?)) -> DeviceInfo {
+        var info = state.info
+        info.warning = state.warning
+        info.zones = state.zones
+        info.layout = state.layout
+        return info
+    }
+}

@@ -1,0 +1,372 @@
+import Foundation
+import LectorCapture
+import LectorImaging
+import LectorLive
+import LectorProtocol
+import LectorRecognition
+import LectorSystem
+import Synchronization
+
+/// One recognized frame, ready to publish: the report, its default TEXT line already
+/// encoded (most subscribers get exactly that), and the FRAME report.
+public struct Publication: Sendable {
+    public var text: TextReport
+    /// The TEXT message at word level with no confidence filter, as one JSON line
+    /// (without newline).
+    public var textLine: [UInt8]
+    public var frame: FrameReport
+    /// The FRAME message as one JSON line (without newline), encoded once by the
+    /// publishing thread rather than by the server.
+    public var frameLine: [UInt8]
+    /// The upright gray image that produced `text` (for snapshots).
+    public var upright: GrayImage
+    /// The captured frame as delivered, kept only while colour previews are asked for.
+    public var captured: CapturedFrame?
+    /// What this frame did to the camera's line tracks (TRACK messages).
+    public var tracks: [TrackEvent]
+    /// The voted text of each line's track, in the order of the text's lines
+    /// (`changes_only` compares this, not a frame's raw text).
+    public var consensus: String
+    /// What the camera's rules matched in this frame (MATCH messages; set by the publisher).
+    public var matches: [MatchMessage] = []
+
+    /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
+    public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage, captured: CapturedFrame? = nil,
+                tracks: [TrackEvent] = [], consensus: String? = nil) {
+        self.captured = captured
+        self.text = text
+        self.textLine = textLine
+        self.frame = frame
+        frameLine = frame.message.bytes
+        self.upright = upright
+        self.tracks = tracks
+        self.consensus = consensus ?? text.text.text
+    }
+
+    /// The TRACK messages of ``tracks``.
+    public var trackMessages: [TrackMessage] { tracks.map { $0.message(transform: text.transform) } }
+}
+
+/// The recognizer side of a camera: ``RecognizerPool/count`` recognizer threads, each
+/// taking the newest frame from the mailbox when it becomes free (the latest-frame rule:
+/// no frame waits behind another), extracting luma, turning it upright, recognizing it
+/// with its own Tesseract engine, and handing the result to `publish`. Never waits for
+/// a client.
+///
+/// Results can finish out of order. They pass one ordered step (`ordering`): a result
+/// whose frame was captured before one already published is not published (counted as
+/// dropped), so capture times of published results strictly increase; the tracker, the
+/// gate's state and `publish` run inside that step, so tracks are updated one result at
+/// a time, in capture order.
+public final class RecognitionLoop: @unchecked Sendable {
+    // `lock` guards `liveSettings`; `ordering` guards the tracker, the gate's state and
+    // `lastPublished`; each slot's `Worker` is touched by its own thread only.
+    public let device: String
+    private let mailbox: LatestFrameMailbox
+    private let counters: FrameCounters
+    private let orientation: OrientationControl
+    private let lock = NSLock()
+    private let ordering = NSLock()
+    /// The camera's recognizers, one per thread.
+    public let pool: RecognizerPool
+    private let workers: [Worker]
+    private let logger: Logger
+    private let publish: @Sendable (Publication) -> Void
+    private let warn: @Sendable (String?) -> Void
+    /// The warning last given to `warn` (under `lock`: recognizer threads share it).
+    private var lastWarning: String?
+    /// Told the camera's zones, with what of them does not fit the frames, when that changes.
+    private let reportZones: @Sendable ([ZoneInfo]?) -> Void
+    /// The zones last given to `reportZones` (under `lock`).
+    private var lastZones: [ZoneInfo]?
+    /// Gate and track settings; SIGHUP may replace them (``updateLive(_:)``), so `lock`
+    /// guards this copy and each frame reads it once.
+    private var liveSettings: LiveSettings
+    /// The camera's line tracks; inside `ordering` only.
+    public let tracker: LineTracker
+    /// The stack generation, signature, capture time, fullness and reading setup of the
+    /// frame last recognized (the gate's reference).
+    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool, setup: ReadingSetup)?
+    /// Counts recognizer replacements (SIGHUP; under `lock`).
+    private var recognizerRevision = 0
+    /// Reads of the current still scene since its stack filled.
+    private var readsOfScene = 0
+    /// Capture time of the last published result.
+    private var lastPublished: MonotonicInstant?
+    /// `rotation auto`: checks the quarter turn of the captured luma when a scene changes.
+    public let autoOrientation: AutoOrientation
+
+    /// What one recognizer thread reuses from frame to frame.
+    private final class Worker: @unchecked Sendable {
+        let extractor = LumaExtractor()
+        var luma = GrayImage(width: 0, height: 0)
+    }
+
+    /// - Parameter recognizers: recognizer threads (and Tesseract engines), at least 1.
+    public init(device: String, options: RecognizerOptions, recognizers: Int = 1, live: LiveSettings = LiveSettings(),
+                colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
+                orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
+                reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in },
+                publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
+        self.device = device
+        self.warn = warn
+        self.reportZones = reportZones
+        liveSettings = live
+        self.colorPreview = colorPreview
+        tracker = LineTracker(device: device, settings: live.tracks)
+        self.mailbox = mailbox
+        self.counters = counters
+        self.orientation = orientation
+        self.logger = logger.with("device", device)
+        self.publish = publish
+        pool = try RecognizerPool(count: max(1, recognizers), options: options)
+        autoOrientation = AutoOrientation(dataPath: options.dataPath, logger: self.logger)
+        workers = (0..<pool.count).map { _ in Worker() }
+        reportLayout()
+    }
+
+    /// Whether the log said (once per process) that `layout auto` reads without the detector.
+    private static let saidWithoutDetector = Atomic<Bool>(false)
+
+    /// Says in the log which layout the camera reads with; once per process that `auto`
+    /// reads without the detector, and why.
+    private func reportLayout() {
+        let (layout, note) = pool.layout
+        switch layout {
+        case let .detector(modelPath):
+            logger.info("reading with the text-line detector", [("model", modelPath)])
+        case .tesseract:
+            if let note, !Self.saidWithoutDetector.exchange(true, ordering: .relaxed) {
+                logger.info("reading without the text-line detector: \(note)")
+            }
+        }
+    }
+
+    /// Recognizer threads this loop runs (``run(slot:)`` once per slot).
+    public var recognizers: Int { pool.count }
+
+    /// Where the last recognition of slot 0 spent its time inside Tesseract (benchmarks).
+    /// Read it from the thread that calls ``process(_:)``.
+    public var lastRecognitionTimings: RecognitionTimings { pool.lastTimings(slot: 0) }
+
+    /// Colour previews asked for (by SNAPSHOT with `color`): frames are kept only then.
+    public let colorPreview: ColorPreviewDemand
+
+    /// Stops every recognition in progress, or the next ones (shutdown); safe from any thread.
+    public func cancel() { pool.cancel() }
+
+    /// Lets recognition run again after ``cancel()``; call before a new run starts.
+    public func resume() { pool.resume() }
+
+    /// The settings of the recognizers the next frames use.
+    public var recognizerOptions: RecognizerOptions { pool.options }
+
+    /// Recognizes the next frames with `options` (SIGHUP): the new engines are loaded
+    /// here, on the caller's thread, and each recognizer thread takes up its new one
+    /// before its next frame; recognitions in progress finish with the old ones.
+    /// - Throws: when Tesseract cannot start with `options` (the old recognizers stay).
+    public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
+        try pool.replace(options: options)
+        lock.withLock { recognizerRevision += 1 }
+        reportLayout()
+    }
+
+    /// Reports the zones again with the next frame (their settings changed).
+    public func forgetZones() {
+        lock.withLock { lastZones = nil }
+    }
+
+    /// The gate's and the tracks' settings for the next frame (SIGHUP); safe from any
+    /// thread. The stack's size is the capture side's and does not change here.
+    public func updateLive(_ live: LiveSettings) {
+        lock.withLock { liveSettings = live }
+    }
+
+    /// Recognizes frames with slot 0 until the mailbox closes.
+    public func run() { run(slot: 0) }
+
+    /// Recognizes frames with recognizer `slot` until the mailbox closes; each slot on a
+    /// thread of its own.
+    public func run(slot: Int) {
+        while let frame = mailbox.take() {
+            process(frame, slot: slot)
+        }
+    }
+
+    /// Recognizes one frame with slot 0 and gives its buffer back. Public for benchmarks and tests.
+    public func process(_ frame: Frame) { process(frame, slot: 0) }
+
+    /// Recognizes one frame with recognizer `slot` and gives its buffer back.
+    public func process(_ frame: Frame, slot: Int) {
+        let worker = workers[slot]
+        let start = MonotonicInstant.now()
+        let (live, recognizerRevision) = lock.withLock { (liveSettings, self.recognizerRevision) }
+        let turn = orientation.orientationAndRevision
+        let setup = ReadingSetup(orientation: turn.orientation, orientationRevision: turn.revision, recognizerRevision: recognizerRevision)
+        if let info = frame.stackInfo {
+            let unchanged = ordering.withLock {
+                tracker.settings = live.tracks
+                guard isUnchanged(info, setup: setup, live: live, at: frame.timestamp) else { return false }
+                if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
+                return true
+            }
+            if unchanged {
+                frame.giveBack()
+                counters.countUnchanged()
+                return
+            }
+        }
+        do {
+            try worker.extractor.extract(frame, into: &worker.luma)
+        } catch {
+            frame.giveBack()
+            counters.countRejected()
+            logger.frameRejected(frame, reason: error.description)
+            return
+        }
+        let luma = worker.luma
+        // A colour preview was asked for lately: keep the frame as captured (a stacked
+        // frame carries the copy its stacker kept).
+        let captured = frame.stackInfo.map(\.captured) ?? colorPreview.keep(frame)
+        // The luma is a copy: the driver can have its buffer back before recognition.
+        frame.giveBack()
+
+        autoOrientation.update(luma, stack: frame.stackInfo, at: frame.timestamp, control: orientation)
+        let inForce = orientation.inForce
+        let transform = OrientationTransform(orientation: inForce.orientation, sourceWidth: luma.width, sourceHeight: luma.height)
+        var upright = GrayImage(width: 0, height: 0)
+        transform.apply(luma, into: &upright)
+        let sharpness = FocusMeasure.sharpness(of: luma)
+        let prepared = MonotonicInstant.now()
+
+        let text: RecognizedText
+        do {
+            let recognizer = pool.begin(slot: slot)
+            // A region of interest outside the image (--roi, roi =): said once per change, in
+            // the log and in DEVICES.
+            let problem = recognizer.regionProblem(width: upright.width, height: upright.height)
+            let changed = lock.withLock {
+                guard problem != lastWarning else { return false }
+                lastWarning = problem
+                return true
+            }
+            if changed {
+                if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
+                warn(problem)
+            }
+            // Zones outside the upright image (said once per change; such a zone is not read).
+            let zones = recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height)
+            let previousZones: [ZoneInfo]?? = lock.withLock {
+                guard zones != lastZones else { return .none }
+                defer { lastZones = zones }
+                return .some(lastZones)
+            }
+            if let previousZones {
+                for zone in zones ?? [] where zone.warning != nil && previousZones?.first(where: { $0.name == zone.name })?.warning != zone.warning {
+                    logger.warning("zone does not fit the image", [("zone", zone.name), ("problem", zone.warning ?? "")])
+                }
+                reportZones(zones)
+            }
+            // The stack's scene: the detector layout re-reads the lines it knows, deskew
+            // reuses its angle.
+            let scene = frame.stackInfo.map { info in
+                let shift = Self.uprightShift(info.shift, transform: transform)
+                return SceneHint(generation: info.generation, dx: shift.dx, dy: shift.dy,
+                                 orientation: transform.orientation.rawValue, full: info.isFull)
+            }
+            text = try recognizer.recognize(upright, scene: scene)
+            if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
+        } catch .cancelled {
+            counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
+            return
+        } catch {
+            counters.countRejected()
+            logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
+            return
+        }
+        logger.clearOnce("frame")
+        let recognized = MonotonicInstant.now()
+
+        ordering.withLock {
+            // Another recognizer published a newer frame meanwhile: this result is late.
+            if let last = lastPublished, frame.timestamp <= last {
+                counters.countDropped()
+                return
+            }
+            lastPublished = frame.timestamp
+            counters.countRecognized()
+            tracker.settings = live.tracks
+            var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
+                                    unixTime: frame.timestamp.unixTime, transform: transform, text: text,
+                                    recognizeMilliseconds: recognized.milliseconds(since: prepared))
+            report.automaticOrientation = inForce.automatic
+            let lines = text.blocks.flatMap(\.lines)
+            // Turned another way: the upright image's geometry changed, so every track
+            // ends now (`gone`) and the lines start new ones, instead of the old tracks
+            // lingering beside the new ones until they time out.
+            let ended = lastRecognized.map { $0.setup.orientation != inForce.orientation } == true ? tracker.endAll() : []
+            let placed = tracker.update(
+                lines: lines.map { line in
+                    LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
+                                     strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
+                },
+                shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp,
+                // A stack started since the frame last read: the scene changed.
+                newScene: frame.stackInfo.map { $0.generation != lastRecognized?.generation } ?? false)
+            for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
+            let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
+            if let info = frame.stackInfo {
+                readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
+                var used = setup
+                used.orientation = inForce.orientation
+                lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull, used)
+            }
+            let line = report.message().bytes
+            let done = MonotonicInstant.now()
+            var frameReport = FrameReport(
+                device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
+                width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
+                latencyMilliseconds: done.milliseconds(since: frame.timestamp),
+                recognizeMilliseconds: report.recognizeMilliseconds,
+                overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
+                sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
+                stacked: frame.stackInfo?.stacked)
+            frameReport.automaticOrientation = inForce.automatic
+            // Inside the ordered step, so that results reach clients in capture order.
+            publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
+                                tracks: ended + placed.events, consensus: consensus))
+        }
+    }
+
+    /// The change gate: whether `info`'s frame shows the scene last recognized, whose
+    /// stack was full then (a filling stack still gets clearer), read the same way
+    /// (`setup`: a new orientation or recognizer reads the scene again at once), every
+    /// track was seen then and is settled — or the full stack was read as often as a track keeps
+    /// readings without settling (text too poor to agree on: more reads of the same
+    /// image will not help) — and the refresh interval has not passed.
+    private func isUnchanged(_ info: StackedFrameInfo, setup: ReadingSetup, live: LiveSettings, at time: MonotonicInstant) -> Bool {
+        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full, last.setup == setup,
+              time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
+              info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
+        else { return false }
+        return tracker.isSettled || readsOfScene >= live.tracks.window
+    }
+
+    /// What the reading of a frame depends on besides its pixels. (Measured before it
+    /// was part of the gate: after an ORIENTATION request the still scene was not read
+    /// again until its 10 s refresh.)
+    struct ReadingSetup: Equatable {
+        var orientation: ImageOrientation
+        /// ``OrientationControl/revision``: the settings changed (also to the same turn, or to `auto`).
+        var orientationRevision: Int
+        var recognizerRevision: Int
+    }
+
+    /// A captured-frame shift as seen in the upright image.
+    static func uprightShift(_ shift: EstimatedShift?, transform: OrientationTransform) -> (dx: Int, dy: Int) {
+        guard let shift, shift.dx != 0 || shift.dy != 0 else { return (0, 0) }
+        let origin = transform.uprightBox(ofSource: PixelBox(x: 0, y: 0, width: 0, height: 0))
+        let moved = transform.uprightBox(ofSource: PixelBox(x: shift.dx, y: shift.dy, width: 0, height: 0))
+        return (moved.x - origin.x, moved.y - origin.y)
+    }
+}

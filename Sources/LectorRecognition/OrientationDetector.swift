@@ -1,0 +1,52 @@
+import LectorImaging
+import LectorProtocol
+import LectorSystem
+
+/// Finds the quarter turn that makes a captured frame's text upright (`--rotation
+/// auto`): Tesseract's orientation and script detection (OSD, `osd.traineddata` from
+/// Debian's `tesseract-ocr-osd`) on the captured frame, halved only beyond
+/// ``detectSide`` (OSD misjudges small text).
+///
+/// One per camera; synchronous and not thread-safe (``AutoOrientation`` lets one
+/// recognizer at a time use it).
+public final class OrientationDetector {
+    /// The long side of the copy OSD reads: frames up to 2560 px are read whole (OSD
+    /// misjudged 1920-px document photos halved, and judged them all right whole).
+    public static let detectSide = 2560
+    /// Estimates below this confidence are not acted on (the turn in force stays).
+    public static let minimumConfidence = 2.0
+    private let engine: TesseractEngine
+
+    /// Loads Tesseract's OSD model.
+    /// - Parameter dataPath: the folder with `osd.traineddata` (nil: Tesseract's default).
+    /// - Throws: ``RecognitionError/initializationFailed(language:dataPath:)`` when the
+    ///   model is missing (install `tesseract-ocr-osd`).
+    public init(dataPath: String? = nil) throws(RecognitionError) {
+        engine = try TesseractEngine(language: "osd", dataPath: dataPath, pageSegmentation: 0)
+    }
+
+    /// The clockwise turn (before any mirror) that makes the text of captured image
+    /// `luma` upright, or nil when OSD could not tell or was unsure.
+    /// - Parameter mirrored: whether the camera's orientation mirrors the turned image
+    ///   (a front camera): the text is then read mirrored back first.
+    public func detect(_ luma: GrayImage, mirrored: Bool) throws(RecognitionError) -> OrientationEstimate? {
+        guard let estimate = try estimate(luma, mirrored: mirrored), estimate.confidence >= Self.minimumConfidence else { return nil }
+        return estimate
+    }
+
+    /// As ``detect(_:mirrored:)``, whatever the confidence.
+    public func estimate(_ luma: GrayImage, mirrored: Bool) throws(RecognitionError) -> OrientationEstimate? {
+        var image = luma.reduced(toLongSide: Self.detectSide)
+        let factor = GrayImage.reduction(width: luma.width, height: luma.height, toLongSide: Self.detectSide)
+        if mirrored {
+            var flipped = GrayImage(width: 0, height: 0)
+            OrientationTransform(orientation: .upMirrored, sourceWidth: image.width, sourceHeight: image.height).apply(image, into: &flipped)
+            image = flipped
+        }
+        guard var estimate = try engine.detectOrientation(image, resolution: max(70, 300 / factor)) else { return nil }
+        // Turning the mirrored image by r, then mirroring, equals mirroring after turning
+        // the captured image by −r.
+        if mirrored { estimate.rotation = (360 - estimate.rotation) % 360 }
+        return estimate
+    }
+}

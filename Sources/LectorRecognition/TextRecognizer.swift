@@ -1,0 +1,303 @@
+import LectorImaging
+import LectorProtocol
+import LectorSystem
+
+/// How much to shrink the upright image before recognition.
+public enum Downscale: Equatable, Sendable, CustomStringConvertible {
+    /// Full resolution.
+    case none
+    /// Half width and height (measured 0.5–0.7× the recognition time, no accuracy loss
+    /// on text with a cap height of 20 px or more).
+    case half
+    /// Halve only while the text seen in the last frame is tall enough to survive it,
+    /// so small text is always read at full resolution.
+    case auto
+
+    public init?(_ text: String) {
+        switch text {
+        case "1": self = .none
+        case "2": self = .half
+        case "auto": self = .auto
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: "1"
+        case .half: "2"
+        case .auto: "auto"
+        }
+    }
+}
+
+/// Settings of one camera's recognizer.
+public struct RecognizerOptions: Equatable, Sendable {
+    /// Tesseract language(s), e.g. `eng` or `eng+deu`.
+    public var language = "eng"
+    /// Tesseract page segmentation mode; 3 (automatic) by default.
+    public var pageSegmentation = 3
+    public var downscale = Downscale.auto
+    /// Only this part of the upright image is read.
+    public var regionOfInterest: PixelBox?
+    /// A frame still being recognized after this many milliseconds is abandoned.
+    public var deadlineMilliseconds = 3000
+    /// Pixels per inch Tesseract assumes (set so that it does not estimate per frame).
+    public var resolution = 300
+    /// Report characters too.
+    public var symbols = false
+    /// Estimate the text lines' residual angle (``Deskew``) and level them before
+    /// reading (Tesseract's whole-frame layout; zones are read as they are, the
+    /// detector straightens each line itself). Off by default: in one run each of
+    /// tests/live/run (2026-12-01) live text's dim scenes settled at a mean recall of
+    /// 0.667 with it and 1.000 without (README, Deskew).
+    public var deskew = false
+    /// Where the traineddata files are (nil: Tesseract's default).
+    public var dataPath: String?
+    /// Named rectangles read with their own profiles (`[zone CAMERA/ZONE]`); when there
+    /// are any, only they are read (not the whole frame, not `regionOfInterest`).
+    public var zones: [ZoneSpec] = []
+    /// How the whole frame is laid out into lines (zones keep their own profiles).
+    public var layout = Layout.auto
+    /// The text-line detector's model file; nil: searched where ``DetectorModel`` says.
+    public var detectorModel: String?
+
+    public init() {}
+}
+
+/// Reads text from upright gray images: one synchronous Tesseract instance plus the
+/// policy around it (downscaling, region of interest, mapping boxes back), or, with the
+/// detector layout, the text-line detector and a single-line Tesseract
+/// (``DetectorLayout``).
+///
+/// One per camera; not thread-safe except ``cancel()``.
+public final class TextRecognizer {
+    public let options: RecognizerOptions
+    /// The whole-frame engine of Tesseract's layout; nil when the camera reads zones or
+    /// with the detector layout.
+    private let engine: IsolatedRecognizer?
+    /// The detector layout, when it reads the whole frame.
+    private let detectorLayout: DetectorLayout?
+    /// The layout the whole frame is read with (zones: `tesseract`, they have their own).
+    public let layout: ResolvedLayout
+    /// With `layout auto`: why the detector is not used (nil when it is, or not asked for).
+    public let layoutNote: String?
+    /// With zones: one engine per distinct profile (language, psm, whitelist), made once.
+    private let zoneEngines: [ZoneProfile.EngineKey: IsolatedRecognizer]
+    private var halvedImage = GrayImage(width: 0, height: 0)
+    private var croppedImage = GrayImage(width: 0, height: 0)
+    /// In auto mode: whether the next frame is halved, from the text height seen last.
+    private var halveNext = false
+    /// The angle the last frame was levelled by (clockwise degrees), nil when it was read as it was.
+    public private(set) var lastSkewDegrees: Double?
+    /// The skew estimated last and the scene it was estimated on (reused while the scene stays).
+    private var skewEstimate: (scene: SceneHint, angle: Double?)?
+
+    /// Median line height, in full-resolution pixels, from which auto mode halves the
+    /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
+    public static let autoHalvingLineHeight = 40
+
+    /// - Parameter detectors: text-line detectors to share (another recognizer's of the
+    ///   same camera), used when the detector layout reads with their model; nil: load them.
+    public init(options: RecognizerOptions, sharing detectors: DetectorPool? = nil) throws(RecognitionError) {
+        self.options = options
+        if options.zones.isEmpty {
+            var (layout, note) = try ResolvedLayout.resolve(options)
+            var detectorLayout: DetectorLayout?
+            if case let .detector(modelPath) = layout {
+                var loaded: DetectorPool?
+                do {
+                    if let detectors, detectors.modelPath == modelPath {
+                        loaded = detectors
+                    } else {
+                        loaded = try DetectorPool(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                    }
+                } catch {
+                    if options.layout == .detector { throw .detectorUnavailable(error.description) }
+                    (layout, note) = (.tesseract, error.description)
+                }
+                if let loaded {
+                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.language, dataPath: options.dataPath)
+                }
+            }
+            self.layout = layout
+            layoutNote = note
+            self.detectorLayout = detectorLayout
+            if detectorLayout == nil {
+                engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                                                pageSegmentation: options.pageSegmentation)
+            } else {
+                engine = nil
+            }
+            zoneEngines = [:]
+        } else {
+            layout = .tesseract
+            layoutNote = nil
+            detectorLayout = nil
+            engine = nil
+            var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
+            for zone in options.zones {
+                let key = zone.profile.engineKey(defaultLanguage: options.language)
+                if engines[key] == nil {
+                    engines[key] = try IsolatedRecognizer(language: key.language, dataPath: options.dataPath,
+                                                          pageSegmentation: key.pageSegmentation, whitelist: key.whitelist)
+                }
+            }
+            zoneEngines = engines
+        }
+    }
+
+    /// Tesseract engines this recognizer holds (one per zone profile, or one).
+    public var engineCount: Int { options.zones.isEmpty ? 1 : zoneEngines.count }
+
+    /// The text-line detectors the detector layout reads with (nil: Tesseract's layout).
+    public var detectors: DetectorPool? { detectorLayout?.detectors }
+
+    private var allEngines: [IsolatedRecognizer] { (engine.map { [$0] } ?? []) + Array(zoneEngines.values) }
+
+    /// Stops a recognition in progress (or the next one); safe from any thread.
+    public func cancel() {
+        for engine in allEngines { engine.cancel() }
+        detectorLayout?.cancel()
+    }
+
+    /// Whether a recognition was abandoned somewhere in the process and is still inside
+    /// Tesseract: exit then without running Tesseract's static destructors.
+    public static var anyAbandonedRecognition: Bool { IsolatedRecognizer.anyAbandonedRunning }
+
+    /// Lets recognition run again after ``cancel()``.
+    public func resume() {
+        for engine in allEngines { engine.resume() }
+        detectorLayout?.resume()
+    }
+
+    /// Where the last recognition spent its time inside Tesseract's engine (with the
+    /// detector layout: its last line).
+    public var lastTimings: RecognitionTimings {
+        detectorLayout?.lastTimings ?? (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings()
+    }
+
+    /// With the detector layout: what the last read did (detected or re-read, lines, times).
+    public var lastDetectorRead: DetectorRead? { detectorLayout?.lastRead }
+
+    /// DEVICES' zones for an upright image of this size, each with what does not fit.
+    public func zoneInfos(width: Int, height: Int) -> [ZoneInfo] {
+        options.zones.map { $0.info(defaultLanguage: options.language, problem: $0.problem(width: width, height: height)) }
+    }
+
+    /// Whether the next call will halve the image.
+    public var willHalve: Bool {
+        if detectorLayout != nil { return false }  // the detector shrinks its own input; lines are cut at full size
+        switch options.downscale {
+        case .none: return false
+        case .half: return true
+        case .auto: return halveNext
+        }
+    }
+
+    /// What is wrong with the region of interest for an upright image of this size, or
+    /// nil when it lies inside (or there is none).
+    public func regionProblem(width: Int, height: Int) -> String? {
+        guard options.zones.isEmpty, let roi = options.regionOfInterest else { return nil }
+        return roi.fitProblem(label: "roi", width: width, height: height, outside: "the whole frame is read")
+    }
+
+    /// Recognizes text in `image`; boxes come back in `image`'s pixels whatever the
+    /// downscaling and deskew.
+    /// - Parameter scene: the still scene `image` shows (live text's stack): the detector
+    ///   layout reads the lines it knows instead of detecting them again, deskew reuses
+    ///   the angle it estimated. nil: no such knowledge (every frame is detected and
+    ///   estimated).
+    public func recognize(_ image: GrayImage, scene: SceneHint? = nil) throws(RecognitionError) -> RecognizedText {
+        guard options.zones.isEmpty else { return try recognizeZones(image) }
+        // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
+        // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
+        var region: PixelBox?
+        if let roi = options.regionOfInterest?.clipped(width: image.width, height: image.height), roi.area > 0 {
+            region = roi
+            croppedImage = image.cropped(to: roi)
+        }
+        let input = region == nil ? image : croppedImage
+        if let detectorLayout {
+            // Each detected line is straightened on its own: no deskew here.
+            return try detectorLayout.recognize(input, resolution: options.resolution, deadline: options.deadlineMilliseconds,
+                                                symbols: options.symbols, scene: scene)
+                .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
+        }
+        // Tesseract's layout; `engine` is set whenever there are no zones and no detector.
+        guard let engine else { return try recognizeZones(image) }
+        let halve = willHalve && input.width >= 64 && input.height >= 64
+        if halve { input.halved(into: &halvedImage) }
+        let scale = halve ? 2 : 1
+        let read = halve ? halvedImage : input
+        // Deskew: the lines' residual angle, levelled when it is large enough to matter;
+        // boxes found in the levelled image are turned back.
+        let rotation = options.deskew ? Deskew.rotation(for: skewAngle(of: read, scene: scene), width: read.width, height: read.height) : nil
+        lastSkewDegrees = rotation?.degrees
+        var result = try engine.recognize(rotation.map { $0.apply(read, background: Deskew.background(of: read)) } ?? read,
+                                          resolution: options.resolution / scale,
+                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
+        if let rotation { result = result.mapped { rotation.sourceBox(ofTurned: $0) } }
+        result = result.mapped(scale: scale, dx: region?.x ?? 0, dy: region?.y ?? 0)
+        if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
+        return result
+    }
+
+    /// The lines' angle in `image`, reused from the last estimate while `scene` shows the
+    /// same scene the same way up and its stack did not fill since.
+    private func skewAngle(of image: GrayImage, scene: SceneHint?) -> Double? {
+        if let scene, let last = skewEstimate, last.scene.generation == scene.generation,
+           last.scene.orientation == scene.orientation, last.scene.full || !scene.full {
+            return last.angle
+        }
+        let angle = Deskew.estimateAngle(image)
+        skewEstimate = scene.map { ($0, angle) }
+        return angle
+    }
+
+    /// Reads each zone that lies (at least partly) in `image` with its own engine, one
+    /// after the other; the blocks carry the zone's name, boxes are in `image`'s pixels.
+    private func recognizeZones(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
+        var blocks: [TextBlock] = []
+        for zone in options.zones {
+            let rect = zone.rect.clipped(width: image.width, height: image.height)
+            guard rect.area > 0, let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.language)] else { continue }
+            var crop = image.cropped(to: rect)
+            if zone.profile.invert { crop = crop.inverted() }
+            let scale = zone.profile.scale
+            if scale > 1 { crop = crop.upscaled(by: scale) }
+            let read = try engine.recognize(crop, resolution: options.resolution * scale,
+                                            deadline: options.deadlineMilliseconds, symbols: options.symbols)
+            let mapped = read.mapped { box in
+                let x = box.x / scale, y = box.y / scale
+                return PixelBox(x: rect.x + x, y: rect.y + y,
+                                width: max(1, (box.maxX + scale - 1) / scale - x), height: max(1, (box.maxY + scale - 1) / scale - y))
+            }
+            for var block in Self.dropping(mapped, shorterThan: zone.profile.minimumHeight).blocks {
+                block.zone = zone.name
+                blocks.append(block)
+            }
+        }
+        return RecognizedText(blocks: blocks)
+    }
+
+    /// `text` without the words less than `height` pixels tall (and the lines and blocks
+    /// left empty by that); boxes of what remains are kept.
+    static func dropping(_ text: RecognizedText, shorterThan height: Int) -> RecognizedText {
+        guard height > 0 else { return text }
+        return RecognizedText(blocks: text.blocks.compactMap { block in
+            var block = block
+            block.lines = block.lines.compactMap { line in
+                var line = line
+                line.words = line.words.filter { $0.box.height >= height }
+                return line.words.isEmpty ? nil : line
+            }
+            return block.lines.isEmpty ? nil : block
+        })
+    }
+
+    private static func medianLineHeight(_ text: RecognizedText) -> Int? {
+        let heights = text.blocks.flatMap { $0.lines.map(\.box.height) }.sorted()
+        return heights.isEmpty ? nil : heights[heights.count / 2]
+    }
+}
