@@ -59,7 +59,7 @@ final class ServerHarness: @unchecked Sendable {
     /// A connected client that has read VERSION.
     func connect() throws -> LectorConnection {
         let connection = try LectorConnection(path: path)
-        let version = try connection.readMessage(timeout: 5).message
+        let version = try connection.readMessage(timeout: 30).message
         guard version["class"]?.stringValue == "VERSION" else { throw SourceError("no VERSION first") }
         return connection
     }
