@@ -102,10 +102,13 @@ let package = Package(
         .target(name: "CLectorSystem"),
         .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
         .target(name: "LectorProtocol"),
+        // Every program's option table: flags, configuration keys, --help, the man page,
+        // docs/configuration.md and reload from one place (LectorSystem only).
+        .target(name: "LectorOptions", dependencies: ["LectorSystem"]),
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         .target(
             name: "LectorCore",
-            dependencies: ["LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2", "CFrameKernels"]
+            dependencies: ["LectorOptions", "LectorProtocol", "LectorSystem", "CTesseract", "CJPEG", "CV4L2", "CFrameKernels"]
                 + (libcameraFlags == nil ? [] : ["CLibCamera"])
                 + (opencvFlags == nil ? [] : ["CTextDetector"]),
             resources: [.copy("Resources/demo")]

@@ -1,4 +1,5 @@
 import Foundation
+import LectorOptions
 import LectorProtocol
 import LectorSystem
 
@@ -63,122 +64,14 @@ public struct ConfigFile: Equatable, Sendable {
 
     /// Parses the text of a configuration file.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> ConfigFile {
-        var config = ConfigFile(path: path)
-        var section: Section?
-        var zoneSection: ZoneSection?
-        var ruleSection: RuleSection?
-        var zones: [ZoneSection] = []
-        var rules: [RuleSection] = []
-        var unusedCamera = CameraSettings()
-
-        func finishText() throws(ConfigError) {
-            if let done = zoneSection {
-                zoneSection = nil
-                guard done.rectGiven else {
-                    throw ConfigError(path: path, line: done.line, key: "rect", message: "a zone needs rect = X,Y,W,H")
-                }
-                if let other = zones.first(where: { $0.camera == done.camera && $0.zone.name == done.zone.name }) {
-                    throw ConfigError(path: path, line: done.line, key: nil,
-                                      message: "zone \(done.camera)/\(done.zone.name) is already defined at line \(other.line)")
-                }
-                zones.append(done)
-            }
-            if let done = ruleSection {
-                ruleSection = nil
-                guard done.matchGiven else {
-                    throw ConfigError(path: path, line: done.line, key: "match", message: "a rule needs match = REGEX")
-                }
-                if let other = rules.first(where: { $0.camera == done.camera && $0.rule.zone == done.rule.zone && $0.rule.name == done.rule.name }) {
-                    throw ConfigError(path: path, line: done.line, key: nil,
-                                      message: "rule \(done.camera)/\(done.rule.qualifiedName) is already defined at line \(other.line)")
-                }
-                rules.append(done)
-            }
-        }
-
-        func finish() throws(ConfigError) {
-            guard let done = section else { return }
-            section = nil
-            guard !done.settings.sources.isEmpty else {
-                throw ConfigError(path: path, line: done.line, key: nil, message: "[camera] needs device = PATH, replay = PATH or demo = true")
-            }
-            if done.settings.pendingLabel != nil {
-                throw ConfigError(path: path, line: done.line, key: "name", message: "a camera has one name")
-            }
-            if let (option, message) = DaemonOptionTable.violation(given: done.given, name: { $0.key ?? $0.flag }) {
-                throw ConfigError(path: path, line: done.line, key: option.key, message: message)
-            }
-            config.sections.append(done)
-        }
-
+        var reader = Reader(path: path)
         for (number, line) in try ConfigText.lines(text, path: path) {
-            let key: String, value: String
             switch line {
-            case let .setting(name, text):
-                (key, value) = (name, text)
-            case let .section(name):
-                try finish()
-                try finishText()
-                if name.hasPrefix("zone ") || name.hasPrefix("rule ") {
-                    let rest = name.dropFirst(5).trimmingCharacters(in: .whitespaces)
-                    do {
-                        if name.hasPrefix("zone ") { zoneSection = try ZoneSection(line: number, name: rest) } else {
-                            ruleSection = try RuleSection(line: number, name: rest)
-                        }
-                    } catch {
-                        throw ConfigError(path: path, line: number, key: nil, message: error.message)
-                    }
-                } else if name == "camera" || name.hasPrefix("camera ") {
-                    var made = Section(line: number)
-                    let label = name.dropFirst("camera".count).trimmingCharacters(in: .whitespaces)
-                    if !label.isEmpty {
-                        do { made.settings.pendingLabel = try CameraName.parse(label) } catch {
-                            throw ConfigError(path: path, line: number, key: nil, message: "camera name \(error.message)")
-                        }
-                    }
-                    section = made
-                } else if name != "daemon" {
-                    throw ConfigError(path: path, line: number, key: nil,
-                                      message: "unknown section [\(name)]; sections are [daemon], [camera NAME], [zone CAMERA/ZONE] and [rule CAMERA/ZONE/NAME]")
-                }
-                continue
-            }
-            func fail(_ message: String) -> ConfigError { ConfigError(path: path, line: number, key: key, message: message) }
-
-            if zoneSection != nil || ruleSection != nil {
-                do {
-                    if zoneSection != nil { try zoneSection?.set(key, value) } else { try ruleSection?.set(key, value) }
-                } catch {
-                    throw fail(error.message)
-                }
-                continue
-            }
-            let option = DaemonOptionTable.option(key: key)
-            if var camera = section {
-                guard let option, option.scope == .camera else {
-                    throw fail("unknown camera key" + (option?.scope == .daemon ? " (a daemon key: put it before the first [camera])"
-                                                                                : "; known: \(cameraKeys.joined(separator: ", "))"))
-                }
-                if option.isSource, let sourceKey = camera.sourceKey {
-                    throw fail("a camera has one source; this one already has '\(sourceKey)'")
-                }
-                do { try option.set(value, daemon: &config.daemon, camera: &camera.settings) } catch { throw fail(error.message) }
-                if option.isSource { camera.sourceKey = key }
-                camera.given.insert(option.flag)
-                section = camera
-            } else {
-                guard let option, option.scope == .daemon else {
-                    throw fail("unknown daemon key" + (option?.scope == .camera ? " (a camera key: put it under [camera])"
-                                                                                : "; known: \(daemonKeys.joined(separator: ", "))"))
-                }
-                do { try option.set(value, daemon: &config.daemon, camera: &unusedCamera) } catch { throw fail(error.message) }
-                config.givenKeys.insert(key)
+            case let .section(name): try reader.start(section: name, line: number)
+            case let .setting(key, value): try reader.set(key, value, line: number)
             }
         }
-        try finish()
-        try finishText()
-        try config.attach(zones: zones, rules: rules)
-        return config
+        return try reader.finished()
     }
 
     /// Gives each named camera its zones and rules; a zone or rule of a camera the file
@@ -205,6 +98,138 @@ public struct ConfigFile: Equatable, Sendable {
                 throw ConfigError(path: path, line: rule.line, key: nil, message: "no [zone \(rule.camera)/\(zone)] in this file")
             }
             sections[camera].settings.spec.rules.append(rule.rule)
+        }
+    }
+}
+
+extension ConfigFile {
+    /// Reads a configuration file line by line: the section open now (a camera, a zone or
+    /// a rule), each checked when the next one starts, and what the file said so far.
+    private struct Reader {
+        var config: ConfigFile
+        var section: Section?
+        var zoneSection: ZoneSection?
+        var ruleSection: RuleSection?
+        var zones: [ZoneSection] = []
+        var rules: [RuleSection] = []
+        /// Where a daemon key's setter puts camera values (it sets none).
+        var unusedCamera = CameraSettings()
+
+        init(path: String) { config = ConfigFile(path: path) }
+
+        private func error(_ line: Int, _ key: String?, _ message: String) -> ConfigError {
+            ConfigError(path: config.path, line: line, key: key, message: message)
+        }
+
+        /// `[daemon]`, `[camera NAME]`, `[zone CAMERA/ZONE]` or `[rule CAMERA/ZONE/NAME]`
+        /// at `line`: the open section ends.
+        mutating func start(section name: String, line: Int) throws(ConfigError) {
+            try finishCamera()
+            try finishZoneOrRule()
+            if name.hasPrefix("zone ") || name.hasPrefix("rule ") {
+                let rest = name.dropFirst(5).trimmingCharacters(in: .whitespaces)
+                do {
+                    if name.hasPrefix("zone ") { zoneSection = try ZoneSection(line: line, name: rest) } else {
+                        ruleSection = try RuleSection(line: line, name: rest)
+                    }
+                } catch {
+                    throw self.error(line, nil, error.message)
+                }
+            } else if name == "camera" || name.hasPrefix("camera ") {
+                var made = Section(line: line)
+                let label = name.dropFirst("camera".count).trimmingCharacters(in: .whitespaces)
+                if !label.isEmpty {
+                    do { made.settings.pendingLabel = try CameraName.parse(label) } catch {
+                        throw self.error(line, nil, "camera name \(error.message)")
+                    }
+                }
+                section = made
+            } else if name != "daemon" {
+                throw error(line, nil, "unknown section [\(name)]; sections are [daemon], [camera NAME], [zone CAMERA/ZONE] and [rule CAMERA/ZONE/NAME]")
+            }
+        }
+
+        /// `key = value` at `line`, for the open section (or the daemon before any).
+        mutating func set(_ key: String, _ value: String, line: Int) throws(ConfigError) {
+            if zoneSection != nil || ruleSection != nil {
+                do {
+                    if zoneSection != nil { try zoneSection?.set(key, value) } else { try ruleSection?.set(key, value) }
+                } catch {
+                    throw self.error(line, key, error.message)
+                }
+            } else if section != nil {
+                try setCamera(key, value, line: line)
+            } else {
+                try setDaemon(key, value, line: line)
+            }
+        }
+
+        private mutating func setCamera(_ key: String, _ value: String, line: Int) throws(ConfigError) {
+            guard var camera = section else { return }
+            let option = DaemonOptionTable.option(key: key)
+            guard let option, option.scope == .camera else {
+                throw error(line, key, "unknown camera key" + (option?.scope == .daemon ? " (a daemon key: put it before the first [camera])"
+                                                                                          : "; known: \(cameraKeys.joined(separator: ", "))"))
+            }
+            if option.isSource, let sourceKey = camera.sourceKey {
+                throw error(line, key, "a camera has one source; this one already has '\(sourceKey)'")
+            }
+            do { try option.set(value, daemon: &config.daemon, camera: &camera.settings) } catch { throw self.error(line, key, error.message) }
+            if option.isSource { camera.sourceKey = key }
+            camera.given.insert(option.flag)
+            section = camera
+        }
+
+        private mutating func setDaemon(_ key: String, _ value: String, line: Int) throws(ConfigError) {
+            let option = DaemonOptionTable.option(key: key)
+            guard let option, option.scope == .daemon else {
+                throw error(line, key, "unknown daemon key" + (option?.scope == .camera ? " (a camera key: put it under [camera])"
+                                                                                          : "; known: \(daemonKeys.joined(separator: ", "))"))
+            }
+            do { try option.set(value, daemon: &config.daemon, camera: &unusedCamera) } catch { throw self.error(line, key, error.message) }
+            config.givenKeys.insert(key)
+        }
+
+        /// Checks the camera section that ends and keeps it.
+        private mutating func finishCamera() throws(ConfigError) {
+            guard let done = section else { return }
+            section = nil
+            guard !done.settings.sources.isEmpty else {
+                throw error(done.line, nil, "[camera] needs device = PATH, replay = PATH or demo = true")
+            }
+            if done.settings.pendingLabel != nil { throw error(done.line, "name", "a camera has one name") }
+            if let (option, message) = DaemonOptionTable.violation(given: done.given, name: { $0.key ?? $0.flag }) {
+                throw error(done.line, option.key, message)
+            }
+            config.sections.append(done)
+        }
+
+        /// Checks the zone or rule section that ends and keeps it.
+        private mutating func finishZoneOrRule() throws(ConfigError) {
+            if let done = zoneSection {
+                zoneSection = nil
+                guard done.rectGiven else { throw error(done.line, "rect", "a zone needs rect = X,Y,W,H") }
+                if let other = zones.first(where: { $0.camera == done.camera && $0.zone.name == done.zone.name }) {
+                    throw error(done.line, nil, "zone \(done.camera)/\(done.zone.name) is already defined at line \(other.line)")
+                }
+                zones.append(done)
+            }
+            if let done = ruleSection {
+                ruleSection = nil
+                guard done.matchGiven else { throw error(done.line, "match", "a rule needs match = REGEX") }
+                if let other = rules.first(where: { $0.camera == done.camera && $0.rule.zone == done.rule.zone && $0.rule.name == done.rule.name }) {
+                    throw error(done.line, nil, "rule \(done.camera)/\(done.rule.qualifiedName) is already defined at line \(other.line)")
+                }
+                rules.append(done)
+            }
+        }
+
+        /// The file read to its end: the last section checked, zones and rules attached.
+        mutating func finished() throws(ConfigError) -> ConfigFile {
+            try finishCamera()
+            try finishZoneOrRule()
+            try config.attach(zones: zones, rules: rules)
+            return config
         }
     }
 }

@@ -1,3 +1,4 @@
+import LectorOptions
 import LectorProtocol
 import LectorSystem
 
