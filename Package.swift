@@ -123,7 +123,7 @@ let package = Package(
         ),
         // The MQTT bridge's logic: a client of lectord's socket (LectorClient only: no OCR
         // engine, V4L2 or libjpeg) and of a broker.
-        .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMosquitto"]),
+        .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorOptions", "LectorProtocol", "LectorSystem", "CMosquitto"]),
         .executableTarget(name: "lector-mqtt", dependencies: ["LectorMQTT"]),
         // lector-http: the web page bridge (libmicrohttpd; a client of the socket only).
         .systemLibrary(
@@ -131,7 +131,7 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
+        .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorOptions", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
         .executableTarget(name: "lector-http", dependencies: ["LectorHTTP"], resources: [.copy("www")]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         // Linked through CTesseract's pkg-config flags: Leptonica's library is liblept
