@@ -32,6 +32,12 @@ public enum HTTPOptionTable {
         Entry("--help", aliases: ["-h"], inFile: false, "", nil, "Print this help and exit.", .value(\.help, .bool)),
     ]
 
+    /// lector-http's section of docs/configuration.md when `arguments` are
+    /// `--options-markdown` alone (``OptionReference``), else nil.
+    public static func reference(askedBy arguments: [String]) -> String? {
+        OptionReference.isAsked(by: arguments) ? table.reference() : nil
+    }
+
     /// The table: lookups, `--help`, Markdown, the command line.
     public static let table = OptionTable(
         program: "lector-http", options: options,

@@ -55,6 +55,12 @@ public enum BridgeOptionTable {
         Entry("--version", inFile: false, "General", nil, "Show the version.", .value(\.showVersion, .bool)),
     ]
 
+    /// lector-mqtt's section of docs/configuration.md when `arguments` are
+    /// `--options-markdown` alone (``OptionReference``), else nil.
+    public static func reference(askedBy arguments: [String]) -> String? {
+        OptionReference.isAsked(by: arguments) ? table.reference() : nil
+    }
+
     /// The table: lookups, `--help`, Markdown, the command line and the file.
     public static let table = OptionTable(
         program: "lector-mqtt", options: options,

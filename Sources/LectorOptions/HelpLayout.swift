@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a program's `--help` frames its options: the lines before and after them, the
 /// column where help sentences start and the width they wrap at.
 public struct HelpLayout: Sendable {

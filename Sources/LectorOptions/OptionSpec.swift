@@ -1,3 +1,5 @@
+import Foundation
+
 /// What SIGHUP can do with a changed value (programs that read their file again).
 public enum OptionReload: Sendable {
     /// Applied at once.

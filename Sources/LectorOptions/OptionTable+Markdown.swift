@@ -1,3 +1,5 @@
+import Foundation
+
 extension OptionTable {
     /// A column of the Markdown table beyond flag, key and meaning.
     public typealias Column = (heading: String, cell: @Sendable (Entry) -> String)

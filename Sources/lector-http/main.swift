@@ -3,6 +3,10 @@ import LectorHTTP
 import LectorProtocol
 import LectorSystem
 
+if let reference = HTTPOptionTable.reference(askedBy: Array(CommandLine.arguments.dropFirst())) {
+    print(reference)
+    Syscalls.exit(0)
+}
 let options: HTTPOptions
 let auth: BasicAuth?
 do {

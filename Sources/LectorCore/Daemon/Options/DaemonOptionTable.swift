@@ -254,8 +254,17 @@ public enum DaemonOptionTable {
 
     /// README's list of options, a Markdown table (README holds a copy; a test keeps
     /// them equal).
-    public static var markdown: String {
-        table.markdown(extraColumns: [
+    public static var markdown: String { table.markdown(extraColumns: markdownColumns) }
+
+    /// lectord's section of docs/configuration.md when `arguments` are
+    /// `--options-markdown` alone (``OptionReference``), else nil.
+    public static func reference(askedBy arguments: [String]) -> String? {
+        OptionReference.isAsked(by: arguments) ? table.reference(extraColumns: markdownColumns) : nil
+    }
+
+    /// Where each option goes in the file, and what SIGHUP does with it.
+    private static var markdownColumns: [OptionTable<DaemonOption>.Column] {
+        [
             ("where in the file", { option in
                 switch option.scope {
                 case .daemon: "daemon"
@@ -264,7 +273,7 @@ public enum DaemonOptionTable {
                 }
             }),
             ("SIGHUP", { option in option.key == nil ? "" : option.reload == .live ? "applied" : "restart" }),
-        ])
+        ]
     }
 
     /// A source option: appends the parsed source (a camera each).
