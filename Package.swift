@@ -4,6 +4,7 @@
 // Targets along the data flow (no dependency runs backwards):
 //   LectorSystem   the syscall seam and logging
 //   LectorProtocol the wire protocol both ends share (no C)
+//   LectorOptions  every program's option table (LectorSystem)
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
 //   LectorCore     the daemon: capture, mailbox, imaging, recognition, pipeline, server
 //   LectorMQTT     the MQTT bridge lector-mqtt (LectorClient and libmosquitto)
@@ -114,7 +115,7 @@ let package = Package(
             resources: [.copy("Resources/demo")]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorCore"]),
-        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorSystem"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem"]),
         // libmosquitto's client API, found through pkg-config.
         .systemLibrary(
             name: "CMosquitto",
@@ -154,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LectorTests",
-            dependencies: ["LectorCore", "LectorClient"],
+            dependencies: ["LectorCore", "LectorClient", "lector"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),

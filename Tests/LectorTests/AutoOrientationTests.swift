@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LectorClient
+@testable import lector
 @testable import LectorCore
 @testable import LectorProtocol
 @testable import LectorSystem

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import LectorClient
+@testable import lector
 @testable import LectorCore
 @testable import LectorProtocol
 @testable import LectorSystem

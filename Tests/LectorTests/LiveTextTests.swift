@@ -3,6 +3,7 @@ import Testing
 @testable import LectorProtocol
 @testable import LectorSystem
 @testable import LectorClient
+@testable import lector
 
 /// Synthetic scenes for the live-text algorithms: a textured "card" that can be shifted
 /// and noised deterministically.
