@@ -56,8 +56,6 @@ public final class LectordLink {
     public var isConnected: Bool { connection != nil }
     /// The connected socket, for the caller's poll.
     public var descriptor: Int32? { connection?.descriptor }
-    /// How many attempts in a row have failed.
-    public var failedAttempts: Int { failures }
 
     /// Connects when there is no connection and it is time.
     public func connectIfDue(now: Date = Date()) -> Attempt {
