@@ -2,13 +2,13 @@ import Foundation
 import LectorProtocol
 
 extension LectordLink {
-    /// Sends `request` and returns lectord's reply: the message of the same class, or
-    /// an `ERROR` (stream messages in between are skipped). Connects first when needed,
+    /// Sends `request` and returns lectord's reply, its line as sent and its message:
+    /// the message of the same class, or an `ERROR` (stream messages in between are skipped). Connects first when needed,
     /// and again when lectord closed an idle connection; retries once on a fresh
     /// connection when the old one broke.
     /// - Throws: ``ConnectionError`` when lectord cannot be reached or does not answer
     ///   within `timeout` seconds.
-    public func request(_ request: Request, timeout: Double = 5) throws(ConnectionError) -> ServerMessage {
+    public func request(_ request: Request, timeout: Double = 5) throws(ConnectionError) -> (line: [UInt8], message: ServerMessage) {
         var attempt = 0
         while true {
             attempt += 1
@@ -17,8 +17,8 @@ extension LectordLink {
                 try send(request)
                 let deadline = Date(timeIntervalSinceNow: timeout)
                 while true {
-                    let message = try receive(timeout: max(0.001, deadline.timeIntervalSinceNow)).message
-                    if answered(byClass: message.messageClass) != nil { return message }
+                    let (line, message) = try receive(timeout: max(0.001, deadline.timeIntervalSinceNow))
+                    if answered(byClass: message.messageClass) != nil { return (line, message) }
                 }
             } catch {
                 drop()

@@ -101,8 +101,8 @@ public final class BridgeRouter: @unchecked Sendable {
     private func passThrough(_ request: Request) -> HTTPResponse {
         do {
             let reply = try link.request(request)
-            if case .error = reply { return Self.json(400, reply.json) }
-            return Self.json(200, reply.json)
+            if case .error = reply.message { return Self.json(400, line: reply.line) }
+            return Self.json(200, line: reply.line)
         } catch {
             return unreachable(error)
         }
@@ -114,14 +114,14 @@ public final class BridgeRouter: @unchecked Sendable {
         do {
             let before = events.texts(device: device)
             var reply = try link.request(request)
-            if case let .error(error) = reply, error.message.contains("nothing recognized yet") {
+            if case let .error(error) = reply.message, error.message.contains("nothing recognized yet") {
                 // lectord starts a camera on the first WATCH; wait for its first text.
                 _ = events.waitForText(device: device, beyond: before, timeout: 10)
                 reply = try link.request(request)
             }
-            guard case let .snapshot(snapshot) = reply else {
-                let message = if case let .error(error) = reply { error.message } else { "no snapshot" }
-                return Self.json(message.contains("unknown device") ? 404 : message.contains("nothing recognized") ? 503 : 400, reply.json)
+            guard case let .snapshot(snapshot) = reply.message else {
+                let message = if case let .error(error) = reply.message { error.message } else { "no snapshot" }
+                return Self.json(message.contains("unknown device") ? 404 : message.contains("nothing recognized") ? 503 : 400, line: reply.line)
             }
             let headers = [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store"),
                            ("Content-Disposition", "inline; filename=\"lector-snapshot.jpg\""),
@@ -183,9 +183,12 @@ public final class BridgeRouter: @unchecked Sendable {
         HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")], body: .bytes(Array(body.utf8)))
     }
 
-    static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+    static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse { json(status, line: JSONWriter.bytes(value)) }
+
+    /// A reply of lectord's as it sent it (members this release does not know included).
+    static func json(_ status: Int, line: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                     body: .bytes(JSONWriter.bytes(value) + [UInt8(ascii: "\n")]))
+                     body: .bytes(line + [UInt8(ascii: "\n")]))
     }
 
     static func notAllowed(_ allow: String) -> HTTPResponse {

@@ -17,9 +17,10 @@ public final class LectordRequests: @unchecked Sendable {
         link = LectordLink(path: socketPath, backoff: .none, awaitsVersion: true)
     }
 
-    /// lectord's reply to `request`: the message of the same class, or an `ERROR`.
+    /// lectord's reply to `request`, its line as sent and its message: the message of
+    /// the same class, or an `ERROR`.
     /// - Throws: ``ConnectionError`` when lectord cannot be reached or does not answer in time.
-    public func request(_ request: Request, timeout: Double = 5) throws(ConnectionError) -> ServerMessage {
+    public func request(_ request: Request, timeout: Double = 5) throws(ConnectionError) -> (line: [UInt8], message: ServerMessage) {
         lock.lock()
         defer { lock.unlock() }
         return try link.request(request, timeout: timeout)

@@ -71,7 +71,7 @@ public final class PreviewHub: @unchecked Sendable {
             let started = Date()
             events.demand(seconds: 5)
             let request = Request.snapshot(device: key.device, boxes: key.boxes, maximumWidth: key.maximumWidth, color: key.color)
-            if case let .snapshot(snapshot)? = try? link.request(request),
+            if case let .snapshot(snapshot)? = try? link.request(request).message,
                Int(snapshot.sequence) != lastSeq {
                 let seq = Int(snapshot.sequence)
                 let jpeg = snapshot.data
