@@ -4,6 +4,7 @@
 // Targets along the data flow (no dependency runs backwards):
 //   LectorSystem   the syscall seam and logging
 //   LectorProtocol the wire protocol both ends share (no C)
+//   LectorOptions  every program's option table (LectorSystem)
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
 //   LectorImaging → LectorCapture → LectorLive, LectorRecognition → LectorPipeline →
 //   LectorServer → LectorDaemon: the daemon, one target a stage of the flow (each
@@ -104,6 +105,9 @@ let package = Package(
         .target(name: "CLectorSystem"),
         .target(name: "LectorSystem", dependencies: ["CLectorSystem"]),
         .target(name: "LectorProtocol"),
+        // Every program's option table: flags, configuration keys, --help, the man page,
+        // docs/configuration.md and reload from one place (LectorSystem only).
+        .target(name: "LectorOptions", dependencies: ["LectorSystem"]),
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
         // The daemon's core, one target per stage of the flow; each may import only the
         // targets above it (tests/layout/run checks it).
@@ -135,10 +139,10 @@ let package = Package(
         .target(
             name: "LectorDaemon",
             dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorPipeline", "LectorServer",
-                           "LectorProtocol", "LectorSystem"]
+                           "LectorOptions", "LectorProtocol", "LectorSystem"]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorDaemon"]),
-        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorSystem"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem"]),
         // libmosquitto's client API, found through pkg-config.
         .systemLibrary(
             name: "CMosquitto",
@@ -147,7 +151,7 @@ let package = Package(
         ),
         // The MQTT bridge's logic: a client of lectord's socket (LectorClient only: no OCR
         // engine, V4L2 or libjpeg) and of a broker.
-        .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMosquitto"]),
+        .target(name: "LectorMQTT", dependencies: ["LectorClient", "LectorOptions", "LectorProtocol", "LectorSystem", "CMosquitto"]),
         .executableTarget(name: "lector-mqtt", dependencies: ["LectorMQTT"]),
         // lector-http: the web page bridge (libmicrohttpd; a client of the socket only).
         .systemLibrary(
@@ -155,7 +159,7 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
+        .target(name: "LectorHTTP", dependencies: ["LectorClient", "LectorOptions", "LectorProtocol", "LectorSystem", "CMicroHTTPD"]),
         .executableTarget(name: "lector-http", dependencies: ["LectorHTTP"], resources: [.copy("www")]),
         // The benchmark's reference: what a C program calling Tesseract directly does.
         // Linked through CTesseract's pkg-config flags: Leptonica's library is liblept
@@ -187,10 +191,10 @@ let package = Package(
         .testTarget(name: "LectorSystemTests", dependencies: ["LectorSystem", "LectorTestSupport"]),
         .testTarget(name: "LectorImagingTests", dependencies: ["LectorImaging", "LectorTestSupport"]),
         .testTarget(name: "LectorCaptureTests", dependencies: ["LectorCapture", "LectorPipeline", "LectorTestSupport"]),
-        .testTarget(name: "LectorLiveTests", dependencies: ["LectorLive", "LectorPipeline", "LectorTestSupport"]),
+        .testTarget(name: "LectorLiveTests", dependencies: ["LectorLive", "LectorPipeline", "lector", "LectorTestSupport"]),
         .testTarget(name: "LectorRecognitionTests", dependencies: ["LectorRecognition", "LectorPipeline", "LectorTestSupport"]),
-        .testTarget(name: "LectorPipelineTests", dependencies: ["LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
-        .testTarget(name: "LectorServerTests", dependencies: ["LectorServer", "LectorDaemon", "LectorClient", "LectorTestSupport"]),
+        .testTarget(name: "LectorPipelineTests", dependencies: ["LectorPipeline", "LectorDaemon", "lector", "LectorTestSupport"]),
+        .testTarget(name: "LectorServerTests", dependencies: ["LectorServer", "LectorDaemon", "LectorClient", "lector", "LectorTestSupport"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorClient", "LectorTestSupport"]),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorMQTT", "LectorProtocol"]),
         .testTarget(name: "LectorHTTPTests", dependencies: ["LectorHTTP", "LectorSystem"]),

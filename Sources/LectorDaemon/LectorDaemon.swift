@@ -3,8 +3,9 @@
 // The flow, one target a stage: LectorImaging (frames, luma, orientation) → LectorCapture
 // (sources, the mailbox) → LectorLive (stacks, tracks, votes) and LectorRecognition
 // (engines, detector) → LectorPipeline (cameras, the recognition loop, rules) →
-// LectorServer (the socket, systemd) → LectorDaemon. Owns the options (Options/: the
-// option table, camera settings, reload), the configuration file and its check, the
-// source factory, signals and the run. May import every target above and LectorProtocol
-// and LectorSystem; nothing imports it but the executables lectord and lector-bench, and
-// the tests.
+// LectorServer (the socket, systemd) → LectorDaemon. Owns the options (Options/:
+// lectord's table on LectorOptions' mechanism, the settings it fills, the configuration
+// file and its zone and rule sections, what a reload may change), the configuration
+// check, the source factory, signals and the run. May import every target above,
+// LectorOptions, LectorProtocol and LectorSystem; nothing imports it but the executables
+// lectord and lector-bench, and the tests.

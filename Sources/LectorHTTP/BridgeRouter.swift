@@ -13,7 +13,7 @@ import LectorSystem
 /// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION
 ///   (`rotation` 0, 90, 180, 270 or `auto`).
 public final class BridgeRouter: @unchecked Sendable {
-    private let link: LectordLink
+    private let link: LectordRequests
     private let events: EventHub
     private let previews: PreviewHub
     private let files: StaticFiles
@@ -28,7 +28,7 @@ public final class BridgeRouter: @unchecked Sendable {
         ("X-Frame-Options", "DENY"),
     ]
 
-    public init(link: LectordLink, events: EventHub, previews: PreviewHub, files: StaticFiles, auth: BasicAuth?, logger: Logger) {
+    public init(link: LectordRequests, events: EventHub, previews: PreviewHub, files: StaticFiles, auth: BasicAuth?, logger: Logger) {
         self.link = link
         self.events = events
         self.previews = previews
@@ -69,8 +69,8 @@ public final class BridgeRouter: @unchecked Sendable {
         }
         let device = request.query["device"].flatMap { $0.isEmpty ? nil : $0 }
         switch path {
-        case "/api/devices": return passThrough(Request.devices.json)
-        case "/api/status": return passThrough(Request.status.json)
+        case "/api/devices": return passThrough(.devices)
+        case "/api/status": return passThrough(.status)
         case "/api/snapshot.jpg":
             guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
             return snapshot(device: device, boxes: boxes, maximumWidth: width, color: Self.flag(request.query["color"]))
@@ -98,10 +98,11 @@ public final class BridgeRouter: @unchecked Sendable {
 
     private static func flag(_ value: String?) -> Bool { ["1", "true", "yes"].contains(value ?? "") }
 
-    private func passThrough(_ request: JSONValue) -> HTTPResponse {
+    private func passThrough(_ request: Request) -> HTTPResponse {
         do {
             let reply = try link.request(request)
-            return Self.json(reply["class"]?.stringValue == "ERROR" ? 400 : 200, reply)
+            if case .error = reply.message { return Self.json(400, line: reply.line) }
+            return Self.json(200, line: reply.line)
         } catch {
             return unreachable(error)
         }
@@ -113,14 +114,14 @@ public final class BridgeRouter: @unchecked Sendable {
         do {
             let before = events.texts(device: device)
             var reply = try link.request(request)
-            if let error = try? ErrorMessage(json: reply), error.message.contains("nothing recognized yet") {
+            if case let .error(error) = reply.message, error.message.contains("nothing recognized yet") {
                 // lectord starts a camera on the first WATCH; wait for its first text.
                 _ = events.waitForText(device: device, beyond: before, timeout: 10)
                 reply = try link.request(request)
             }
-            guard let snapshot = try? SnapshotMessage(json: reply) else {
-                let message = (try? ErrorMessage(json: reply))?.message ?? "no snapshot"
-                return Self.json(message.contains("unknown device") ? 404 : message.contains("nothing recognized") ? 503 : 400, reply)
+            guard case let .snapshot(snapshot) = reply.message else {
+                let message = if case let .error(error) = reply.message { error.message } else { "no snapshot" }
+                return Self.json(message.contains("unknown device") ? 404 : message.contains("nothing recognized") ? 503 : 400, line: reply.line)
             }
             let headers = [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store"),
                            ("Content-Disposition", "inline; filename=\"lector-snapshot.jpg\""),
@@ -135,31 +136,35 @@ public final class BridgeRouter: @unchecked Sendable {
     }
 
     private func orientation(_ query: [String: String]) -> HTTPResponse {
-        var request = JSONObjectBuilder(class: "ORIENTATION")
-        request.add("device", query["device"].flatMap { $0.isEmpty ? nil : $0 })
+        var members: [(String, JSONValue)] = [("class", .string("ORIENTATION"))]
+        if let device = query["device"], !device.isEmpty { members.append(("device", .string(device))) }
         if let text = query["rotation"] {
-            // lectord judges the value; "auto" asks it to find the turn from the text.
+            // "auto" asks lectord to find the turn from the text.
             if text == "auto" {
-                request.add("rotation", text)
+                members.append(("rotation", .string(text)))
             } else {
                 guard let rotation = Int(text) else { return Self.text(400, "rotation must be 0, 90, 180, 270 or auto\n") }
-                request.add("rotation", rotation)
+                members.append(("rotation", .number(Double(rotation))))
             }
         }
         if let text = query["mirror"] {
             guard text == "true" || text == "false" else { return Self.text(400, "mirror must be true or false\n") }
-            request.add("mirror", text == "true")
+            members.append(("mirror", .bool(text == "true")))
         }
-        request.add("device_orientation", query["device_orientation"])
-        request.add("camera_position", query["camera_position"])
-        return passThrough(request.value)
+        for key in ["device_orientation", "camera_position"] {
+            if let value = query[key] { members.append((key, .string(value))) }
+        }
+        // lectord's own request parser judges the values: a refusal is the ERROR lectord would send.
+        do {
+            return passThrough(try Request.parse(JSONWriter.bytes(.object(members))))
+        } catch {
+            return Self.json(400, ErrorMessage(error).json)
+        }
     }
 
     private func unreachable(_ error: ConnectionError) -> HTTPResponse {
         logger.once("lectord", .warning, "lectord request failed", [("error", "\(error)")])
-        var reply = JSONObjectBuilder(class: "ERROR")
-        reply.add("message", "lectord: \(error)")
-        return Self.json(502, reply.value)
+        return Self.json(502, ErrorMessage("lectord: \(error)").json)
     }
 
     /// A POST from a browser must come from this page (no cross-site form or fetch).
@@ -178,9 +183,12 @@ public final class BridgeRouter: @unchecked Sendable {
         HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")], body: .bytes(Array(body.utf8)))
     }
 
-    static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+    static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse { json(status, line: JSONWriter.bytes(value)) }
+
+    /// A reply of lectord's as it sent it (members this release does not know included).
+    static func json(_ status: Int, line: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                     body: .bytes(JSONWriter.bytes(value) + [UInt8(ascii: "\n")]))
+                     body: .bytes(line + [UInt8(ascii: "\n")]))
     }
 
     static func notAllowed(_ allow: String) -> HTTPResponse {

@@ -86,56 +86,63 @@ public final class EventHub: @unchecked Sendable {
 
     /// The watching loop; returns when `stop` is raised.
     public func run(stop: StopSignal) {
-        var failures = 0
+        let link = LectordLink(path: socketPath, backoff: .growing(by: 0.2, to: 2), awaitsVersion: true)
         while !stop.isRaised {
-            let connection: LectorConnection
-            do {
-                connection = try LectorConnection(path: socketPath)
-                _ = try connection.read(class: "VERSION", timeout: 5)
+            switch link.connectIfDue() {
+            case .connected:
                 logger.clearOnce("events")
-                failures = 0
-            } catch {
+                serve(link, stop: stop)
+            case let .failed(error):
                 logger.once("events", .warning, "cannot reach lectord", [("socket", socketPath), ("error", "\(error)")])
-                failures += 1
-                stop.wait(seconds: min(2, 0.2 * Double(failures)))
-                continue
+                stop.wait(seconds: max(0, link.nextAttempt.timeIntervalSinceNow))
+            case .nothing:
+                stop.wait(seconds: max(0.001, link.nextAttempt.timeIntervalSinceNow))
             }
-            serve(connection, stop: stop)
         }
     }
 
-    private func serve(_ connection: LectorConnection, stop: StopSignal) {
+    /// The WATCH this hub sends: everything streamed while wanted, nothing otherwise.
+    static func watch(_ wanted: Bool) -> Request {
+        var watch = WatchRequest()
+        watch.enable = wanted
+        if wanted {
+            watch.text = true
+            watch.frame = true
+            watch.level = .word
+            // TRACK messages (live text, proto_minor 3); older lectords ignore the member.
+            watch.tracks = true
+        }
+        return .watch(watch)
+    }
+
+    private func serve(_ link: LectordLink, stop: StopSignal) {
         var watching = false
         while !stop.isRaised {
             let wanted = wantsWatch()
             if wanted != watching {
-                var watch = JSONObjectBuilder(class: "WATCH")
-                watch.add("enable", wanted)
-                if wanted {
-                    watch.add("text", true)
-                    watch.add("frame", true)
-                    watch.add("level", "word")
-                    // TRACK messages (live text, proto_minor 3); older
-                    // lectords ignore the member.
-                    watch.add("tracks", true)
-                }
-                do { try connection.send(watch.value) } catch { return }
+                do { try link.send(Self.watch(wanted)) } catch { return }
                 logger.debug("watch", [("enable", "\(wanted)")])
                 watching = wanted
             }
             keepalive()
             let line: [UInt8]
-            let message: JSONValue
+            let message: ServerMessage
             do {
-                (line, message) = try connection.readMessage(timeout: 0.25)
+                (line, message) = try link.receive(timeout: 0.25)
             } catch .timedOut {
+                continue
+            } catch .malformed(let reason) {
+                logger.debug("ignored a line from lectord", [("reason", reason)])
                 continue
             } catch {
                 logger.once("events", .warning, "lost lectord's stream", [("error", "\(error)")])
+                link.drop()
                 return
             }
+            _ = link.answered(byClass: message.messageClass)
             dispatch(line: line, message: message)
         }
+        link.drop()
     }
 
     private func wantsWatch() -> Bool {
@@ -154,9 +161,10 @@ public final class EventHub: @unchecked Sendable {
         }
     }
 
-    private func dispatch(line: [UInt8], message: JSONValue) {
-        guard let name = message["class"]?.stringValue, Self.streamed.contains(name) else { return }
-        let device = message["device"]?.stringValue
+    private func dispatch(line: [UInt8], message: ServerMessage) {
+        let name = message.messageClass
+        guard Self.streamed.contains(name) else { return }
+        let device = Self.device(of: message)
         condition.lock()
         defer { condition.unlock() }
         latest[name, default: [:]][device ?? ""] = line
@@ -168,6 +176,16 @@ public final class EventHub: @unchecked Sendable {
         for (id, subscriber) in subscribers {
             if let device, let wanted = subscriber.device, wanted != device { continue }
             if !subscriber.stream.write(event) { subscribers[id] = nil }
+        }
+    }
+
+    /// The camera a stream message is about; nil for DEVICES (every camera).
+    static func device(of message: ServerMessage) -> String? {
+        switch message {
+        case let .text(text): text.device
+        case let .track(track): track.device
+        case let .frame(frame): frame.device
+        default: nil
         }
     }
 

@@ -16,7 +16,7 @@ public final class PreviewHub: @unchecked Sendable {
         let color: Bool
     }
 
-    private let link: LectordLink
+    private let link: LectordRequests
     private let events: EventHub
     /// Most preview frames per second (`--preview-fps`).
     public let fps: Double
@@ -25,7 +25,7 @@ public final class PreviewHub: @unchecked Sendable {
     private let lock = NSLock()
     private var viewers: [Key: [ResponseStream]] = [:]
 
-    public init(link: LectordLink, events: EventHub, fps: Double, logger: Logger) {
+    public init(link: LectordRequests, events: EventHub, fps: Double, logger: Logger) {
         self.link = link
         self.events = events
         self.fps = fps
@@ -71,7 +71,7 @@ public final class PreviewHub: @unchecked Sendable {
             let started = Date()
             events.demand(seconds: 5)
             let request = Request.snapshot(device: key.device, boxes: key.boxes, maximumWidth: key.maximumWidth, color: key.color)
-            if let reply = try? link.request(request), let snapshot = try? SnapshotMessage(json: reply),
+            if case let .snapshot(snapshot)? = try? link.request(request).message,
                Int(snapshot.sequence) != lastSeq {
                 let seq = Int(snapshot.sequence)
                 let jpeg = snapshot.data

@@ -61,7 +61,7 @@ public final class Bridge: @unchecked Sendable {
         self.logger = logger
         discovery = Discovery(discoveryPrefix: configuration.discoveryPrefix, root: configuration.root,
                               hostname: configuration.hostname)
-        link = LectordLink(path: configuration.socketPath, logger: logger)
+        link = LectordLink(path: configuration.socketPath, backoff: .doubling(from: 0.25, to: 5), greeting: [Self.watch])
         queue = PublishQueue(capacity: configuration.queueSize)
         wake = BridgeSystem.wakeEvent()
     }
@@ -112,9 +112,9 @@ public final class Bridge: @unchecked Sendable {
         while stopSignal.load(ordering: .acquiring) == 0 {
             handleInbox()
             let now = Date()
-            if link.connectIfDue(now: now) { nextStatus = now.addingTimeInterval(0.2) }
+            if connectLectord(now: now) { nextStatus = now.addingTimeInterval(0.2) }
             if link.isConnected, now >= nextStatus {
-                if !link.isPending("STATUS") { link.send(JSONObjectBuilder(class: "STATUS").value) }
+                if !link.isPending(StatusMessage.messageClass) { send(.status) }
                 nextStatus = now.addingTimeInterval(configuration.statusInterval)
             }
             releaseHeldStatuses(now: now)
@@ -243,29 +243,87 @@ public final class Bridge: @unchecked Sendable {
             logger.warning("command while lectord is unreachable; ignored", [("topic", topic)])
             return
         }
+        var request: [(String, JSONValue)]
         switch (levels[1], levels[2]) {
         case ("orientation", "set"):
             guard !members.isEmpty else {
                 logger.warning("orientation/set needs members of ORIENTATION, e.g. {\"rotation\":90}", [("topic", topic)])
                 return
             }
-            link.send(.object([("class", .string("ORIENTATION")), ("device", .string(camera.device))] + members),
-                      device: camera.device)
+            request = [("class", .string("ORIENTATION")), ("device", .string(camera.device))] + members
         case ("snapshot", "get"):
-            var request: [(String, JSONValue)] = [("class", .string("SNAPSHOT")), ("device", .string(camera.device))]
+            request = [("class", .string("SNAPSHOT")), ("device", .string(camera.device))]
             if !members.contains(where: { $0.0 == "boxes" }) { request.append(("boxes", .bool(true))) }
-            link.send(.object(request + members), device: camera.device)
+            request += members
         default:
             return
+        }
+        // The payload's members are read by lectord's own request parser: what it would
+        // refuse is refused here, in the words its ERROR would use.
+        do {
+            send(try Request.parse(JSONWriter.bytes(.object(request))), device: camera.device)
+        } catch {
+            logger.warning("lectord refused a request", [("request", error.requestClass ?? "?"), ("device", camera.device),
+                                                          ("message", error.message)])
         }
     }
 
     // MARK: lectord's messages
 
+    /// The WATCH sent on every connection: every camera's text at block level and its
+    /// line tracks, no FRAME.
+    static var watch: Request {
+        var watch = WatchRequest()
+        watch.enable = true
+        watch.devices = ["all"]
+        watch.text = true
+        watch.frame = false
+        watch.level = .block
+        // TRACK events, once lectord has them; unknown members are ignored before that.
+        watch.tracks = true
+        return .watch(watch)
+    }
+
+    /// Connects to lectord when it is time; true when a new connection came up (WATCH sent).
+    private func connectLectord(now: Date) -> Bool {
+        switch link.connectIfDue(now: now) {
+        case .nothing:
+            return false
+        case let .connected(again):
+            logger.clearOnce("lectord")
+            logger.info(again ? "reconnected to lectord" : "connected to lectord", [("socket", link.path)])
+            return true
+        case let .failed(error):
+            logger.once("lectord", .warning, "cannot reach lectord; retrying with backoff", [("socket", link.path), ("error", "\(error)")])
+            return false
+        }
+    }
+
+    /// Sends a request; a broken connection is dropped (and retried later).
+    private func send(_ request: Request, device: String? = nil) {
+        do {
+            try link.send(request, device: device)
+        } catch {
+            logger.warning("lost lectord; reconnecting", [("socket", link.path), ("reason", "\(error)")])
+        }
+    }
+
+    /// Handles the lines that have arrived, at most 256.
     private func readLectord() {
-        let (messages, lost) = link.readAvailable(limit: 256)
-        for (line, message) in messages { handle(message, line: line) }
-        if lost { lectordLost() }
+        for _ in 0..<256 {
+            do {
+                let (line, message) = try link.receiveJSON(timeout: 0)
+                handle(message, line: line)
+            } catch .timedOut {
+                return
+            } catch .malformed(let reason) {
+                logger.warning("ignored a line from lectord", [("reason", reason)])
+            } catch {
+                logger.warning("lost lectord; reconnecting", [("socket", link.path), ("reason", "\(error)")])
+                lectordLost()
+                return
+            }
+        }
     }
 
     private func lectordLost() {
@@ -278,78 +336,89 @@ public final class Bridge: @unchecked Sendable {
         }
     }
 
-    private func handle(_ message: JSONValue, line: [UInt8]) {
-        let name = message["class"]?.stringValue ?? ""
-        let request = link.answered(by: message)
-        switch name {
-        case "VERSION":
-            let newRelease = message["release"]?.stringValue
-            protocolMinor = message["proto_minor"]?.intValue ?? 0
-            if message["proto_major"]?.intValue != 1 {
-                logger.once("protocol", .error, "lectord speaks another protocol major version", [("proto_major", "\(message["proto_major"].map(JSONWriter.string) ?? "?")")])
-            }
-            if newRelease != release {
-                release = newRelease
-                for camera in cameras.values { announce(camera) }
-            }
-        case "DEVICES":
-            devices(message["devices"]?.arrayValue ?? [])
-        case "TEXT":
-            guard let device = message["device"]?.stringValue else { return }
+    /// A line from lectord: a stream message it follows, or a typed reply.
+    private func handle(_ json: JSONValue, line: [UInt8]) {
+        if let stream = StreamMessage(json: json, protocolMinor: protocolMinor) {
+            follow(stream, line: line)
+            return
+        }
+        do {
+            let message = try ServerMessage(json: json)
+            handle(message, answering: link.answered(byClass: message.messageClass))
+        } catch {
+            logger.warning("ignored a line from lectord", [("reason", "\(error)")])
+        }
+    }
+
+    private func follow(_ message: StreamMessage, line: [UInt8]) {
+        switch message {
+        case let .devices(listings):
+            devices(listings)
+        case let .text(device, json):
             var camera = camera(for: device)
-            camera.text.apply(text: message)
+            camera.text.apply(text: json)
             cameras[device] = camera
             publishText(device)
-        case "TRACK":
-            guard let device = message["device"]?.stringValue else { return }
+        case let .track(device, json):
             var camera = camera(for: device)
-            camera.text.apply(track: message)
+            camera.text.apply(track: json)
             cameras[device] = camera
             enqueue("\(topic(camera))/track", line, qos: 1, retain: false, kind: .event)
             publishText(device)
-        case "STATUS":
-            for entry in message["devices"]?.arrayValue ?? [] {
-                guard let device = entry["name"]?.stringValue ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
-                var camera = camera(for: device)
-                if let state = entry["state"]?.stringValue { camera.state = state }
-                cameras[device] = camera
-                let members = (entry.objectValue ?? []).filter { $0.0 != "path" && $0.0 != "class" && $0.0 != "device" && $0.0 != "name" }
-                publishStatus(of: camera, members)
+        }
+    }
+
+    private func handle(_ message: ServerMessage, answering request: LectordLink.PendingRequest?) {
+        switch message {
+        case let .version(version):
+            protocolMinor = version.protocolMinor
+            if version.protocolMajor != 1 {
+                logger.once("protocol", .error, "lectord speaks another protocol major version", [("proto_major", "\(version.protocolMajor)")])
             }
-        case "ORIENTATION":
-            guard let device = message["device"]?.stringValue else { return }
-            var camera = camera(for: device)
-            let payload = JSONWriter.bytes(.object((message.objectValue ?? []).filter { $0.0 != "class" }))
+            if version.release != release {
+                release = version.release
+                for camera in cameras.values { announce(camera) }
+            }
+        case let .status(status):
+            for entry in status.devices { publishStatus(entry) }
+        case let .orientation(orientation):
+            var camera = camera(for: orientation.device)
+            let payload = JSONWriter.bytes(.object((orientation.json.objectValue ?? []).filter { $0.0 != "class" }))
             camera.orientation = payload
-            cameras[device] = camera
+            cameras[orientation.device] = camera
             enqueue("\(topic(camera))/orientation", payload, kind: .state)
-            logger.info("orientation changed", [("device", device), ("exif", message["exif"].map(JSONWriter.string) ?? "?")])
-        case "SNAPSHOT":
-            guard let device = message["device"]?.stringValue, let camera = cameras[device],
-                  let data = message["data"]?.stringValue, let jpeg = Base64.decode(data) else { return }
-            enqueue("\(topic(camera))/snapshot", jpeg, kind: .state)
-        case "ERROR":
-            logger.warning("lectord refused a request", [("request", request?.name ?? message["request"]?.stringValue ?? "?"),
-                                                          ("device", request?.device ?? "-"),
-                                                          ("message", message["message"]?.stringValue ?? "")])
-        case "OVERFLOW":
-            logger.warning("lectord dropped messages for the bridge (it read too slowly)",
-                           [("dropped", message["dropped"].map(JSONWriter.string) ?? "?")])
+            logger.info("orientation changed", [("device", orientation.device), ("exif", "\(orientation.orientation.exif)")])
+        case let .snapshot(snapshot):
+            guard let camera = cameras[snapshot.device] else { return }
+            enqueue("\(topic(camera))/snapshot", snapshot.data, kind: .state)
+        case let .error(error):
+            logger.warning("lectord refused a request", [("request", request?.name ?? error.request ?? "?"),
+                                                          ("device", request?.device ?? "-"), ("message", error.message)])
+        case let .overflow(overflow):
+            logger.warning("lectord dropped messages for the bridge (it read too slowly)", [("dropped", "\(overflow.dropped)")])
         default:
             break
         }
     }
 
+    /// One camera's entry of STATUS, published without lectord's names for it.
+    private func publishStatus(_ entry: DeviceStatus) {
+        let device = entry.name ?? entry.path
+        var camera = camera(for: device)
+        camera.state = entry.state.rawValue
+        cameras[device] = camera
+        let members = (entry.json.objectValue ?? []).filter { $0.0 != "path" && $0.0 != "name" }
+        publishStatus(of: camera, members)
+    }
+
     /// The full device list: new cameras are announced, vanished ones removed.
-    private func devices(_ list: [JSONValue]) {
+    private func devices(_ listings: [StreamMessage.Listing]) {
         var present: Set<String> = []
-        for entry in list {
-            let name = protocolMinor >= 5 ? entry["name"]?.stringValue : nil
-            guard let device = name ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { continue }
-            present.insert(device)
-            var camera = camera(for: device)
-            if let state = entry["state"]?.stringValue { camera.state = state }
-            cameras[device] = camera
+        for listing in listings {
+            present.insert(listing.device)
+            var camera = camera(for: listing.device)
+            if let state = listing.state { camera.state = state }
+            cameras[listing.device] = camera
         }
         for (device, camera) in cameras where !present.contains(device) {
             logger.info("camera gone; removing its entities", [("device", device)])

@@ -12,10 +12,10 @@ import LectorSystem
 /// ```
 ///
 /// `key = value` lines (`-` and `_` alike in keys); a `#` at the start or after a space
-/// starts a comment. The keys are the long flags' names with `_` (see ``BridgeOptions``).
+/// starts a comment. The keys are the long flags' names with `_` (see ``BridgeOptionTable``).
 public enum BridgeConfigFile {
     /// The default file, read when it exists and `--config` is not given.
-    public static let defaultPath = "/etc/lector/mqtt.conf"
+    public static var defaultPath: String { BridgeOptionTable.table.defaultConfigPath ?? "/etc/lector/mqtt.conf" }
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(ConfigError) -> BridgeSettings {
@@ -24,26 +24,8 @@ public enum BridgeConfigFile {
 
     /// Parses the text of a configuration file.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> BridgeSettings {
-        var settings = BridgeSettings()
-        var seen: [String: Int] = [:]
-        for (number, line) in try ConfigText.lines(text, path: path) {
-            guard case let .setting(key, value) = line else {
-                throw ConfigError(path: path, line: number, key: nil, message: "mqtt.conf has no sections; write key = value lines")
-            }
-            if key == "password" {
-                throw ConfigError(path: path, line: number, key: key,
-                                  message: "write the password into a file of its own and name it with password_file")
-            }
-            if let earlier = seen[key] {
-                throw ConfigError(path: path, line: number, key: key, message: "given twice (first on line \(earlier))")
-            }
-            seen[key] = number
-            do {
-                try SettingSyntax.set(key, value, into: &settings)
-            } catch {
-                throw ConfigError(path: path, line: number, key: key, message: error.message)
-            }
-        }
-        return settings
+        var options = BridgeOptions()
+        _ = try BridgeOptionTable.table.parseFile(text, path: path, into: &options)
+        return options.settings
     }
 }

@@ -36,7 +36,7 @@ public struct BridgeConfiguration: Sendable {
     ///   - machineName: the host name to use when none is given.
     public init(_ settings: BridgeSettings, environment: [String: String] = ProcessInfo.processInfo.environment,
                 machineName: String) throws(BridgeSetupError) {
-        socketPath = settings.socketPath ?? ClientCommand.defaultSocketPath(environment: environment)
+        socketPath = settings.socketPath ?? LectordSocket.defaultPath(environment: environment)
         var broker = settings.broker ?? BrokerAddress(host: "localhost", port: 1883, tls: false)
         if let port = settings.port { broker.port = port }
         self.broker = broker

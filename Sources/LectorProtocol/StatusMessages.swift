@@ -90,7 +90,8 @@ public struct DeviceStatus: Equatable, Sendable {
                   name: try m.string("name"))
     }
 
-    var json: JSONValue {
+    /// The entry as a JSON object (no `class`), as STATUS carries it.
+    public var json: JSONValue {
         var device = JSONObjectBuilder()
         device.add("path", path)
         device.add("name", name)

@@ -128,11 +128,11 @@ struct FanOutBenchmark {
         var subscribers: [LectorConnection] = []
         for _ in 0..<count {
             let subscriber = try LectorConnection(path: path)
-            try subscriber.send(JSONObjectBuilder(class: "WATCH").value)
+            try subscriber.send(Request.watch(WatchRequest()))
             subscribers.append(subscriber)
         }
         // VERSION on connect, then DEVICES and WATCH: after these, every line is streamed.
-        for subscriber in subscribers { _ = try subscriber.read(class: "WATCH", timeout: 5) }
+        for subscriber in subscribers { _ = try subscriber.read(WatchMessage.self, timeout: 5) }
         // The stalled subscriber connected first, so the server writes to it first.
         let readers = stalled ? Array(subscribers.dropFirst()) : subscribers
         // The connections own their descriptors: keep them open while the reader polls.
@@ -140,12 +140,11 @@ struct FanOutBenchmark {
             try measure(readers.map(\.descriptor), messageBytes: messageBytes) { server.publish(publication) }
         }
         let status = try LectorConnection(path: path)
-        try status.send(JSONObjectBuilder(class: "STATUS").value)
-        let reply = try status.read(class: "STATUS", timeout: 5)
-        guard let p50 = reply["publish_ms"]?["p50"]?.doubleValue, let p99 = reply["publish_ms"]?["p99"]?.doubleValue else {
+        try status.send(Request.status)
+        guard let publish = try status.read(StatusMessage.self, timeout: 5).publishMilliseconds else {
             throw BenchFailure("STATUS has no publish_ms")
         }
-        result.publish = (p50, p99)
+        result.publish = (publish.p50, publish.p99)
         if stalled { result.stalledDropped = subscribers[0].droppedTotal() }
         return result
     }
@@ -258,8 +257,8 @@ extension LectorConnection {
     /// last OVERFLOW notice.
     func droppedTotal() -> Int {
         var dropped = 0
-        while let message = try? readMessage(timeout: 0.2).message {
-            if message["class"]?.stringValue == "OVERFLOW" { dropped = message["dropped_total"]?.intValue ?? dropped }
+        while let message = try? receive(timeout: 0.2).message {
+            if case let .overflow(overflow) = message { dropped = overflow.droppedTotal }
         }
         return dropped
     }

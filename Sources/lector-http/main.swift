@@ -3,6 +3,10 @@ import LectorHTTP
 import LectorProtocol
 import LectorSystem
 
+if let reference = HTTPOptionTable.reference(askedBy: Array(CommandLine.arguments.dropFirst())) {
+    print(reference)
+    Syscalls.exit(0)
+}
 let options: HTTPOptions
 let auth: BasicAuth?
 do {
@@ -43,7 +47,7 @@ do {
 
 let socketPath = options.socketPath ?? SocketPath.standard()
 let stop = StopSignal()
-let link = LectordLink(socketPath: socketPath)
+let link = LectordRequests(socketPath: socketPath)
 let events = EventHub(socketPath: socketPath, logger: logger)
 let previews = PreviewHub(link: link, events: events, fps: options.previewFPS, logger: logger)
 let router = BridgeRouter(link: link, events: events, previews: previews, files: files, auth: auth, logger: logger)

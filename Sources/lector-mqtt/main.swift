@@ -10,6 +10,10 @@ func fail(_ message: String, hint: Bool) -> Never {
     Syscalls.exit(2)
 }
 
+if let reference = BridgeOptionTable.reference(askedBy: Array(CommandLine.arguments.dropFirst())) {
+    print(reference)
+    Syscalls.exit(0)
+}
 let commandLine: BridgeOptions
 do {
     commandLine = try BridgeOptions.parse(Array(CommandLine.arguments.dropFirst()))

@@ -7,6 +7,10 @@ import LectorSystem
 ThreadLimit.ensureSingleThreadedOpenMP()
 SignalObserver.blockSignals()
 
+if let reference = DaemonOptionTable.reference(askedBy: Array(CommandLine.arguments.dropFirst())) {
+    print(reference)
+    Syscalls.exit(0)
+}
 let commandLine: DaemonOptions
 do {
     commandLine = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()))

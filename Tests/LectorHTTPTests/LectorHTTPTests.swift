@@ -62,3 +62,22 @@ struct LectorHTTPTests {
         #expect(BasicAuth(user: "lector", password: "secret").accepts(header) == accepted, "\(header)")
     }
 }
+
+/// lector-http's one option table: each option's example parses and changes the
+/// options, and `--help` lists every option.
+@Suite("lector-http's option table")
+struct HTTPOptionTableTests {
+    @Test("each option parses its example", arguments: HTTPOptionTable.options.filter { !$0.spec.isSwitch }.map(\.flag))
+    func optionParses(flag: String) throws {
+        let option = try #require(HTTPOptionTable.table.option(flag: flag))
+        let given = try HTTPOptions.parse([flag, option.spec.example]), defaults = try HTTPOptions.parse([])
+        #expect(given != defaults, "\(flag) \(option.spec.example) changes nothing")
+    }
+
+    @Test("--help lists each option with its help", arguments: HTTPOptionTable.options.map(\.flag))
+    func helpListsOption(flag: String) throws {
+        let option = try #require(HTTPOptionTable.table.option(flag: flag))
+        let line = try #require(HTTPOptions.usage.split(separator: "\n").first { $0.hasPrefix("  \(option.spec.synopsis) ") })
+        #expect(line.hasSuffix(option.spec.help))
+    }
+}

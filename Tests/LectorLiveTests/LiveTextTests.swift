@@ -3,8 +3,10 @@
 @testable import LectorLive
 @testable import LectorProtocol
 @testable import LectorSystem
+@testable import LectorClient
 import LectorTestSupport
 import Testing
+@testable import lector
 
 /// Synthetic scenes for the live-text algorithms: a textured "card" that can be shifted
 /// and noised deterministically.

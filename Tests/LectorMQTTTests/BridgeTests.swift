@@ -217,3 +217,28 @@ struct DiscoveryTests {
         #expect(discovery.configTopics(camera: "dev_video0") == configs.map(\.topic))
     }
 }
+
+/// lector-mqtt's one option table: each option with a file key means the same as a flag
+/// and in mqtt.conf, and `--help` lists every option.
+@Suite("lector-mqtt's option table")
+struct BridgeOptionTableTests {
+    static let keyed = BridgeOptionTable.options.filter { $0.key != nil }.map(\.flag)
+
+    @Test("a flag and its mqtt.conf key set the same", arguments: keyed)
+    func flagAndKeyAgree(flag: String) throws {
+        let option = try #require(BridgeOptionTable.table.option(flag: flag))
+        let key = try #require(option.key)
+        let fromFlag = try BridgeOptions.parse([flag, option.spec.example]).settings
+        let fromFile = try BridgeConfigFile.parse("\(key) = \(option.spec.example)", path: "mqtt.conf")
+        #expect(fromFlag == fromFile, "\(flag)")
+        #expect(fromFlag != BridgeSettings(), "\(flag) \(option.spec.example) changes nothing")
+        #expect(BridgeSettings().overriding(fromFlag) == fromFlag, "\(flag) overrides the file")
+    }
+
+    @Test("--help lists each option with its value and help", arguments: BridgeOptionTable.options.map(\.flag))
+    func helpListsOption(flag: String) throws {
+        let option = try #require(BridgeOptionTable.table.option(flag: flag))
+        let line = try #require(BridgeOptions.usage.split(separator: "\n").first { $0.hasPrefix("  \(option.spec.synopsis) ") })
+        #expect(line.hasSuffix(option.spec.help))
+    }
+}

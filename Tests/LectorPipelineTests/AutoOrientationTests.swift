@@ -4,6 +4,7 @@ import Foundation
 @testable import LectorDaemon
 @testable import LectorImaging
 @testable import LectorPipeline
+@testable import lector
 @testable import LectorProtocol
 @testable import LectorRecognition
 @testable import LectorSystem

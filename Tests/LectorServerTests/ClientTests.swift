@@ -1,5 +1,6 @@
 import Foundation
 @testable import LectorClient
+@testable import lector
 @testable import LectorProtocol
 @testable import LectorSystem
 import LectorTestSupport

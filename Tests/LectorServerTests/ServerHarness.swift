@@ -95,3 +95,7 @@ extension LectorConnection {
     }
 }
 
+extension JSONValue {
+    /// A request without members: `{"class":"STATUS"}`.
+    static func request(_ name: String) -> JSONValue { JSONObjectBuilder(class: name).value }
+}

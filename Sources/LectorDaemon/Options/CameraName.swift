@@ -1,3 +1,4 @@
+import LectorOptions
 import LectorSystem
 
 /// A camera's own name (`[camera kitchen]`, `--name kitchen`): its `device` in messages

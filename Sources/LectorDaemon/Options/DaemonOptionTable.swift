@@ -2,6 +2,7 @@ import Foundation
 import LectorCapture
 import LectorImaging
 import LectorLive
+import LectorOptions
 import LectorPipeline
 import LectorProtocol
 import LectorRecognition
@@ -9,8 +10,9 @@ import LectorSystem
 
 /// Every `lectord` option, once. Adding an option is one entry here (plus the field it
 /// sets); the command line (``DaemonOptions/parse(_:)``), the configuration file
-/// (``ConfigFile``), `--help` (``usage``), README's option list (``markdown``) and
-/// SIGHUP (``ReloadPlan``) follow.
+/// (``ConfigFile``), `--help` (``usage``), the man page, README's option list and
+/// docs/configuration.md (``markdown``) and SIGHUP (``ReloadPlan``) follow. The
+/// mechanism is LectorOptions' (``table``), shared with lector-mqtt and lector-http.
 public enum DaemonOptionTable {
     private typealias Camera = OptionAccess<CameraSettings>
     private typealias Daemon = OptionAccess<DaemonOptions>
@@ -187,13 +189,15 @@ public enum DaemonOptionTable {
         .exclusive(["--replay"], ["--device"]),
     ]
 
+    /// The options as every program's table holds them: lookups, `--help`, Markdown.
+    public static let table = OptionTable(program: "lectord", options: options, layout: helpLayout,
+                                          defaultConfigPath: "/etc/lector/lectord.conf")
+
     /// The option `--flag` (or an alias).
-    public static func option(flag: String) -> DaemonOption? {
-        options.first { $0.flag == flag || $0.aliases.contains(flag) }
-    }
+    public static func option(flag: String) -> DaemonOption? { table.option(flag: flag) }
 
     /// The option with configuration key `key`.
-    public static func option(key: String) -> DaemonOption? { options.first { $0.key == key } }
+    public static func option(key: String) -> DaemonOption? { table.option(key: key) }
 
     /// The configuration keys of `scope`, in table order.
     public static func keys(_ scope: DaemonOption.Scope) -> [String] {
@@ -231,67 +235,50 @@ public enum DaemonOptionTable {
     }
 
     /// `lectord --help`.
-    public static var usage: String {
-        var lines = ["Usage: lectord [options]", "", "Reads text from live camera frames and publishes it as line-delimited JSON."]
-        for group in DaemonOption.Group.allCases {
-            lines += ["", "\(group.rawValue):"]
-            for option in options where option.group == group {
-                let name = option.valueName.map { "\(option.flag) \($0)" } ?? option.flag
-                lines += wrapped("  " + name.padding(toLength: max(29, name.count + 1), withPad: " ", startingAt: 0), option.help)
-            }
-        }
-        let commandLineOnly = options.filter { $0.scope == .commandLine }.map(\.flag)
-        lines += ["", "Configuration file:"]
-        lines += wrapped("  ", "Every other option is also a key of the configuration file: the flag without -- and with _ for -, "
-                            + "before the first [camera] for the Server options, under [camera NAME] for the others "
-                            + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
-                            + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (rect, psm, whitelist, lang, scale, invert, "
-                            + "min_height) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
-                            + "Command-line flags override the file. Command line only: "
-                            + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
-        lines += [""]
-        lines += wrapped("  ", "SIGHUP reads the file again and applies at once: "
-                            + options.filter { $0.reload == .live }.compactMap(\.key).joined(separator: ", ")
-                            + "; other changes need a restart.", indent: 2)
-        return lines.joined(separator: "\n")
-    }
+    public static var usage: String { table.usage }
 
-    /// `head` then `text` wrapped at 120 columns, continuation lines under the text.
-    private static func wrapped(_ head: String, _ text: String, indent: Int? = nil) -> [String] {
-        let width = 120
-        let margin = String(repeating: " ", count: indent ?? head.count)
-        var lines: [String] = []
-        var line = head
-        var lineHasWord = false
-        for word in text.split(separator: " ") {
-            if lineHasWord && line.count + 1 + word.count > width {
-                lines.append(line)
-                line = margin
-                lineHasWord = false
-            }
-            line += (lineHasWord ? " " : "") + word
-            lineHasWord = true
-        }
-        lines.append(line)
-        return lines
+    /// How `--help` frames the groups: the usage line, and after the options what the
+    /// configuration file and SIGHUP do with them.
+    private static var helpLayout: HelpLayout {
+        let commandLineOnly = options.filter { $0.scope == .commandLine }.map(\.flag)
+        var footer = ["", "Configuration file:"]
+        footer += HelpLayout.wrapped("  ", "Every other option is also a key of the configuration file: the flag without -- and with _ for -, "
+                                        + "before the first [camera] for the Server options, under [camera NAME] for the others "
+                                        + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
+                                        + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (rect, psm, whitelist, lang, scale, invert, "
+                                        + "min_height) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
+                                        + "Command-line flags override the file. Command line only: "
+                                        + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
+        footer += [""]
+        footer += HelpLayout.wrapped("  ", "SIGHUP reads the file again and applies at once: "
+                                        + options.filter { $0.reload == .live }.compactMap(\.key).joined(separator: ", ")
+                                        + "; other changes need a restart.", indent: 2)
+        return HelpLayout(header: ["Usage: lectord [options]", "", "Reads text from live camera frames and publishes it as line-delimited JSON."],
+                          footer: footer, helpColumn: 29, width: 120, groupOrder: DaemonOption.Group.allCases.map(\.rawValue))
     }
 
     /// README's list of options, a Markdown table (README holds a copy; a test keeps
     /// them equal).
-    public static var markdown: String {
-        var rows = ["| flag | file key | where in the file | SIGHUP | meaning |", "| --- | --- | --- | --- | --- |"]
-        for option in options {
-            let name = option.valueName.map { "\(option.flag) \($0)" } ?? option.flag
-            let place = switch option.scope {
-            case .daemon: "daemon"
-            case .camera: "[camera]"
-            case .commandLine: "command line only"
-            }
-            let reload = option.key == nil ? "" : option.reload == .live ? "applied" : "restart"
-            let cells = ["`\(name)`", option.key.map { "`\($0)`" } ?? "", place, reload, option.help]
-            rows.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
-        }
-        return rows.joined(separator: "\n")
+    public static var markdown: String { table.markdown(extraColumns: markdownColumns) }
+
+    /// lectord's section of docs/configuration.md when `arguments` are
+    /// `--options-markdown` alone (``OptionReference``), else nil.
+    public static func reference(askedBy arguments: [String]) -> String? {
+        OptionReference.isAsked(by: arguments) ? table.reference(extraColumns: markdownColumns) : nil
+    }
+
+    /// Where each option goes in the file, and what SIGHUP does with it.
+    private static var markdownColumns: [OptionTable<DaemonOption>.Column] {
+        [
+            ("where in the file", { option in
+                switch option.scope {
+                case .daemon: "daemon"
+                case .camera: "[camera]"
+                case .commandLine: "command line only"
+                }
+            }),
+            ("SIGHUP", { option in option.key == nil ? "" : option.reload == .live ? "applied" : "restart" }),
+        ]
     }
 
     /// A source option: appends the parsed source (a camera each).

@@ -1,4 +1,5 @@
 import Foundation
+import LectorClient
 import LectorProtocol
 import LectorSystem
 
@@ -214,9 +215,4 @@ public enum LectorCommand {
             output.standard("\(path): \(message.width)x\(message.height) JPEG, \(message.data.count) bytes, frame \(message.sequence) of \(message.device)")
         }
     }
-}
-
-extension JSONValue {
-    /// A request without members: `{"class":"STATUS"}`.
-    static func request(_ name: String) -> JSONValue { JSONObjectBuilder(class: name).value }
 }

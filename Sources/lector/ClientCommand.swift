@@ -1,4 +1,5 @@
 import Foundation
+import LectorClient
 import LectorProtocol
 import LectorSystem
 
@@ -50,12 +51,9 @@ public struct ClientCommand: Equatable, Sendable {
         public static let cannotConnect: Int32 = 69
     }
 
-    /// `LECTOR_SOCKET`, else /run/lector/lector.sock when it exists (the system
-    /// service), else where a user's lectord listens by default.
+    /// The socket when `--socket` is not given (``LectordSocket/defaultPath(environment:)``).
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let path = environment["LECTOR_SOCKET"], !path.isEmpty { return path }
-        if FileManager.default.fileExists(atPath: "/run/lector/lector.sock") { return "/run/lector/lector.sock" }
-        return SocketPath.standard(environment: environment)
+        LectordSocket.defaultPath(environment: environment)
     }
 
     public static let usage = """

@@ -1,3 +1,4 @@
+import LectorOptions
 import LectorPipeline
 import LectorProtocol
 import LectorRecognition

@@ -1,0 +1,41 @@
+import LectorProtocol
+
+/// A stream message the bridge follows (TEXT, TRACK, DEVICES), read for the members it
+/// uses: a protocol peer may leave the others out (tests/mqtt's python peer does, and
+/// writes TRACK ids as numbers), so these are not decoded as LectorProtocol's strict
+/// messages. Replies to the bridge's own requests are (``Bridge``).
+enum StreamMessage {
+    /// TEXT or TRACK of `device`, for ``CameraText``.
+    case text(device: String, JSONValue)
+    case track(device: String, JSONValue)
+    /// DEVICES: every camera lectord has.
+    case devices([Listing])
+
+    /// One camera of DEVICES.
+    struct Listing {
+        /// lectord's name for it: `name` from proto_minor 5 on, else `path`.
+        var device: String
+        var state: String?
+    }
+
+    /// The stream message in `json`, nil for another class (or one without its device).
+    /// - Parameter protocolMinor: lectord's proto_minor (DEVICES' `name` counts from 5).
+    init?(json: JSONValue, protocolMinor: Int) {
+        switch json["class"]?.stringValue {
+        case TextMessage.messageClass:
+            guard let device = json["device"]?.stringValue else { return nil }
+            self = .text(device: device, json)
+        case TrackMessage.messageClass:
+            guard let device = json["device"]?.stringValue else { return nil }
+            self = .track(device: device, json)
+        case DevicesMessage.messageClass:
+            self = .devices((json["devices"]?.arrayValue ?? []).compactMap { entry in
+                let name = protocolMinor >= 5 ? entry["name"]?.stringValue : nil
+                guard let device = name ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { return nil }
+                return Listing(device: device, state: entry["state"]?.stringValue)
+            })
+        default:
+            return nil
+        }
+    }
+}
