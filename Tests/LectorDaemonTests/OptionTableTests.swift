@@ -89,23 +89,6 @@ struct OptionTableTests {
         #expect(result.stdout == DaemonOptions.usage + "\n")
     }
 
-    @Test("README's option list is the table's")
-    func readmeListsOptions() throws {
-        let readme = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
-        let begin = try #require(readme.range(of: Self.readmeBegin)), end = try #require(readme.range(of: Self.readmeEnd))
-        let listed = readme[begin.upperBound..<end.lowerBound].trimmingCharacters(in: .newlines)
-        if listed != DaemonOptionTable.markdown, ProcessInfo.processInfo.environment["LECTOR_UPDATE_README"] == "1" {
-            let updated = readme.replacingCharacters(in: begin.upperBound..<end.lowerBound, with: "\n" + DaemonOptionTable.markdown + "\n")
-            try updated.write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
-            return
-        }
-        #expect(listed == DaemonOptionTable.markdown, "README's option list differs: run LECTOR_UPDATE_README=1 swift test --filter readmeListsOptions")
-    }
-
-    static let readmePath = TestSupport.packageRoot.appendingPathComponent("README.md").path
-    static let readmeBegin = "<!-- lectord options: generated from DaemonOptionTable.markdown -->"
-    static let readmeEnd = "<!-- end of lectord options -->"
-
     @Test("rules name flags on the command line and keys in the file", arguments: [
         (["--demo", "--rotation", "90", "--device-orientation", "portrait"], "[camera]\ndemo = true\nrotation = 90\ndevice_orientation = portrait",
          "give either --rotation/--mirror or --device-orientation, not both",

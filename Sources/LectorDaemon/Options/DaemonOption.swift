@@ -5,7 +5,7 @@ import LectorSystem
 /// One `lectord` option, defined once: its flag, its configuration-file key, where it
 /// belongs, how its value is written and checked, its help sentence, whether SIGHUP can
 /// apply it, and how it sets the options. The command line, the configuration file,
-/// `--help`, README's option list and SIGHUP reload all read ``DaemonOptionTable``.
+/// `--help`, docs/configuration.md and SIGHUP reload all read ``DaemonOptionTable``.
 public struct DaemonOption: TableOption {
     /// Where an option belongs.
     public enum Scope: Sendable {
