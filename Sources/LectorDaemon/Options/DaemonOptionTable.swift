@@ -10,7 +10,7 @@ import LectorSystem
 
 /// Every `lectord` option, once. Adding an option is one entry here (plus the field it
 /// sets); the command line (``DaemonOptions/parse(_:)``), the configuration file
-/// (``ConfigFile``), `--help` (``usage``), the man page, docs/configuration.md and
+/// (``ConfigFile``), `--help` (``usage``), the man page,
 /// docs/configuration.md (``markdown``) and SIGHUP (``ReloadPlan``) follow. The
 /// mechanism is LectorOptions' (``table``), shared with lector-mqtt and lector-http.
 public enum DaemonOptionTable {
