@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Edges of issue 16 against a real lectord and lector (see tests/edges/run).
 
-Each check prints "ok   NAME" or "FAIL NAME detail"; the last line is "N passed, N failed".
+Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed"
+(tests/lectortest.py).
 """
 import json
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Judges what capture-guest.sh saved: one PASS/FAIL line per check, then
+"""Judges what capture-guest.sh saved: one ok/FAIL line per check, then
 "N passed, N failed". usage: check-capture.py OUTDIR VM_EXIT_STATUS"""
 import datetime
 import json

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Zones, rules and named cameras through a real lectord (see tests/zones/run).
 
-Each check prints "ok   NAME" or "FAIL NAME detail"; the last line is "N passed, N failed".
+Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed"
+(tests/lectortest.py).
 """
 import json
 import os
