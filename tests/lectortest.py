@@ -189,7 +189,8 @@ class Daemon(Process):
     a client can connect."""
 
     def __init__(self, *args, socket_path=None, env=None, wait=True, log_path=None, binary=None):
-        self.dir = workdir("lector-daemon-")
+        # A folder of its own for what is not given.
+        self.dir = workdir("lector-daemon-") if socket_path is None or log_path is None else os.path.dirname(log_path)
         self.path = socket_path or os.path.join(self.dir, "lector.sock")
         super().__init__([binary or LECTORD, "--socket", self.path] + list(args or ["--demo", "--fps", "5"]),
                          log_path or os.path.join(self.dir, "lectord.log"), env, stdout=subprocess.DEVNULL)
