@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, Client, Daemon, SkipTest, Suite, lector, lectord, workdir  # noqa: E402
+from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, STARTUP_SECONDS, Client, Daemon, SkipTest, Suite, lector, lectord, workdir  # noqa: E402
 
 suite = Suite("edges", timed=False)
 test = suite.test
@@ -239,7 +239,7 @@ def fallback_socket():
     # Free: lectord makes it 0700 and its own, and lector finds it there.
     process = subprocess.Popen(as_user(USER, LECTORD, "--demo"), stderr=subprocess.PIPE, text=True, env=ENV)
     try:
-        deadline = time.time() + 20
+        deadline = time.time() + STARTUP_SECONDS
         while time.time() < deadline and not os.path.exists(directory + "/lector.sock"):
             time.sleep(0.05)
         info = os.lstat(directory)

@@ -661,7 +661,7 @@ def unix_socket_listen():
     path = os.path.join(W.lector.dir, "http.sock")
     bridge = Bridge(W.lector.path, "--listen-unix", path)
     try:
-        wait_for(lambda: os.path.exists(path), 10, "the Unix socket")
+        wait_for(lambda: os.path.exists(path), STARTUP_SECONDS, "the Unix socket")
         assert oct(os.stat(path).st_mode & 0o777) == "0o660", oct(os.stat(path).st_mode)
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(10)
