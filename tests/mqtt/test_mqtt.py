@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import lectortest  # noqa: E402
 from lectortest import (DEMO_DIR, ENV, FIXTURES, LECTORD, LECTOR_MQTT as BRIDGE, ROOT, STARTUP_SECONDS, Client,  # noqa: E402
-                        Daemon, SkipTest, Suite, free_port, stop_all, wait_for, workdir)
+                        Daemon, SkipTest, Suite, cpu_seconds, free_port, stop_all, wait_for, workdir)
 
 FIXTURE = os.path.join(FIXTURES, "hello-640x480.png")
 ENV.pop("CREDENTIALS_DIRECTORY", None)
@@ -576,9 +576,7 @@ def sigterm_without_broker_or_lectord():
     require(bridge.alive(), "exited: " + bridge.logtext())
     log = bridge.logtext()
     require(log.count("broker: cannot connect") == 1 and log.count("cannot reach lectord") == 1, log)
-    with open("/proc/%d/stat" % bridge.proc.pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    cpu = cpu_seconds(bridge.proc.pid)
     with open("/proc/%d/status" % bridge.proc.pid) as f:
         wakeups = int(re.search(r"voluntary_ctxt_switches:\s+(\d+)", f.read()).group(1))
     # The main thread sleeps until lectord's next retry (0.25 s doubling): a few dozen
