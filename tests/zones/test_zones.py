@@ -244,9 +244,6 @@ class Daemon(BaseDaemon):
                          log_path=os.path.join(WORK, "daemon.log"))
         self.sock = self.path
 
-    def log(self):
-        return self.logtext()
-
     def __exit__(self, *exc):
         self.stop(timeout=15)
 
@@ -292,7 +289,7 @@ psm = 7
               and set(zones) == {"reading", "serial", "far"} and zones["reading"]["psm"] == 7 and zones["reading"]["whitelist"] == "0123456789",
               device)
         check("a zone outside the upright frame is reported in DEVICES and the log",
-              "outside" in zones["far"].get("warning", "") and "zone does not fit" in daemon.log() and "zone=far" in daemon.log(),
+              "outside" in zones["far"].get("warning", "") and "zone does not fit" in daemon.logtext() and "zone=far" in daemon.logtext(),
               zones["far"])
         match = seen.get("MATCH", {})
         check("MATCH reaches a watcher with matches: true", match.get("device") == "meter" and match.get("zone") == "reading", match)
@@ -329,7 +326,7 @@ psm = 7
         open(conf, "w").write(good + "\n[rule meter/reading/broken]\nmatch = ([0-9]\n")
         daemon.proc.send_signal(signal.SIGHUP)
         time.sleep(1.5)
-        log = daemon.log()
+        log = daemon.logtext()
         client = Client(daemon.sock, timeout=30)
         client.read_class("VERSION")
         client.send({"class": "DEVICES"})
@@ -348,7 +345,7 @@ psm = 7
             if names == {"reading", "serial"}:
                 break
             time.sleep(0.5)
-        check("SIGHUP with a zone removed applies it", names == {"reading", "serial"} and "meter: zone" in daemon.log(), (names, daemon.log()[-400:]))
+        check("SIGHUP with a zone removed applies it", names == {"reading", "serial"} and "meter: zone" in daemon.logtext(), (names, daemon.logtext()[-400:]))
         client.close()
     notify.close()
 
