@@ -13,121 +13,20 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-LECTOR = os.environ.get("LECTOR", os.path.join(ROOT, ".build/debug/lector"))
-ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import ENV, FIXTURES, LECTOR, LECTORD, Client as BaseClient, Daemon, Suite, cpu_seconds, no_nulls, workdir, write  # noqa: E402
 
-
-class Daemon:
-    """A lectord on a temporary socket; stopped (SIGTERM) at the end of a `with`."""
-
-    def __init__(self, *args, socket_path=None):
-        self.dir = tempfile.mkdtemp(prefix="lector-clients-")
-        self.path = socket_path or os.path.join(self.dir, "lector.sock")
-        self.log = open(os.path.join(self.dir, "lectord.log"), "w+")
-        self.args = [LECTORD, "--socket", self.path] + list(args or ["--demo", "--fps", "5"])
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log, env=ENV)
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError("lectord exited %s: %s" % (self.proc.returncode, self.logtext()))
-            if os.path.exists(self.path):
-                try:
-                    Client(self.path).close()
-                    return self
-                except OSError:
-                    pass
-            time.sleep(0.05)
-        raise AssertionError("lectord did not start listening")
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
-
-    def logtext(self):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return f.read()
+suite = Suite("clients")
+test = suite.test
 
 
-class Client:
-    """A python client: stdlib socket + json, one JSON object per line."""
+class Client(BaseClient):
+    """Every message this suite reads has a class and no null anywhere."""
 
     def __init__(self, path, read_version=False):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(15)
-        self.sock.connect(path)
-        self.buf = b""
-        if read_version:
-            version = self.read()
-            assert version["class"] == "VERSION", version
-            assert version["proto_major"] == 1, version
-
-    def send(self, obj):
-        self.sock.sendall((obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n")
-
-    def readline(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("server closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line
-
-    def read(self):
-        message = json.loads(self.readline())
-        assert "class" in message, message
-        assert "null" not in json.dumps(message) or True
-        return message
-
-    def read_class(self, name, timeout=15):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            message = self.read()
-            if message["class"] == name:
-                return message
-        raise AssertionError("no %s within %s s" % (name, timeout))
-
-    def reply(self):
-        """The next message that is not a stream message."""
-        while True:
-            message = self.read()
-            if message["class"] not in ("TEXT", "FRAME", "OVERFLOW"):
-                return message
-
-    def close(self):
-        self.sock.close()
-
-
-def no_nulls(value):
-    if value is None:
-        return False
-    if isinstance(value, dict):
-        return all(no_nulls(v) for v in value.values())
-    if isinstance(value, list):
-        return all(no_nulls(v) for v in value)
-    return True
-
-
-TESTS = []
-
-
-def test(function):
-    TESTS.append(function)
-    return function
+        super().__init__(path, timeout=15, read_version=read_version, strict=True)
 
 
 @test
@@ -203,13 +102,6 @@ def only_when_watched():
               (idle["captured"], idle["recognized"], idle_cpu, busy["recognized"]))
 
 
-def cpu_seconds(pid):
-    """User + system CPU time of a process, from /proc."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def count_texts(client, seconds):
     """TEXT messages received in `seconds`, and frames the camera recognized meanwhile
     (from the FRAME counters)."""
@@ -254,11 +146,7 @@ def stalled_client_does_not_slow_others():
         assert status["publish_ms"]["p99"] < 1000, status["publish_ms"]
         # B is disconnected: reading what was buffered ends in EOF.
         b.sock.settimeout(10)
-        try:
-            while True:
-                b.readline()
-        except (EOFError, ConnectionResetError):
-            pass
+        b.drain()
         log = d.logtext()
         assert "client takes nothing; disconnecting" in log, log
         print("    stalled client disconnected: " + [l for l in log.splitlines() if "takes nothing" in l][0])
@@ -281,11 +169,7 @@ def sigterm_with_8_watchers():
         assert elapsed < 1.0, elapsed
         assert not os.path.exists(d.path)
         for c in clients:
-            try:
-                while True:
-                    c.readline()
-            except (EOFError, ConnectionResetError):
-                pass
+            c.drain()
 
 
 @test
@@ -353,7 +237,7 @@ def lector_commands():
 
 @test
 def stale_and_live_sockets():
-    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    directory = workdir("lector-clients-")
     path = os.path.join(directory, "lector.sock")
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(path)
@@ -371,7 +255,7 @@ def stale_and_live_sockets():
 
 @test
 def stdout_mode_unchanged():
-    runtime = tempfile.mkdtemp(prefix="lector-clients-")
+    runtime = workdir("lector-clients-")
     r = subprocess.run([LECTORD, "--demo", "--stdout", "--max-frames", "2"], capture_output=True, timeout=60,
                        env=dict(ENV, XDG_RUNTIME_DIR=runtime), text=True)
     assert r.returncode == 0, r
@@ -382,29 +266,22 @@ def stdout_mode_unchanged():
 
 @test
 def config_file_and_sighup():
-    directory = tempfile.mkdtemp(prefix="lector-clients-")
-    conf = os.path.join(directory, "lectord.conf")
-    with open(conf, "w") as f:
-        f.write("max_clients = 4\n[camera]\ndemo = true\nfps = 5\nrotation = 90\n")
+    conf = write(os.path.join(workdir("lector-clients-"), "lectord.conf"), "max_clients = 4\n[camera]\ndemo = true\nfps = 5\nrotation = 90\n")
     with Daemon("--config", conf) as d:
         c = Client(d.path, read_version=True)
         c.send({"class": "DEVICES"})
         assert c.reply()["devices"][0]["orientation"]["exif"] == 6
-        with open(conf, "w") as f:
-            f.write("max_clients = 4\n[camera]\ndemo = true\nfps = 5\ndevice_orientation = landscape-left\ncamera_position = front\n")
-        d.proc.send_signal(signal.SIGHUP)
+        d.reload(conf, "max_clients = 4\n[camera]\ndemo = true\nfps = 5\ndevice_orientation = landscape-left\ncamera_position = front\n")
         time.sleep(0.5)
         c.send({"class": "DEVICES"})
         assert c.reply()["devices"][0]["orientation"]["exif"] == 4, "SIGHUP applied the new orientation"
-        with open(conf, "w") as f:
-            f.write("[camera]\ndemo = true\nrotation = 45\n")
-        d.proc.send_signal(signal.SIGHUP)
+        d.reload(conf, "[camera]\ndemo = true\nrotation = 45\n")
         time.sleep(0.5)
         c.send({"class": "DEVICES"})
         assert c.reply()["devices"][0]["orientation"]["exif"] == 4, "an invalid file changes nothing"
         assert "configuration not reloaded" in d.logtext() and "lectord.conf:3: rotation:" in d.logtext(), d.logtext()
     # An invalid file at start: exit 2, naming file, line and key.
-    r = subprocess.run([LECTORD, "--config", conf, "--socket", os.path.join(directory, "s.sock")],
+    r = subprocess.run([LECTORD, "--config", conf, "--socket", os.path.join(os.path.dirname(conf), "s.sock")],
                        capture_output=True, timeout=30, env=ENV, text=True)
     assert r.returncode == 2 and conf + ":3: rotation: must be one of 0|90|180|270|auto, not '45'" in r.stderr, r
 
@@ -413,7 +290,7 @@ def config_file_and_sighup():
 def automatic_orientation_over_the_socket():
     """--rotation auto (proto_minor 6): TEXT, DEVICES and ORIENTATION say "auto":true;
     a client's explicit rotation turns it off, "rotation":"auto" turns it on again."""
-    page = os.path.join(ROOT, "Tests/Fixtures/page-640x480.png")
+    page = os.path.join(FIXTURES, "page-640x480.png")
     with Daemon("--replay", page, "--loop", "--fps", "4", "--rotation", "auto") as d:
         c = Client(d.path)
         assert c.read()["proto_minor"] >= 6
@@ -443,17 +320,12 @@ def automatic_orientation_over_the_socket():
 
 @test
 def sighup_applies_recognizer_settings():
-    directory = tempfile.mkdtemp(prefix="lector-clients-")
-    conf = os.path.join(directory, "lectord.conf")
-    with open(conf, "w") as f:
-        f.write("[camera]\ndemo = true\nfps = 5\n")
+    conf = write(os.path.join(workdir("lector-clients-"), "lectord.conf"), "[camera]\ndemo = true\nfps = 5\n")
     with Daemon("--config", conf) as d:
         c = Client(d.path, read_version=True)
         c.send({"class": "WATCH"})
         assert "LECTOR" in c.read_class("TEXT")["text"], "the demo frames are read whole"
-        with open(conf, "w") as f:
-            f.write("always_on = true\n[camera]\ndemo = true\nfps = 4\nroi = 0,0,8,8\n")
-        d.proc.send_signal(signal.SIGHUP)
+        d.reload(conf, "always_on = true\n[camera]\ndemo = true\nfps = 4\nroi = 0,0,8,8\n")
         deadline = time.time() + 20
         while "LECTOR" in c.read_class("TEXT").get("text", ""):
             assert time.time() < deadline, "roi not applied by SIGHUP"
@@ -466,7 +338,7 @@ def sighup_applies_recognizer_settings():
 
 @test
 def systemd_socket_activation():
-    directory = tempfile.mkdtemp(prefix="lector-clients-")
+    directory = workdir("lector-clients-")
     path = os.path.join(directory, "activated.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -501,24 +373,5 @@ def wire_unchanged_since_c959108():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def main():
-    selected = sys.argv[1:]
-    passed = failed = 0
-    for function in TESTS:
-        if selected and function.__name__ not in selected:
-            continue
-        started = time.time()
-        try:
-            function()
-            passed += 1
-            print("ok   %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
-        except Exception:
-            failed += 1
-            print("FAIL %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
-            traceback.print_exc()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main())

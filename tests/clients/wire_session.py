@@ -18,13 +18,12 @@ lines' track (added in proto_minor 3), DEVICE's layout (added in proto_minor 7).
 import difflib
 import json
 import os
-import signal
 import re
-import socket
-import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import DEMO_DIR, ENV, Client, Daemon  # noqa: E402
 
 VOLATILE = {"time", "uptime", "seq", "captured", "recognized", "dropped", "rejected", "dropped_total",
             "latency_ms", "recognize_ms", "overhead_ms", "publish_ms", "capture_fps", "recognize_fps",
@@ -62,21 +61,12 @@ def stream_mask(message):
 
 class Session:
     def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(20)
-        self.sock.connect(path)
-        self.buf = b""
+        self.client = Client(path, timeout=20)
         self.out = []
         self.stream = {}
 
     def line(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError("lectord closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+        return self.client.read()
 
     def reply(self, label, expected=None):
         """Records replies until a non-stream one (of class `expected` when given)."""
@@ -92,7 +82,7 @@ class Session:
 
     def request(self, request, *expected):
         raw = request if isinstance(request, bytes) else json.dumps(request, separators=(",", ":")).encode()
-        self.sock.sendall(raw + b"\n")
+        self.client.send(raw)
         for name in expected or (None,):
             self.reply(raw.decode(errors="replace"), name)
 
@@ -110,21 +100,9 @@ class Session:
 
 
 def play(lectord):
-    directory = tempfile.mkdtemp(prefix="lector-wire-")
-    path = os.path.join(directory, "lector.sock")
-    env = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"),
-               LECTOR_DEMO_DIR=os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Sources/LectorCapture/Resources/demo"))
-    log = open(os.path.join(directory, "lectord.log"), "w")
-    proc = subprocess.Popen([lectord, "--socket", path, "--demo", "--fps", "5"], stdout=subprocess.DEVNULL,
-                            stderr=log, env=env)
-    try:
-        deadline = time.time() + 20
-        while not os.path.exists(path):
-            if time.time() > deadline or proc.poll() is not None:
-                raise SystemExit("lectord did not start")
-            time.sleep(0.05)
+    with Daemon("--demo", "--fps", "5", binary=lectord, env=dict(ENV, LECTOR_DEMO_DIR=DEMO_DIR)) as daemon:
         time.sleep(0.2)
-        s = Session(path)
+        s = Session(daemon.path)
         s.reply("connect")
         s.request({"class": "DEVICES"})
         s.request({"class": "STATUS"})
@@ -160,12 +138,6 @@ def play(lectord):
             for shape in sorted(s.stream[name]):
                 s.out.append("stream %s %s" % (name, shape))
         return s.out
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 # DEVICE members a camera reports only once its source has started (a replay's name

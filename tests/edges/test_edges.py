@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Edges of issue 16 against a real lectord and lector (see tests/edges/run).
 
-Each check prints "ok   NAME" or "FAIL NAME detail"; the last line is "N passed, N failed".
+Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed"
+(tests/lectortest.py).
 """
 import json
 import os
@@ -9,134 +10,15 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-LECTOR = os.environ.get("LECTOR", os.path.join(ROOT, ".build/debug/lector"))
-FIXTURES = os.path.join(ROOT, "Tests/Fixtures")
-ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, STARTUP_SECONDS, Client, Daemon, SkipTest, Suite, lector, lectord, workdir  # noqa: E402
 
-passed = failed = 0
-WORKDIRS = []
-
-
-def workdir():
-    """A temporary folder, removed at the end when every check passed (kept to look at otherwise)."""
-    path = tempfile.mkdtemp(prefix="lector-edges-")
-    WORKDIRS.append(path)
-    return path
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name} {str(detail)[-800:]}", flush=True)
-
-
-class Daemon:
-    """A lectord on a temporary socket; stopped (SIGTERM) at the end of a `with`."""
-
-    def __init__(self, *args, env=None, wait=True):
-        self.dir = workdir()
-        self.path = os.path.join(self.dir, "lector.sock")
-        self.log = open(os.path.join(self.dir, "lectord.log"), "w+")
-        self.args = [LECTORD, "--socket", self.path] + list(args or ["--demo", "--fps", "5"])
-        self.env = env or ENV
-        self.wait = wait
-
-    def __enter__(self):
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log, env=self.env)
-        if not self.wait:
-            return self
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError("lectord exited %s: %s" % (self.proc.returncode, self.logtext()))
-            if os.path.exists(self.path):
-                try:
-                    Client(self.path).close()
-                    return self
-                except OSError:
-                    pass
-            time.sleep(0.05)
-        raise AssertionError("lectord did not start listening")
-
-    def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
-
-    def logtext(self):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return f.read()
-
-
-class Client:
-    """A python client: stdlib socket + json, one JSON object per line."""
-
-    def __init__(self, path, timeout=15):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def send(self, obj):
-        self.sock.sendall((obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n")
-
-    def readline(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError("server closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line
-
-    def read(self):
-        return json.loads(self.readline())
-
-    def read_class(self, name, timeout=30):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            message = self.read()
-            if message["class"] == name:
-                return message
-        raise AssertionError("no %s within %s s" % (name, timeout))
-
-    def reply(self):
-        """The next message that is not a stream message (nor VERSION)."""
-        while True:
-            message = self.read()
-            if message["class"] not in ("VERSION", "TEXT", "FRAME", "OVERFLOW", "TRACK"):
-                return message
-
-    def close(self):
-        self.sock.close()
-
-
-def lector(*args, env=None, timeout=30, input=None):
-    """Runs lector: (status, stdout, stderr)."""
-    result = subprocess.run([LECTOR, *args], capture_output=True, timeout=timeout, env=env or ENV, input=input)
-    return result.returncode, result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
-
-
-def lectord(*args, env=None, timeout=60):
-    """Runs lectord to its end: (status, stdout, stderr)."""
-    result = subprocess.run([LECTORD, *args], capture_output=True, timeout=timeout, env=env or ENV)
-    return result.returncode, result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
+suite = Suite("edges", timed=False)
+test = suite.test
+check = suite.check
 
 
 def gray_fixture():
@@ -164,19 +46,11 @@ def large_frame(path, width=3000, height=2000):
     return path
 
 
-TESTS = []
-
-
-def test(function):
-    TESTS.append(function)
-    return function
-
-
 # (a) SNAPSHOT off the server thread ------------------------------------------------
 
 @test
 def snapshot_load():
-    work = workdir()
+    work = workdir("lector-edges-")
     frame = large_frame(os.path.join(work, "large-3000x2000.jpg"))
     seconds = float(os.environ.get("EDGES_LOAD_SECONDS", "20"))
     clients = int(os.environ.get("EDGES_SNAPSHOT_CLIENTS", "8"))
@@ -331,8 +205,7 @@ def impostor(path):
 @test
 def fallback_socket():
     if os.getuid() != 0:
-        print("     skipped: the fallback checks run lectord and an impostor as other users (needs root for setpriv)")
-        return
+        raise SkipTest("the fallback checks run lectord and an impostor as other users (needs root for setpriv)")
     import shutil
     directory = f"/tmp/lector-{USER}"
     shutil.rmtree(directory, ignore_errors=True)
@@ -366,7 +239,7 @@ def fallback_socket():
     # Free: lectord makes it 0700 and its own, and lector finds it there.
     process = subprocess.Popen(as_user(USER, LECTORD, "--demo"), stderr=subprocess.PIPE, text=True, env=ENV)
     try:
-        deadline = time.time() + 20
+        deadline = time.time() + STARTUP_SECONDS
         while time.time() < deadline and not os.path.exists(directory + "/lector.sock"):
             time.sleep(0.05)
         info = os.lstat(directory)
@@ -389,7 +262,7 @@ def check_config():
     check("--check-config: a valid setup exits 0 and prints what would run",
           status == 0 and "configuration is valid" in out and "camera demo:" in out and "idle timeout 60 s" in out,
           (status, out, err))
-    work = workdir()
+    work = workdir("lector-edges-")
     config = os.path.join(work, "lectord.conf")
     with open(config, "w") as f:
         f.write("max_clients = 8\nidle_timeout = 30\n[camera door]\ndevice = /dev/video9\nrotation = 90\n")
@@ -415,7 +288,7 @@ def texts(stdout):
 
 @test
 def record_and_replay():
-    work = workdir()
+    work = workdir("lector-edges-")
     folder = os.path.join(work, "frames")
     status, out, err = lectord("--demo", "--stdout", "--max-frames", "6", "--record", folder)
     recorded = sorted(os.listdir(folder))
@@ -459,7 +332,7 @@ def roi_outside():
     status, out, err = lectord("--demo", "--roi", "600,0,100,100", "--stdout", "--max-frames", "1")
     check("--roi partly outside: says what is read", "extends beyond the 640x480 upright image: only 600,0,40,100 is read" in err,
           err[-400:])
-    work = workdir()
+    work = workdir("lector-edges-")
     config = os.path.join(work, "lectord.conf")
     with open(config, "w") as f:
         f.write("[camera demo]\ndemo = true\nroi = 700,0,100,100\n")
@@ -480,7 +353,7 @@ def roi_outside():
 
 @test
 def rejections_logged_once():
-    work = workdir()
+    work = workdir("lector-edges-")
     folder = os.path.join(work, "frames")
     os.makedirs(folder)
     with open(os.path.join(FIXTURES, "hello-640x480.jpg"), "rb") as f:
@@ -516,7 +389,7 @@ def cli_edges():
     check("lectord --socket '': a clear message", status == 2 and "--socket needs a value" in err, err)
     status, out, err = lector("status", "--socket", "")
     check("lector --socket '': a clear message", status == 2 and "--socket needs a path" in err, err)
-    work = workdir()
+    work = workdir("lector-edges-")
     loop = os.path.join(work, "loop.png")
     os.symlink("loop.png", loop)
     status, out, err = lectord("--replay", loop, "--stdout")
@@ -576,7 +449,7 @@ def man(*arguments, env=None):
 def man_pages():
     import re
     import shutil
-    work = workdir()
+    work = workdir("lector-edges-")
     bindir = os.path.dirname(LECTORD)
     pages = os.path.join(work, "man")
     subprocess.run([os.path.join(ROOT, "scripts/make-man"), bindir, pages], check=True, capture_output=True)
@@ -620,7 +493,7 @@ def ready_and_devices_after_watch():
               devices["class"] == "DEVICES" and devices["devices"][0]["state"] in ("opening", "streaming"), devices)
     # Socket activation with a client waiting: READY=1 comes once its WATCH started the
     # camera and the camera streams.
-    work = workdir()
+    work = workdir("lector-edges-")
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listening.bind(os.path.join(work, "lector.sock"))
     listening.listen(8)
@@ -645,22 +518,5 @@ def ready_and_devices_after_watch():
         process.wait(10)
 
 
-def main():
-    names = set(sys.argv[1:])
-    for function in TESTS:
-        if names and function.__name__ not in names:
-            continue
-        try:
-            function()
-        except Exception:  # noqa: BLE001 - a test that raised is a failed check
-            check(function.__name__, False, traceback.format_exc())
-    if failed == 0:
-        import shutil
-        for path in WORKDIRS:
-            shutil.rmtree(path, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main())

@@ -5,25 +5,20 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-FIXTURE = os.path.join(ROOT, "Tests/Fixtures/hello-640x480.png")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import FIXTURES, LECTORD, ROOT, Suite, workdir  # noqa: E402
+
+FIXTURE = os.path.join(FIXTURES, "hello-640x480.png")
 PEAK_LIMIT_KB = 300 * 1024
 
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
+suite = Suite("hostile", timed=False)
+test = suite.test
+check = suite.check
+WORK = workdir("lector-hostile-")
+BOMBS = os.path.join(WORK, "bombs")
+NOISE = os.path.join(WORK, "noise-3840x2160.grey")
 
 
 def run_measured(arguments, timeout=60):
@@ -64,34 +59,41 @@ def terminate(process):
     return status, time.monotonic() - started
 
 
-def main():
-    work = tempfile.mkdtemp(prefix="lector-hostile-")
-    bombs = os.path.join(work, "bombs")
-    subprocess.run([sys.executable, os.path.join(ROOT, "tests/hostile/make-bombs.py"), bombs], check=True)
+def make_frames():
+    """The bombs (make-bombs.py), and 4K of noise that Tesseract's layout analysis cannot be stopped in."""
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/hostile/make-bombs.py"), BOMBS], check=True)
+    with open(NOISE, "wb") as out:
+        out.write(os.urandom(3840 * 2160))
 
+
+@test
+def bombs_refused():
     # A single bomb as the replay source: refused before decoding, naming the file.
     for name, reason in [("png-bomb.png", "over the limit"), ("png-bomb-rgba.png", "over the limit"),
                          ("jpeg-8000.jpg", "8000x8000, over the limit")]:
-        path = os.path.join(bombs, name)
+        path = os.path.join(BOMBS, name)
         status, stderr, peak = run_measured(["--replay", path, "--stdout", "--max-frames", "1"])
         check(f"{name}: refused with a message naming the file", status == 1 and path in stderr and reason in stderr,
               f"status {status}: {stderr[-400:]}")
         check(f"{name}: peak RSS {peak} KB <= {PEAK_LIMIT_KB} KB", peak is not None and peak <= PEAK_LIMIT_KB)
 
     # The scan bomb is a well-formed header: it is replayed, and the frame is rejected.
-    path = os.path.join(bombs, "jpeg-scans.jpg")
+    path = os.path.join(BOMBS, "jpeg-scans.jpg")
     status, stderr, peak = run_measured(["--replay", path, "--stdout", "--max-frames", "1"])
     check("jpeg-scans.jpg: the frame is rejected for its scans", status == 0 and "more than 100 progressive scans" in stderr
           and "rejected=1" in stderr, f"status {status}: {stderr[-400:]}")
     check(f"jpeg-scans.jpg: peak RSS {peak} KB <= {PEAK_LIMIT_KB} KB", peak is not None and peak <= PEAK_LIMIT_KB)
 
+
+@test
+def folder_with_bombs_and_fifos():
     # A folder mixing a good frame, every bomb and a FIFO: each bad file is named once,
     # the good frame is read, and the daemon is not blocked by the FIFO.
-    folder = os.path.join(work, "mixed")
+    folder = os.path.join(WORK, "mixed")
     os.makedirs(folder)
     os.symlink(FIXTURE, os.path.join(folder, "a-good.png"))
-    for name in os.listdir(bombs):
-        os.symlink(os.path.join(bombs, name), os.path.join(folder, "b-" + name))
+    for name in os.listdir(BOMBS):
+        os.symlink(os.path.join(BOMBS, name), os.path.join(folder, "b-" + name))
     os.mkfifo(os.path.join(folder, "c-fifo.png"))
     os.mkfifo(os.path.join(folder, "d-fifo.jpg"))
     status, stderr, peak = run_measured(["--replay", folder, "--stdout", "--max-frames", "6"], timeout=120)
@@ -111,17 +113,17 @@ def main():
     check(f"SIGTERM while replaying a folder with FIFOs: exit {status} after {elapsed:.2f} s (0 within 1 s)",
           status == 0 and elapsed <= 1.0)
 
+
+@test
+def stuck_recognition():
     # A frame whose layout analysis Tesseract cannot be stopped in (4K noise, under any
     # size limit): abandoned at its deadline, and SIGTERM during such a frame ends lectord.
-    noise = os.path.join(work, "noise-3840x2160.grey")
-    with open(noise, "wb") as out:
-        out.write(os.urandom(3840 * 2160))
     # Live text's stacking is off: this is about the recognizer's deadline, and folding
     # 4K frames in a debug build (unspecialized generics) holds the capture thread for
     # over 5 s per frame here (Swift 6.3 and 6.0.3 alike), and SIGTERM waits for it.
     # Tesseract's layout: its abandonment is what is checked here; the detector layout
     # has a check of its own below.
-    process, log, delay = noise_run(noise, "tesseract")
+    process, log, delay = noise_run(NOISE, "tesseract")
     check(f"4K noise, --deadline-ms 200: the frame is abandoned {delay and round(delay, 2)} s after the camera is ready"
           " (within 1 s)", delay is not None and delay <= 1.0, log[-400:])
     time.sleep(1.5)  # the next frames are refused while the abandoned one still runs
@@ -135,7 +137,7 @@ def main():
     # SIGTERM during one waits for it; both bounded, the daemon goes on.
     if "reading with the text-line detector" in subprocess.run([LECTORD, "--replay", FIXTURE, "--stdout", "--max-frames", "1"],
                                                                capture_output=True, text=True, timeout=120).stderr:
-        process, log, delay = noise_run(noise, "detector")
+        process, log, delay = noise_run(NOISE, "detector")
         check(f"detector layout, 4K noise, --deadline-ms 200: the late read is ended {delay and round(delay, 2)} s after"
               " the camera is ready (within 3 s)", delay is not None and delay <= 3.0, log[-400:])
         time.sleep(0.5)
@@ -145,15 +147,15 @@ def main():
     else:
         print("     (no text-line detector here: its deadline check is left out)")
 
+
+@test
+def oversized_frames():
     # 8000x8000 noise: over the pixel limit, refused up front with a message.
-    status, stderr, _ = run_measured(["--replay", noise, "--replay-format", "GREY", "--size", "8000x8000",
+    status, stderr, _ = run_measured(["--replay", NOISE, "--replay-format", "GREY", "--size", "8000x8000",
                                       "--deadline-ms", "200", "--stdout"])
     check("8000x8000 frames are refused up front, saying the limit", status == 1 and "over the limit of" in stderr,
           stderr[-300:])
 
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main(setup=make_frames))

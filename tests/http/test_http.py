@@ -2,10 +2,12 @@
 """lector-http end to end: a real lectord replaying a frame with known text, a real
 lector-http, a real headless Chromium over WebDriver (chromium-driver, driven with
 urllib + json), and hostile clients on raw sockets. Prints one line per check and a
-closing line "N passed, N failed". Saves docs/images/lector-http.png.
+closing line "N passed, N failed". Saves the page's screenshot to
+.build/tests/lector-http.png (untracked); --update-screenshot writes it to
+docs/images/lector-http.png instead, for the README.
 
-Usage: tests/http/run [NAME...]   (LECTORD / LECTOR_HTTP select the binaries; default
-.build/debug/lectord and .build/debug/lector-http)
+Usage: tests/http/run [--update-screenshot] [NAME...]   (LECTORD / LECTOR_HTTP select the
+binaries; default .build/debug/lectord and .build/debug/lector-http)
 """
 import base64
 import json
@@ -15,80 +17,44 @@ import re
 import select
 import shutil
 import shlex
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
+import socket
 import time
-import traceback
 import urllib.error
 import urllib.request
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-LECTOR_HTTP = os.environ.get("LECTOR_HTTP", os.path.join(ROOT, ".build/debug/lector-http"))
-FIXTURE = os.path.join(ROOT, "Tests/Fixtures/hello-640x480.png")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import (ENV, FIXTURES, LECTOR_HTTP, ROOT, STARTUP_SECONDS, Client, Daemon, Process, Suite,  # noqa: E402
+                        free_port, wait_for, workdir)
+
+FIXTURE = os.path.join(FIXTURES, "hello-640x480.png")
 KNOWN = [line.strip() for line in open(FIXTURE[:-4] + ".txt") if line.strip()]
-SCREENSHOT = os.path.join(ROOT, "docs/images/lector-http.png")
-ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+# The page's screenshot: an untracked file unless --update-screenshot asks for the README's.
+SCREENSHOT = os.path.join(ROOT, ".build/tests/lector-http.png")
+README_SCREENSHOT = os.path.join(ROOT, "docs/images/lector-http.png")
 IDLE_TIMEOUT = 3
 PREVIEW_FPS = 5
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+suite = Suite("http")
+test = suite.test
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
-
-
-class Lector:
+class Lector(Daemon):
     """A lectord on a temporary socket, replaying the fixture at 5 fps."""
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="lector-http-")
-        self.path = os.path.join(self.dir, "lector.sock")
-        self.log = open(os.path.join(self.dir, "lectord.log"), "w+")
-        self.start()
-
-    def start(self):
         # lectord's default layout (the text-line detector once its model is installed);
         # LECTOR_HTTP_LAYOUT_ARGS="--layout tesseract" runs the suite with Tesseract's.
-        self.proc = subprocess.Popen([LECTORD, "--socket", self.path, "--replay", FIXTURE, "--loop", "--fps", "5"] + shlex.split(os.environ.get("LECTOR_HTTP_LAYOUT_ARGS", "")),
-                                     stdout=subprocess.DEVNULL, stderr=self.log, env=ENV)
-        wait_for(lambda: os.path.exists(self.path) or self.proc.poll() is not None, 20, "lectord's socket")
-        assert self.proc.poll() is None, "lectord exited"
+        super().__init__("--replay", FIXTURE, "--loop", "--fps", "5", *shlex.split(os.environ.get("LECTOR_HTTP_LAYOUT_ARGS", "")))
+        self.start()
 
-    def request(self, obj, reply_class=None, timeout=10):
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(timeout)
-            s.connect(self.path)
-            f = s.makefile("rb")
-            json.loads(f.readline())  # VERSION
-            s.sendall((json.dumps(obj) + "\n").encode())
-            while True:
-                message = json.loads(f.readline())
-                if message["class"] in (reply_class or obj["class"], "ERROR"):
-                    return message
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+    def request(self, obj, timeout=10):
+        """One request on a connection of its own: its reply, or an ERROR."""
+        with Client(self.path, timeout=timeout) as client:
+            client.read()  # VERSION
+            return client.request(obj)
 
 
 class Watcher:
@@ -139,44 +105,31 @@ class Watcher:
         return None
 
 
-class Bridge:
+class Bridge(Process):
     """A lector-http on a free loopback port (or as told)."""
 
     def __init__(self, socket_path, *args, env=None, port=None):
         self.port = port or free_port()
-        self.dir = tempfile.mkdtemp(prefix="lector-http-bridge-")
-        self.log = open(os.path.join(self.dir, "lector-http.log"), "w+")
+        self.dir = workdir("lector-http-bridge-")
         listen = [] if any(a.startswith("--listen") for a in args) else ["--listen", "127.0.0.1:%d" % self.port]
-        self.args = [LECTOR_HTTP, "--socket", socket_path] + listen + list(args)
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=self.log, env=env or ENV)
+        super().__init__([LECTOR_HTTP, "--socket", socket_path] + listen + list(args),
+                         os.path.join(self.dir, "lector-http.log"), env, stdout=subprocess.DEVNULL)
+        self.start()
 
     def wait_listening(self):
         def up():
-            if self.proc.poll() is not None:
+            if not self.alive():
                 raise AssertionError("lector-http exited %s: %s" % (self.proc.returncode, self.logtext()))
             try:
                 socket.create_connection(("127.0.0.1", self.port), 0.5).close()
                 return True
             except OSError:
                 return False
-        wait_for(up, 10, "lector-http to listen")
+        wait_for(up, STARTUP_SECONDS, "lector-http to listen")
         return self
 
     def url(self, path):
         return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def logtext(self):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return f.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 def http(url, method="GET", headers=None, timeout=15):
@@ -217,7 +170,7 @@ class WebDriver:
         self.profile = tempfile.mkdtemp(prefix="lector-http-chromium-")
         self.proc = subprocess.Popen(["chromedriver", "--port=%d" % self.port], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
-        wait_for(lambda: self._ready(), 20, "chromedriver")
+        wait_for(lambda: self._ready(), STARTUP_SECONDS, "chromedriver")
         capabilities = {
             "browserName": "chrome",
             "goog:loggingPrefs": {"browser": "ALL"},
@@ -278,19 +231,12 @@ class WebDriver:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-TESTS = []
-
-
-def test(function):
-    TESTS.append(function)
-    return function
-
-
 class World:
     lector = None
     bridge = None
     browser = None
     watcher = None
+    failures = 0
 
 
 W = World()
@@ -490,25 +436,23 @@ def screenshot_for_the_readme():
     time.sleep(2.5)  # let STATUS figures fill in
     png = W.browser.screenshot()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000, len(png)
-    os.makedirs(os.path.dirname(SCREENSHOT), exist_ok=True)
-    with open(SCREENSHOT, "wb") as f:
+    path = README_SCREENSHOT if UPDATE_SCREENSHOT else SCREENSHOT
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
         f.write(png)
     errors = [e for e in W.browser.logs() if e.get("level") == "SEVERE"]
     assert not errors, "console errors: %s" % errors
-    print("     saved %s (%d bytes)" % (os.path.relpath(SCREENSHOT, ROOT), len(png)))
+    print("     saved %s (%d bytes)" % (os.path.relpath(path, ROOT), len(png)))
 
 
 # ---------------------------------------------------------------- streams and API
 
-@test
-def mjpeg_stream_delivers_at_most_preview_fps():
-    seconds = 3.0
+def stream(request, seconds):
+    """Sends `request` to the bridge: what came back within `seconds` (or until it closed)."""
+    data = b""
     with socket.create_connection(("127.0.0.1", W.bridge.port), 10) as s:
-        # In colour: the camera's newest frames, also those the change gate does not read
-        # again (the replay loops one still frame). A gray stream shows recognized frames.
-        s.sendall(b"GET /api/stream.mjpeg?color=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-        data = b""
-        deadline = time.time() + seconds + 1.5
+        s.sendall(request)
+        deadline = time.time() + seconds
         while time.time() < deadline:
             ready, _, _ = select.select([s], [], [], 0.2)
             if ready:
@@ -516,6 +460,15 @@ def mjpeg_stream_delivers_at_most_preview_fps():
                 if not chunk:
                     break
                 data += chunk
+    return data
+
+
+@test
+def mjpeg_stream_delivers_at_most_preview_fps():
+    seconds = 3.0
+    # In colour: the camera's newest frames, also those the change gate does not read
+    # again (the replay loops one still frame). A gray stream shows recognized frames.
+    data = stream(b"GET /api/stream.mjpeg?color=1 HTTP/1.1\r\nHost: x\r\n\r\n", seconds + 1.5)
     head, _, body = data.partition(b"\r\n\r\n")
     assert b"multipart/x-mixed-replace; boundary=lectorframe" in head, head
     frames = 0
@@ -534,17 +487,7 @@ def mjpeg_stream_delivers_at_most_preview_fps():
 @test
 def sse_carries_lectord_lines():
     classes = {}
-    with socket.create_connection(("127.0.0.1", W.bridge.port), 10) as s:
-        s.sendall(b"GET /api/events?device=" + urllib.request.quote(device()).encode() + b" HTTP/1.1\r\nHost: x\r\n\r\n")
-        data = b""
-        deadline = time.time() + 3
-        while time.time() < deadline:
-            ready, _, _ = select.select([s], [], [], 0.2)
-            if ready:
-                chunk = s.recv(1 << 16)
-                if not chunk:
-                    break
-                data += chunk
+    data = stream(b"GET /api/events?device=" + urllib.request.quote(device()).encode() + b" HTTP/1.1\r\nHost: x\r\n\r\n", 3)
     head, _, body = data.partition(b"\r\n\r\n")
     assert b"text/event-stream" in head, head
     for match in re.finditer(rb"data: (\{.*?\})\n\n", body):
@@ -718,7 +661,7 @@ def unix_socket_listen():
     path = os.path.join(W.lector.dir, "http.sock")
     bridge = Bridge(W.lector.path, "--listen-unix", path)
     try:
-        wait_for(lambda: os.path.exists(path), 10, "the Unix socket")
+        wait_for(lambda: os.path.exists(path), STARTUP_SECONDS, "the Unix socket")
         assert oct(os.stat(path).st_mode & 0o777) == "0o660", oct(os.stat(path).st_mode)
         with socket.socket(socket.AF_UNIX) as s:
             s.settimeout(10)
@@ -750,50 +693,39 @@ def lectord_restart_is_survived():
     print("     502 while lectord was away, 200 and a snapshot once it was back")
 
 
-def main():
-    selected = sys.argv[1:]
-    passed = failed = 0
-    try:
-        W.lector = Lector()
-        W.watcher = Watcher(W.lector.path)
-        W.bridge = Bridge(W.lector.path, "--idle-timeout", str(IDLE_TIMEOUT), "--preview-fps", str(PREVIEW_FPS),
-                          "--log-level", "debug").wait_listening()
-        W.browser = WebDriver()
-    except Exception:
-        traceback.print_exc()
-        print("FAIL setup")
-        print("0 passed, 1 failed")
-        return 1
-    try:
-        for function in TESTS:
-            if selected and function.__name__ not in selected:
-                continue
-            started = time.time()
-            try:
-                function()
-                passed += 1
-                print("ok   %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
-            except Exception:
-                failed += 1
-                print("FAIL %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
-                traceback.print_exc()
-                if os.environ.get("LECTOR_HTTP_GDB"):
-                    print(subprocess.run(["gdb", "-p", str(W.bridge.proc.pid), "-batch", "-ex", "thread apply all bt 12"],
-                                         capture_output=True, text=True).stdout)
-        assert W.bridge.proc.poll() is None, "lector-http died"
-        assert W.lector.proc.poll() is None, "lectord died"
-    except AssertionError:
-        failed += 1
-        traceback.print_exc()
-    finally:
-        W.browser.quit()
-        W.bridge.stop()
-        W.lector.stop()
-        if failed:
-            print("--- lector-http log\n" + W.bridge.logtext()[-3000:])
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+def setup():
+    W.lector = Lector()
+    W.watcher = Watcher(W.lector.path)
+    W.bridge = Bridge(W.lector.path, "--idle-timeout", str(IDLE_TIMEOUT), "--preview-fps", str(PREVIEW_FPS),
+                      "--log-level", "debug").wait_listening()
+    W.browser = WebDriver()
 
+
+def after_each():
+    """LECTOR_HTTP_GDB=1: the bridge's threads after each failed test."""
+    if os.environ.get("LECTOR_HTTP_GDB") and suite.failed > W.failures:
+        print(subprocess.run(["gdb", "-p", str(W.bridge.proc.pid), "-batch", "-ex", "thread apply all bt 12"],
+                             capture_output=True, text=True).stdout)
+    W.failures = suite.failed
+
+
+def teardown():
+    try:
+        if W.browser:  # the tests ran: both daemons outlived them
+            assert W.bridge.alive(), "lector-http died"
+            assert W.lector.alive(), "lectord died"
+    finally:
+        if W.browser:
+            W.browser.quit()
+        for process in (W.bridge, W.lector):
+            if process:
+                process.stop()
+        if suite.failed and W.bridge:
+            print("--- lector-http log\n" + W.bridge.logtext()[-3000:])
+
+
+UPDATE_SCREENSHOT = "--update-screenshot" in sys.argv[1:]
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main([a for a in sys.argv[1:] if a != "--update-screenshot"], setup=setup, teardown=teardown,
+                        after_each=after_each))

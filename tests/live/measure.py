@@ -18,6 +18,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import Suite  # noqa: E402
+
 WORD = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -62,18 +65,6 @@ def split_baseline(seq_dir, name, truth, frames):
     return out
 
 
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what, flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("lectord")
@@ -89,7 +80,7 @@ def main():
         if name.endswith(".json"):
             truths[name[:-5]] = json.load(open(os.path.join(seq, name)))
     stills = [n for n in truths if n.startswith("still-")]
-    checks = Checks()
+    checks = Suite("live")
     figures = {}
 
     # 1. The still scenes and the 60 s work scene at once, one daemon, one camera each;
@@ -128,9 +119,11 @@ def main():
                 announced[m["id"]] = m["text"]
         over_one += sum(1 for n in changes.values() if n > 1)
         settled_recall[name] = recall(scene_words, " ".join(announced.values()))
-    checks.check(over_one == 0, f"stability: at most one `changed` per track per 30 s still scene "
-                                f"({len(stills)} scenes, {changed_total} changed events, {over_one} tracks over)")
-    checks.check(worse == 0, f"stability: no `changed` worse by word recall ({worse} worse)")
+    checks.check(f"stability: at most one `changed` per track per 30 s still scene "
+                 f"({len(stills)} scenes, {changed_total} changed events, {over_one} tracks over)",
+                 over_one == 0)
+    checks.check(f"stability: no `changed` worse by word recall ({worse} worse)",
+                 worse == 0)
 
     # Single-frame reads of the same scenes (today's per-frame behaviour).
     single_paths = [split_baseline(seq, n, truths[n], options.baseline_frames) for n in stills]
@@ -162,15 +155,16 @@ def main():
     print(f"     accuracy, strict: settled >= best single frame on {len(rows) - len(not_below)} of {len(rows)} scenes"
           + (f" (below: {', '.join(f'{r[0]} {r[5]:.3f} < {r[4]:.3f}' for r in not_below)})" if not_below else ""))
     far_below = [r for r in rows if r[5] + 0.1 + 1e-9 < r[4]]
-    checks.check(not far_below, "accuracy: settled recall >= best single frame - 0.10 on every scene"
-                 + (f" (below on {', '.join(r[0] for r in far_below)})" if far_below else ""))
+    checks.check("accuracy: settled recall >= best single frame - 0.10 on every scene"
+                 + (f" (below on {', '.join(r[0] for r in far_below)})" if far_below else ""),
+                 not far_below)
     dim = [r for r in rows if r[1] == "dim"]
     if dim:
         dim_single = statistics.mean(r[3] for r in dim)
         dim_settled = statistics.mean(r[5] for r in dim)
         figures.update(dim_single_mean=round(dim_single, 3), dim_settled_mean=round(dim_settled, 3))
-        checks.check(dim_settled >= dim_single + 0.20,
-                     f"accuracy: small/dim settled mean recall {dim_settled:.3f} >= single-frame mean {dim_single:.3f} + 0.20")
+        checks.check(f"accuracy: small/dim settled mean recall {dim_settled:.3f} >= single-frame mean {dim_single:.3f} + 0.20",
+                     dim_settled >= dim_single + 0.20)
     clean = [r for r in rows if r[1] == "clean"]
     figures.update(clean_single_mean=round(statistics.mean(r[3] for r in clean), 3),
                    clean_settled_mean=round(statistics.mean(r[5] for r in clean), 3),
@@ -192,11 +186,12 @@ def main():
         ratio = after / max(1, captured)
         figures.update(work_captured=captured, work_recognized=last.get("recognized", 0), work_after_settle=after,
                        work_unchanged=last.get("unchanged", 0), work_dropped=last.get("dropped", 0))
-        checks.check(bool(news) and ratio <= 0.10,
-                     f"work: recognitions after settling {after} of {captured} captured ({100 * ratio:.1f}% <= 10%); "
-                     f"recognized {last.get('recognized', 0)}, unchanged {last.get('unchanged', 0)}, dropped {last.get('dropped', 0)}")
+        checks.check(f"work: recognitions after settling {after} of {captured} captured ({100 * ratio:.1f}% <= 10%); "
+                     f"recognized {last.get('recognized', 0)}, unchanged {last.get('unchanged', 0)}, dropped {last.get('dropped', 0)}",
+                     bool(news) and ratio <= 0.10)
         balance = [f["captured"] - f["recognized"] - f["dropped"] - f["rejected"] - f["unchanged"] for f in frames]
-        checks.check(all(0 <= b <= 2 for b in balance), f"accounting: captured = recognized + dropped + rejected + unchanged + in flight (in flight {min(balance, default=0)}..{max(balance, default=0)})")
+        checks.check(f"accounting: captured = recognized + dropped + rejected + unchanged + in flight (in flight {min(balance, default=0)}..{max(balance, default=0)})",
+                     all(0 <= b <= 2 for b in balance))
 
     # Scene switches: `new` within 3 recognitions of the first frame showing the text.
     if "switch" in truths:
@@ -243,13 +238,12 @@ def main():
             figures.update(switch_recognitions=dict(sorted(dist.items())), switch_ms_median=round(statistics.median(in_ms)),
                            switch_ms_max=round(max(in_ms)))
         within = sum(1 for c in in_recognitions if c <= 3)
-        checks.check(missing == 0 and within == len(in_recognitions),
-                     f"switch: `new` within 3 recognitions for {within} of {len(in_recognitions) + missing} lines ({missing} never announced)")
+        checks.check(f"switch: `new` within 3 recognitions for {within} of {len(in_recognitions) + missing} lines ({missing} never announced)",
+                     missing == 0 and within == len(in_recognitions))
     if options.json:
         json.dump(figures, open(options.json, "w"), indent=1)
     print("     figures: " + json.dumps(figures))
-    print(f"{checks.passed} passed, {checks.failed} failed")
-    sys.exit(1 if checks.failed else 0)
+    sys.exit(checks.finish())
 
 
 def parse_time(text):

@@ -17,71 +17,27 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-BRIDGE = os.environ.get("LECTOR_MQTT", os.path.join(ROOT, ".build/debug/lector-mqtt"))
-FIXTURE = os.path.join(ROOT, "Tests/Fixtures/hello-640x480.png")
-ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lectortest  # noqa: E402
+from lectortest import (DEMO_DIR, ENV, FIXTURES, LECTORD, LECTOR_MQTT as BRIDGE, ROOT, STARTUP_SECONDS, Client,  # noqa: E402
+                        Daemon, SkipTest, Suite, cpu_seconds, free_port, stop_all, wait_for, workdir)
+
+FIXTURE = os.path.join(FIXTURES, "hello-640x480.png")
 ENV.pop("CREDENTIALS_DIRECTORY", None)
-WORK = tempfile.mkdtemp(prefix="lector-mqtt-test-")
-PROCESSES = []
+WORK = workdir("lector-mqtt-test-")
+
+suite = Suite("mqtt")
+test = suite.test
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out after %s s waiting for %s" % (timeout, what))
-
-
-class Process:
-    """A child process with its stderr in a log file; stopped at the end of the suite."""
+class Process(lectortest.Process):
+    """A child process named `name`, its output in WORK/name.log."""
 
     def __init__(self, name, args):
         self.name = name
-        self.args = args
-        self.logpath = os.path.join(WORK, "%s.log" % name)
-        self.proc = None
-
-    def start(self):
-        self.log = open(self.logpath, "a")
-        self.proc = subprocess.Popen(self.args, stdout=self.log, stderr=self.log, env=ENV)
-        PROCESSES.append(self)
-        return self
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def send(self, number):
-        if self.alive():
-            self.proc.send_signal(number)
-
-    def stop(self, number=signal.SIGTERM, timeout=10):
-        if self.alive():
-            self.proc.send_signal(number)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode if self.proc else None
-
-    def logtext(self):
-        with open(self.logpath) as f:
-            return f.read()
+        super().__init__(args, os.path.join(WORK, "%s.log" % name))
 
 
 class Broker(Process):
@@ -122,7 +78,7 @@ class Broker(Process):
                 if not self.alive():
                     raise AssertionError("mosquitto exited: " + self.logtext())
                 return False
-        wait_for(listening, 10, "mosquitto to listen")
+        wait_for(listening, STARTUP_SECONDS, "mosquitto to listen")
         return self
 
     def client_args(self, user=None, password=None, client_cert=None):
@@ -136,61 +92,20 @@ class Broker(Process):
         return args
 
 
-class Lectord(Process):
+class Lectord(Daemon):
     """lectord replaying a folder of frames (looping) on its own socket."""
 
     def __init__(self, name, frames, fps="2", socket_path=None):
+        self.name = name
         self.socket = socket_path or os.path.join(WORK, "%s.sock" % name)
-        super().__init__(name, [LECTORD, "--replay", frames, "--fps", fps, "--loop", "--socket", self.socket])
-
-    def start(self):
-        super().start()
-
-        def listening():
-            if not self.alive():
-                raise AssertionError("lectord exited: " + self.logtext())
-            try:
-                LectorClient(self.socket).close()
-                return True
-            except OSError:
-                return False
-        wait_for(listening, 20, "lectord to listen")
-        return self
+        super().__init__("--replay", frames, "--fps", fps, "--loop", socket_path=self.socket,
+                         log_path=os.path.join(WORK, "%s.log" % name))
 
 
 class Bridge(Process):
     def __init__(self, name, lectord_socket, broker_url, hostname, *extra):
         super().__init__(name, [BRIDGE, "--socket", lectord_socket, "--broker", broker_url, "--hostname", hostname,
                                 "--status-interval", "1", "--log-level", "debug"] + list(extra))
-
-
-class LectorClient:
-    """A python client of lectord's socket (stdlib socket + json)."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(15)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def request(self, obj):
-        self.sock.sendall(json.dumps(obj).encode() + b"\n")
-        while True:
-            message = self.read()
-            if message["class"] == obj["class"] or message["class"] == "ERROR":
-                return message
-
-    def read(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("lectord closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def close(self):
-        self.sock.close()
 
 
 def sub(broker, topics, wait=5, count=None, user=None, password=None, client_cert=None):
@@ -228,7 +143,7 @@ def pub(broker, topic, payload):
 
 def expected_text(lectord):
     """lectord's own latest text for its camera (POLL over its socket)."""
-    client = LectorClient(lectord.socket)
+    client = Client(lectord.socket)
     try:
         def poll():
             texts = client.request({"class": "POLL"}).get("texts", [])
@@ -251,15 +166,7 @@ def topic_level(name):
     return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "_"
 
 
-TESTS = []
-
-
-def test(function):
-    TESTS.append(function)
-    return function
-
-
-def check(condition, message):
+def require(condition, message):
     if not condition:
         raise AssertionError(message)
 
@@ -271,20 +178,20 @@ def command_line_and_config_errors():
     with open(bad, "w") as f:
         f.write("# a comment\nbroker = mqtt://localhost\nqos = 7\n")
     result = subprocess.run([BRIDGE, "--config", bad], capture_output=True, text=True, timeout=10)
-    check(result.returncode == 2, "exit %d" % result.returncode)
-    check("%s:3: qos: must be a whole number from 0 to 2, not '7'" % bad in result.stderr, result.stderr)
+    require(result.returncode == 2, "exit %d" % result.returncode)
+    require("%s:3: qos: must be a whole number from 0 to 2, not '7'" % bad in result.stderr, result.stderr)
     with open(bad, "w") as f:
         f.write("password = hunter2\n")
     result = subprocess.run([BRIDGE, "--config", bad], capture_output=True, text=True, timeout=10)
-    check(result.returncode == 2 and "%s:1: password: " % bad in result.stderr and "password_file" in result.stderr,
+    require(result.returncode == 2 and "%s:1: password: " % bad in result.stderr and "password_file" in result.stderr,
           result.stderr)
     result = subprocess.run([BRIDGE, "--password", "x"], capture_output=True, text=True, timeout=10)
-    check(result.returncode == 2 and "--password-file" in result.stderr, result.stderr)
+    require(result.returncode == 2 and "--password-file" in result.stderr, result.stderr)
     result = subprocess.run([BRIDGE, "--broker", "http://x"], capture_output=True, text=True, timeout=10)
-    check(result.returncode == 2 and "mqtt://HOST[:PORT]" in result.stderr, result.stderr)
+    require(result.returncode == 2 and "mqtt://HOST[:PORT]" in result.stderr, result.stderr)
     result = subprocess.run([BRIDGE, "--help"], capture_output=True, text=True, timeout=10)
     for flag in ["--socket PATH", "--broker URL", "--prefix P", "--hostname H", "--config FILE"]:
-        check(flag in result.stdout, "--help lacks %s" % flag)
+        require(flag in result.stdout, "--help lacks %s" % flag)
 
 
 @test
@@ -298,11 +205,11 @@ def topics_payloads_faults_and_sigterm():
 
     # Broker down at start: retries, says so once, lectord unaffected.
     time.sleep(2.5)
-    check(bridge.alive(), "bridge exited without a broker: " + bridge.logtext())
+    require(bridge.alive(), "bridge exited without a broker: " + bridge.logtext())
     complaints = bridge.logtext().count("broker: cannot connect")
-    check(complaints == 1, "said %d times that the broker is unreachable:\n%s" % (complaints, bridge.logtext()))
-    status = LectorClient(lectord.socket).request({"class": "STATUS"})
-    check(status["class"] == "STATUS", status)
+    require(complaints == 1, "said %d times that the broker is unreachable:\n%s" % (complaints, bridge.logtext()))
+    status = Client(lectord.socket).request({"class": "STATUS"})
+    require(status["class"] == "STATUS", status)
     print("    broker down for 2.5 s: one log line; lectord answers STATUS (%d clients)" % status["clients"])
     broker.start()
     # A subscriber that stays for the whole test: checks no topic ever goes back in time.
@@ -314,69 +221,69 @@ def topics_payloads_faults_and_sigterm():
     device = text["device"]
     camera = topic_level(device)
     base = "lector/box1/" + camera
-    check(device.startswith("/") and "/" not in camera and "+" not in camera, (device, camera))
+    require(device.startswith("/") and "/" not in camera and "+" not in camera, (device, camera))
 
     got = wait_for(lambda: retained(broker, ["lector/box1/#"]).get(base + "/text"), 20, "a retained text")
-    check(got.decode() == text["text"], "text %r, lectord read %r" % (got, text["text"]))
-    check("HELLO LECTOR" in got.decode(), got)
+    require(got.decode() == text["text"], "text %r, lectord read %r" % (got, text["text"]))
+    require("HELLO LECTOR" in got.decode(), got)
     print("    %s/text = %r" % (base, got.decode()))
     state = retained(broker, ["lector/box1/#", "homeassistant/#"])
-    check(state.get("lector/box1/availability") == b"online", state.get("lector/box1/availability"))
+    require(state.get("lector/box1/availability") == b"online", state.get("lector/box1/availability"))
 
     # Status: retained JSON, at most once per --status-interval (1 s).
     statuses = [m for m in sub(broker, [base + "/status"], wait=4)]
-    check(len(statuses) >= 2, "%d status messages in 4 s" % len(statuses))
+    require(len(statuses) >= 2, "%d status messages in 4 s" % len(statuses))
     live = [m for m in statuses if not m["retained"]]
-    check(len(live) <= 5, "%d live status messages in 4 s with --status-interval 1" % len(live))
+    require(len(live) <= 5, "%d live status messages in 4 s with --status-interval 1" % len(live))
     gaps = [b["time"] - a["time"] for a, b in zip(live, live[1:])]
-    check(all(g > 0.8 for g in gaps), "status gaps %s" % gaps)
+    require(all(g > 0.8 for g in gaps), "status gaps %s" % gaps)
     last = json.loads(statuses[-1]["payload"])
-    check(last["device"] == device and last["state"] == "streaming" and last["recognized"] >= 1 and "recognize_fps" in last
+    require(last["device"] == device and last["state"] == "streaming" and last["recognized"] >= 1 and "recognize_fps" in last
           and "time" in last, last)
     print("    status: " + statuses[-1]["payload"].decode()[:160] + "…")
 
     # Home Assistant discovery: four entities of one device, lectord's release as sw_version.
-    release = LectorClient(lectord.socket).read()["release"]
+    release = Client(lectord.socket).read()["release"]
     node = "lector_box1_" + camera
     configs = {t: json.loads(p) for t, p in state.items() if t.startswith("homeassistant/")}
     expected_topics = {"homeassistant/sensor/%s/text/config" % node, "homeassistant/sensor/%s/recognize_fps/config" % node,
                        "homeassistant/binary_sensor/%s/streaming/config" % node, "homeassistant/image/%s/snapshot/config" % node}
-    check(set(configs) == expected_topics, sorted(configs))
+    require(set(configs) == expected_topics, sorted(configs))
     for topic, config in configs.items():
-        check(config["device"]["identifiers"] == [node] and config["device"]["sw_version"] == release, config)
-        check(config["availability_topic"] == "lector/box1/availability", config)
-        check(config["unique_id"].startswith(node), config)
+        require(config["device"]["identifiers"] == [node] and config["device"]["sw_version"] == release, config)
+        require(config["availability_topic"] == "lector/box1/availability", config)
+        require(config["unique_id"].startswith(node), config)
     text_sensor = configs["homeassistant/sensor/%s/text/config" % node]
-    check(text_sensor["state_topic"] == base + "/text" and "255" in text_sensor["value_template"]
+    require(text_sensor["state_topic"] == base + "/text" and "255" in text_sensor["value_template"]
           and text_sensor["json_attributes_topic"] == base + "/text", text_sensor)
-    check(configs["homeassistant/binary_sensor/%s/streaming/config" % node]["state_topic"] == base + "/status", configs)
-    check(configs["homeassistant/image/%s/snapshot/config" % node]["image_topic"] == base + "/snapshot", configs)
+    require(configs["homeassistant/binary_sensor/%s/streaming/config" % node]["state_topic"] == base + "/status", configs)
+    require(configs["homeassistant/image/%s/snapshot/config" % node]["image_topic"] == base + "/snapshot", configs)
     print("    discovery: %s (sw_version %s)" % (", ".join(sorted(t.split("/")[1] + "/" + t.split("/")[3] for t in configs)), release))
 
     # Orientation command: changes lectord's orientation.
     pub(broker, base + "/orientation/set", '{"rotation":90}')
 
     def rotated():
-        devices = LectorClient(lectord.socket).request({"class": "DEVICES"})["devices"]
+        devices = Client(lectord.socket).request({"class": "DEVICES"})["devices"]
         return devices[0] if devices[0].get("rotation") == 90 else None
     after = wait_for(rotated, 10, "lectord to report rotation 90")
-    check(after["orientation"]["exif"] == 6, after)
+    require(after["orientation"]["exif"] == 6, after)
     orientation = wait_for(lambda: retained(broker, [base + "/orientation"]).get(base + "/orientation"), 10, "…/orientation")
-    check(json.loads(orientation)["exif"] == 6, orientation)
+    require(json.loads(orientation)["exif"] == 6, orientation)
     # "auto" (lectord finds the quarter turn from the text) passes through as well.
     pub(broker, base + "/orientation/set", '{"rotation":"auto"}')
     automatic = wait_for(lambda: (lambda d: d if d["orientation"].get("auto") is True else None)(
-        LectorClient(lectord.socket).request({"class": "DEVICES"})["devices"][0]), 10, "lectord to report rotation auto")
-    check(automatic["orientation"]["auto"] is True, automatic)
+        Client(lectord.socket).request({"class": "DEVICES"})["devices"][0]), 10, "lectord to report rotation auto")
+    require(automatic["orientation"]["auto"] is True, automatic)
     pub(broker, base + "/orientation/set", '{"rotation":0}')
     wait_for(lambda: (lambda d: d if d.get("rotation") == 0 and "auto" not in d["orientation"] else None)(
-        LectorClient(lectord.socket).request({"class": "DEVICES"})["devices"][0]), 10, "rotation back to 0")
+        Client(lectord.socket).request({"class": "DEVICES"})["devices"][0]), 10, "rotation back to 0")
     print("    orientation/set {\"rotation\":90}: lectord reports exif 6; \"auto\": auto; then back to 0")
 
     # Snapshot command: a JPEG on …/snapshot.
     pub(broker, base + "/snapshot/get", "")
     jpeg = wait_for(lambda: retained(broker, [base + "/snapshot"]).get(base + "/snapshot"), 10, "a snapshot")
-    check(jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9", jpeg[:4])
+    require(jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9", jpeg[:4])
     print("    snapshot/get: a %d-byte JPEG on %s/snapshot" % (len(jpeg), base))
 
     # The broker is killed and restarted (no persistence): retained state and discovery come back.
@@ -388,7 +295,7 @@ def topics_payloads_faults_and_sigterm():
                              and base + "/text" in s and base + "/status" in s and s.get("lector/box1/availability") == b"online"
                              else None)(retained(broker, ["lector/box1/#", "homeassistant/#"], wait=1)),
                     40, "retained state after the broker restart")
-    check(back[base + "/text"].decode() == text["text"], back[base + "/text"])
+    require(back[base + "/text"].decode() == text["text"], back[base + "/text"])
     print("    broker killed and restarted: availability, text, status, 4 discovery configs retained again after %.1f s"
           % (time.time() - killed_at))
 
@@ -406,8 +313,8 @@ def topics_payloads_faults_and_sigterm():
                 return status
         return None
     wait_for(streaming_again, 20, "status streaming after lectord's restart")
-    check(bridge.alive(), "bridge died: " + bridge.logtext())
-    check("reconnected to lectord" in bridge.logtext(), bridge.logtext())
+    require(bridge.alive(), "bridge died: " + bridge.logtext())
+    require("reconnected to lectord" in bridge.logtext(), bridge.logtext())
     print("    lectord restarted: status went unreachable, then streaming again; bridge still running")
 
     # lectord comes back with another camera: the old one's entities are removed.
@@ -416,8 +323,8 @@ def topics_payloads_faults_and_sigterm():
     wait_for(lambda: not any(t.startswith("homeassistant/") and node in t
                              for t in retained(broker, ["homeassistant/#"], wait=1)), 20, "the old camera's discovery removed")
     new_configs = retained(broker, ["homeassistant/#"], wait=1)
-    check(any("other-frames" in t for t in new_configs), sorted(new_configs))
-    check(base + "/text" not in retained(broker, ["lector/box1/#"], wait=1), "old text still retained")
+    require(any("other-frames" in t for t in new_configs), sorted(new_configs))
+    require(base + "/text" not in retained(broker, ["lector/box1/#"], wait=1), "old text still retained")
     print("    lectord restarted with another camera: old discovery and state cleared, new camera announced")
 
     # Nothing published is older than what the broker already had: status times never go back.
@@ -430,9 +337,9 @@ def topics_payloads_faults_and_sigterm():
     for m in seen:
         if m["topic"].endswith("/status") and m["payload"]:
             stamp = json.loads(m["payload"])["time"]
-            check(stamp >= times.get(m["topic"], ""), "%s went back from %s to %s" % (m["topic"], times.get(m["topic"]), stamp))
+            require(stamp >= times.get(m["topic"], ""), "%s went back from %s to %s" % (m["topic"], times.get(m["topic"]), stamp))
             times[m["topic"]] = stamp
-    check(len(seen) > 10, "the watcher saw %d messages" % len(seen))
+    require(len(seen) > 10, "the watcher saw %d messages" % len(seen))
     print("    a subscriber over the whole test saw %d messages; no status went back in time" % len(seen))
 
     # SIGTERM: publishes offline, exits 0 within 1 s.
@@ -440,10 +347,10 @@ def topics_payloads_faults_and_sigterm():
     bridge.send(signal.SIGTERM)
     bridge.proc.wait(5)
     elapsed = time.time() - sigterm
-    check(bridge.proc.returncode == 0, "exit %s" % bridge.proc.returncode)
-    check(elapsed < 1.0, "took %.3f s" % elapsed)
-    check(retained(broker, ["lector/box1/availability"]).get("lector/box1/availability") == b"offline", "not offline")
-    check("offline not confirmed" not in bridge.logtext(), bridge.logtext())
+    require(bridge.proc.returncode == 0, "exit %s" % bridge.proc.returncode)
+    require(elapsed < 1.0, "took %.3f s" % elapsed)
+    require(retained(broker, ["lector/box1/availability"]).get("lector/box1/availability") == b"offline", "not offline")
+    require("offline not confirmed" not in bridge.logtext(), bridge.logtext())
     print("    SIGTERM: exit 0 after %.3f s; availability offline (published by the bridge, not the will)" % elapsed)
     other.stop()
     broker.stop()
@@ -467,7 +374,7 @@ def track_events_from_a_protocol_peer():
         conn.sendall(json.dumps(obj).encode() + b"\n")
     send({"class": "VERSION", "release": "9.9.9", "proto_major": 1, "proto_minor": 1})
     watch = json.loads(conn.makefile().readline())
-    check(watch["class"] == "WATCH" and watch.get("tracks") is True, watch)
+    require(watch["class"] == "WATCH" and watch.get("tracks") is True, watch)
     send({"class": "DEVICES", "devices": [{"class": "DEVICE", "path": "/dev/video7", "state": "streaming"}]})
     send({"class": "TEXT", "device": "/dev/video7", "seq": 1, "text": "flicker"})
     wait_for(lambda: retained(broker, ["lector/peer/dev_video7/text"], wait=1).get("lector/peer/dev_video7/text") == b"flicker",
@@ -493,14 +400,14 @@ def track_events_from_a_protocol_peer():
         if parts[1] == "0":  # not the retained value from before
             messages.append((parts[3], int(parts[2]), bytes.fromhex(parts[4]) if len(parts) > 4 else b""))
     tracks = [json.loads(p) for t, q, p in messages if t.endswith("/track")]
-    check([(t["id"], t["event"]) for t in tracks] == [(2, "new"), (1, "new"), (2, "gone")], tracks)
-    check(all(q == 1 for t, q, p in messages if t.endswith("/track")), "track QoS %s" % [q for t, q, p in messages])
+    require([(t["id"], t["event"]) for t in tracks] == [(2, "new"), (1, "new"), (2, "gone")], tracks)
+    require(all(q == 1 for t, q, p in messages if t.endswith("/track")), "track QoS %s" % [q for t, q, p in messages])
     texts = [p.decode() for t, q, p in messages if t.endswith("/text")]
-    check(texts == ["SECOND LINE", "FIRST LINE\nSECOND LINE", "FIRST LINE"], texts)
+    require(texts == ["SECOND LINE", "FIRST LINE\nSECOND LINE", "FIRST LINE"], texts)
     print("    TRACK new/new/gone → 3 messages on …/track (QoS 1); text %r" % texts)
     conn.close()
     server.close()
-    check(bridge.stop() == 0, "exit status")
+    require(bridge.stop() == 0, "exit status")
     broker.stop()
 
 
@@ -531,12 +438,12 @@ def tls_with_username_and_password():
     wrong = Bridge("tls-wrong", lectord.socket, url, "tlsbox", "--ca-file", tls["ca"], "--username", "lector",
                    "--password-file", folder + "/wrong").start()
     wait_for(lambda: "refused" in wrong.logtext(), 10, "the refusal in the log")
-    check(wrong.stop() == 0, "exit status")
+    require(wrong.stop() == 0, "exit status")
     # Without the CA: the certificate is not trusted.
     untrusted = Bridge("tls-untrusted", lectord.socket, url, "tlsbox", "--username", "lector",
                        "--password-file", folder + "/password", "--ca-path", "/etc/ssl/certs").start()
     time.sleep(2)
-    check("connected to the broker" not in untrusted.logtext(), untrusted.logtext())
+    require("connected to the broker" not in untrusted.logtext(), untrusted.logtext())
     untrusted.stop()
     good = Bridge("tls-good", lectord.socket, url, "tlsbox", "--ca-file", tls["ca"], "--username", "lector",
                   "--password-file", folder + "/password").start()
@@ -544,11 +451,11 @@ def tls_with_username_and_password():
     got = wait_for(lambda: retained(broker, ["lector/tlsbox/#"], user="lector", password="s3cret pass").get(
         "lector/tlsbox/" + topic_level(text["device"]) + "/text"),
         20, "the text over TLS")
-    check(got.decode() == text["text"], got)
+    require(got.decode() == text["text"], got)
     anonymous = subprocess.run(["mosquitto_sub"] + broker.client_args() + ["-t", "#", "-C", "1", "-W", "2"],
                                capture_output=True, text=True)
-    check(anonymous.returncode != 0, "an anonymous client was let in")
-    check(good.stop() == 0, "exit status")
+    require(anonymous.returncode != 0, "an anonymous client was let in")
+    require(good.stop() == 0, "exit status")
     print("    wrong password refused (%s); untrusted CA refused; right ones: text over TLS; anonymous refused"
           % [l for l in wrong.logtext().splitlines() if "refused" in l][0].split("reason=")[-1])
     broker.stop()
@@ -562,14 +469,14 @@ def tls_with_username_and_password():
     nocert = Bridge("tls-nocert", lectord.socket, url, "certbox", "--ca-file", tls["ca"], "--username", "lector",
                     "--password-file", folder + "/password").start()
     time.sleep(2)
-    check("connected to the broker" not in nocert.logtext(), nocert.logtext())
+    require("connected to the broker" not in nocert.logtext(), nocert.logtext())
     nocert.stop()
     withcert = Bridge("tls-cert", lectord.socket, url, "certbox", "--ca-file", tls["ca"], "--cert-file", folder + "/client.pem",
                       "--key-file", folder + "/client.key", "--username", "lector", "--password-file", folder + "/password").start()
     wait_for(lambda: any(t.endswith("/text") for t in retained(
         strict, ["lector/certbox/#"], user="lector", password="s3cret pass",
         client_cert=(folder + "/client.pem", folder + "/client.key"))), 20, "the text with a client certificate")
-    check(withcert.stop() == 0, "exit status")
+    require(withcert.stop() == 0, "exit status")
     print("    broker requiring a client certificate: refused without one, text published with --cert-file/--key-file")
     lectord.stop()
     strict.stop()
@@ -591,10 +498,10 @@ def fleet_of_eight():
         state = retained(broker, ["lector/+/+/text"], wait=1)
         return state if len(state) == 8 and all(b"HELLO LECTOR" in v for v in state.values()) else None
     texts = wait_for(all_texts, 60, "8 cameras' text")
-    check(sorted(t.split("/")[1] for t in texts) == ["node%d" % n for n in range(1, 9)], sorted(texts))
+    require(sorted(t.split("/")[1] for t in texts) == ["node%d" % n for n in range(1, 9)], sorted(texts))
     print("    one subscriber: 8 texts on lector/+/+/text (%s …)" % sorted(texts)[0])
     availability = retained(broker, ["lector/+/availability"], wait=1)
-    check(list(availability.values()) == [b"online"] * 8, availability)
+    require(list(availability.values()) == [b"online"] * 8, availability)
     victim_lectord, victim = pairs[2]
     victim.stop(signal.SIGKILL)
     victim_lectord.stop(signal.SIGKILL)
@@ -603,15 +510,15 @@ def fleet_of_eight():
              15, "node3 offline through the will")
     will_after = time.time() - killed
     availability = retained(broker, ["lector/+/availability"], wait=1)
-    check(availability == dict({"lector/node%d/availability" % n: b"online" for n in range(1, 9) if n != 3},
+    require(availability == dict({"lector/node%d/availability" % n: b"online" for n in range(1, 9) if n != 3},
                                **{"lector/node3/availability": b"offline"}), availability)
     # The others carry on: each publishes fresh status.
     fresh = sub(broker, ["lector/+/+/status"], wait=3)
     nodes = {m["topic"].split("/")[1] for m in fresh if not m["retained"]}
-    check(nodes == {"node%d" % n for n in range(1, 9) if n != 3}, sorted(nodes))
+    require(nodes == {"node%d" % n for n in range(1, 9) if n != 3}, sorted(nodes))
     for lectord, bridge in pairs:
         if bridge is not victim:
-            check(bridge.alive(), bridge.name + " died")
+            require(bridge.alive(), bridge.name + " died")
     print("    node3 killed (SIGKILL): its availability offline through the will (seen at the first look, %.2f s after the kill); "
           "the 7 others online and publishing status" % will_after)
     for lectord, bridge in pairs:
@@ -627,18 +534,18 @@ def stalled_broker_bounded_queue():
     broker runs again publishes the current state, never an older one after it."""
     broker = Broker("stalled-broker").start()
     broker.send(signal.SIGSTOP)
-    frames = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
+    frames = DEMO_DIR
     lectord = Lectord("stalled-lectord", frames, fps="5").start()
     bridge = Bridge("stalled-bridge", lectord.socket, "mqtt://127.0.0.1:%d" % broker.port, "stall",
                     "--queue-size", "3").start()
     try:
         wait_for(lambda: "dropping the oldest text/status" in bridge.logtext(), 20, "the queue to drop")
-        client = LectorClient(lectord.socket)
+        client = Client(lectord.socket)
         before = client.request({"class": "STATUS"})
         time.sleep(2)
         after = client.request({"class": "STATUS"})
-        check(after["devices"][0]["recognized"] > before["devices"][0]["recognized"], (before, after))
-        check("lectord dropped messages" not in bridge.logtext(), bridge.logtext())
+        require(after["devices"][0]["recognized"] > before["devices"][0]["recognized"], (before, after))
+        require("lectord dropped messages" not in bridge.logtext(), bridge.logtext())
     finally:
         broker.send(signal.SIGCONT)
     watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x", "-t", "lector/stall/#",
@@ -647,17 +554,17 @@ def stalled_broker_bounded_queue():
     output, _ = watcher.communicate(timeout=20)
     seen = parse_sub(output)
     texts = [m for m in seen if m["topic"].endswith("/text")]
-    check(texts, "no text after the broker ran again: " + bridge.logtext())
+    require(texts, "no text after the broker ran again: " + bridge.logtext())
     demo = ["LECTOR READS TEXT", "Platform 4", "Meter reading", "Open Monday"]
-    check(all(any(d in m["payload"].decode() for d in demo) for m in texts), [m["payload"] for m in texts])
+    require(all(any(d in m["payload"].decode() for d in demo) for m in texts), [m["payload"] for m in texts])
     stamps = [json.loads(m["payload"])["time"] for m in seen if m["topic"].endswith("/status")]
-    check(stamps == sorted(stamps), stamps)
-    check(any(m["topic"] == "lector/stall/availability" and m["payload"] == b"online" for m in seen), "availability")
+    require(stamps == sorted(stamps), stamps)
+    require(any(m["topic"] == "lector/stall/availability" and m["payload"] == b"online" for m in seen), "availability")
     print("    broker stopped: the queue dropped (log: %r); lectord recognized %d frames meanwhile, no OVERFLOW;"
           % ([l for l in bridge.logtext().splitlines() if "dropping" in l][0].split(";")[0][9:],
              after["devices"][0]["recognized"] - before["devices"][0]["recognized"]))
     print("    broker continued: %d texts and %d status messages in 6 s, status times in order" % (len(texts), len(stamps)))
-    check(bridge.stop() == 0, "exit status")
+    require(bridge.stop() == 0, "exit status")
 
 
 @test
@@ -666,22 +573,20 @@ def sigterm_without_broker_or_lectord():
     port = free_port()
     bridge = Bridge("lonely-bridge", os.path.join(WORK, "nobody.sock"), "mqtt://127.0.0.1:%d" % port, "lonely").start()
     time.sleep(2)
-    check(bridge.alive(), "exited: " + bridge.logtext())
+    require(bridge.alive(), "exited: " + bridge.logtext())
     log = bridge.logtext()
-    check(log.count("broker: cannot connect") == 1 and log.count("cannot reach lectord") == 1, log)
-    with open("/proc/%d/stat" % bridge.proc.pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    require(log.count("broker: cannot connect") == 1 and log.count("cannot reach lectord") == 1, log)
+    cpu = cpu_seconds(bridge.proc.pid)
     with open("/proc/%d/status" % bridge.proc.pid) as f:
         wakeups = int(re.search(r"voluntary_ctxt_switches:\s+(\d+)", f.read()).group(1))
     # The main thread sleeps until lectord's next retry (0.25 s doubling): a few dozen
     # wake-ups at most, not one per millisecond.
-    check(wakeups < 100, "the waiting bridge's main thread woke %d times in 2 s" % wakeups)
+    require(wakeups < 100, "the waiting bridge's main thread woke %d times in 2 s" % wakeups)
     started = time.time()
     bridge.send(signal.SIGTERM)
     bridge.proc.wait(5)
     elapsed = time.time() - started
-    check(bridge.proc.returncode == 0 and elapsed < 1.0, "exit %s after %.3f s" % (bridge.proc.returncode, elapsed))
+    require(bridge.proc.returncode == 0 and elapsed < 1.0, "exit %s after %.3f s" % (bridge.proc.returncode, elapsed))
     print("    retried broker and lectord for 2 s (one log line each, %.2f s of CPU, %d wake-ups); "
           "SIGTERM: exit 0 after %.3f s" % (cpu, wakeups, elapsed))
 
@@ -693,9 +598,9 @@ def latency_and_memory_smoke():
                             timeout=90, env=dict(ENV, LECTOR_MQTT=BRIDGE, LECTORD=LECTORD))
     for line in result.stdout.splitlines()[:-1]:
         print("    " + line)
-    check(result.returncode == 0, result.stdout + result.stderr)
+    require(result.returncode == 0, result.stdout + result.stderr)
     numbers = json.loads(result.stdout.splitlines()[-1])
-    check(numbers["samples"] > 0 and numbers["rss_mb"] > 0, numbers)
+    require(numbers["samples"] > 0 and numbers["rss_mb"] > 0, numbers)
 
 
 @test
@@ -708,13 +613,13 @@ def systemd_unit():
     with open(unit) as f, open(copy, "w") as out:
         out.write(f.read().replace("/usr/local/bin/lector-mqtt", BRIDGE))
     verify = subprocess.run(["systemd-analyze", "verify", "--man=no", copy], capture_output=True, text=True, timeout=60)
-    check(verify.returncode == 0 and not verify.stderr.strip(), verify.stderr)
+    require(verify.returncode == 0 and not verify.stderr.strip(), verify.stderr)
     security = subprocess.run(["systemd-analyze", "security", "--offline=yes", unit], capture_output=True, text=True,
                               timeout=60)
     line = [l for l in security.stdout.splitlines() if "Overall exposure level" in l]
-    check(line, security.stdout + security.stderr)
+    require(line, security.stdout + security.stderr)
     score = float(re.search(r": ([0-9.]+) ", line[0]).group(1))
-    check(score <= 2.0, line[0])
+    require(score <= 2.0, line[0])
     print("    verify clean; " + line[0].strip())
 
 
@@ -724,40 +629,8 @@ def client_library_only():
     linked = subprocess.run(["ldd", BRIDGE], capture_output=True, text=True).stdout
     heavy = [l.split()[0] for l in linked.splitlines() if re.search(r"tesseract|lept|v4l|jpeg", l)]
     print("    linked: " + ", ".join(sorted(l.split()[0] for l in linked.splitlines() if "=>" in l and "swift" not in l)))
-    check(not heavy, "lector-mqtt links " + ", ".join(heavy))
-
-
-class SkipTest(Exception):
-    pass
-
-
-def main():
-    selected = [t for t in TESTS if len(sys.argv) < 2 or t.__name__ in sys.argv[1:]]
-    passed = failed = 0
-    for function in selected:
-        started = time.time()
-        try:
-            function()
-            passed += 1
-            print("ok   %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
-        except SkipTest as skip:
-            print("skip %s: %s" % (function.__name__, skip), flush=True)
-        except Exception:
-            failed += 1
-            traceback.print_exc()
-            print("FAIL %s (%.1f s)" % (function.__name__, time.time() - started), flush=True)
-        finally:
-            for process in PROCESSES:
-                if process.alive():
-                    process.stop(signal.SIGKILL, timeout=5)
-            PROCESSES.clear()
-    print("%d passed, %d failed" % (passed, failed))
-    if failed == 0:
-        shutil.rmtree(WORK, ignore_errors=True)
-    else:
-        print("logs kept in " + WORK)
-    sys.exit(1 if failed else 0)
+    require(not heavy, "lector-mqtt links " + ", ".join(heavy))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(suite.main(after_each=stop_all))

@@ -13,6 +13,8 @@ COMMON="--tessdata $L/tessdata --deadline-ms 300000"
 RAW="--stack off --gate off"
 now() { cut -d' ' -f1 /proc/uptime; }
 show() { echo "BEGIN-FILE $1"; cat "$2" 2>/dev/null; echo "END-FILE"; }
+# vivid_hdmi_loop, vivid_write: vivid's loop, as every guest sets it up (tests/vm/vivid-loop.sh).
+. $L/vivid-loop.sh
 echo "# $(uname -m), $(grep -c ^processor /proc/cpuinfo) CPUs, kernel $(uname -r)"
 
 # 1. the demo: the four bundled frames, once each (--max-frames 4).
@@ -23,15 +25,8 @@ show demo.out /tmp/demo.out
 show demo.err /tmp/demo.err
 
 # 2. vivid: HDMI input 3 looped from the HDMI output, 640x480 YUYV, the known text.
-v4l2-ctl -d /dev/video0 -i 3 >/dev/null
-v4l2-ctl -d /dev/video0 -c osd_text_mode=2 >/dev/null
-v4l2-ctl -d /dev/video0 -c loop_video=1 >/dev/null 2>&1 || v4l2-ctl -d /dev/video0 -c hdmi_000_0_is_connected_to=2
-v4l2-ctl -d /dev/video1 -o 1 >/dev/null
-v4l2-ctl -d /dev/video0 --set-dv-bt-timings index=0 >/dev/null
-v4l2-ctl -d /dev/video1 --set-dv-bt-timings index=0 >/dev/null
-v4l2-ctl -d /dev/video0 -v width=640,height=480,pixelformat=YUYV >/dev/null
-v4l2-ctl -d /dev/video1 -x width=640,height=480,pixelformat=YUYV >/dev/null
-v4l2-ctl -d /dev/video1 --stream-out-mmap --stream-from $L/frames/frame.YUYV --stream-loop >/dev/null 2>&1 &
+vivid_hdmi_loop /dev/video0 /dev/video1 YUYV
+vivid_write /dev/video1 $L/frames/frame.YUYV
 writer=$!
 sleep 2
 t0=$(now)

@@ -14,6 +14,8 @@ COMMON="--tessdata $L/tessdata --deadline-ms 120000"
 RAW="--stack off --gate off"
 now() { cut -d' ' -f1 /proc/uptime; }
 show() { echo "BEGIN-FILE $1"; cat "$2" 2>/dev/null; echo "END-FILE"; }
+# vivid_hdmi_loop, vivid_write: vivid's loop, as every guest sets it up (tests/vm/vivid-loop.sh).
+. $L/vivid-loop.sh
 
 mkdir -p /usr/share/libcamera/pipeline/virtual
 cat > /usr/share/libcamera/pipeline/virtual/virtual.yaml <<'YAML'
@@ -59,16 +61,8 @@ show served.err /tmp/served.err
 
 # 3. libcamerify: libcamera's V4L2 compatibility layer under lectord --io direct.
 #    vivid (HDMI input 3 in loop mode) shows the same text, written to its output node.
-v4l2-ctl -d /dev/video0 -i 3 >/dev/null
-v4l2-ctl -d /dev/video0 -c osd_text_mode=2 >/dev/null
-# vivid's loop: loop_video (Linux <= 6.6) or "HDMI 000-0 Is Connected To" (6.12)
-v4l2-ctl -d /dev/video0 -c loop_video=1 >/dev/null 2>&1 || v4l2-ctl -d /dev/video0 -c hdmi_000_0_is_connected_to=2
-v4l2-ctl -d /dev/video1 -o 1 >/dev/null
-v4l2-ctl -d /dev/video0 --set-dv-bt-timings index=0 >/dev/null
-v4l2-ctl -d /dev/video1 --set-dv-bt-timings index=0 >/dev/null
-v4l2-ctl -d /dev/video0 -v width=640,height=480,pixelformat=YUYV >/dev/null
-v4l2-ctl -d /dev/video1 -x width=640,height=480,pixelformat=YUYV >/dev/null
-v4l2-ctl -d /dev/video1 --stream-out-mmap --stream-from $L/frames/frame.YUYV --stream-loop >/dev/null 2>&1 &
+vivid_hdmi_loop /dev/video0 /dev/video1 YUYV
+vivid_write /dev/video1 $L/frames/frame.YUYV
 writer=$!
 sleep 1
 compat=$(ls /usr/libexec/*/libcamera/v4l2-compat.so 2>/dev/null | head -1)

@@ -3,17 +3,17 @@
 import difflib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
-DEMO_DIR = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import DEMO_DIR, ENV, LECTORD, Client, Daemon, Suite, workdir  # noqa: E402
+
+suite = Suite("pool", timed=False)
+check = suite.check
+
 # The demo frames' texts (scripts/make-fixtures.py).
 DEMO = [
     ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
@@ -21,13 +21,6 @@ DEMO = [
     ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
     ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
 ]
-
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok or not detail else ": " + detail), flush=True)
 
 
 def lines_of(text):
@@ -40,6 +33,15 @@ def matches_its_frame(message):
     "lpm" in one of them, with one recognizer as with several)."""
     expected = "\n".join(DEMO[message["seq"] % len(DEMO)])
     return difflib.SequenceMatcher(None, "\n".join(lines_of(message["text"])), expected).ratio() >= 0.9
+
+
+def check_capture_order(where, texts, seq_check):
+    """TEXT messages published in capture order (seq and capture time strictly increase),
+    each reading the frame it was captured from."""
+    for name, values in ((seq_check, [t["seq"] for t in texts]), ("capture times strictly increase", [t["time"] for t in texts])):
+        check("%s: %s" % (where, name), all(a < b for a, b in zip(values, values[1:])), str(values))
+    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
+    check("%s: every text reads the frame it was captured from" % where, not wrong, repr(wrong[:3]))
 
 
 def start(args, log):
@@ -64,12 +66,7 @@ def stdout_stream():
     check("stdout: lectord exits 0 after --max-frames 24", proc.returncode == 0, "exit %s" % proc.returncode)
     check("stdout: the log says recognizers=2", "recognizers=2" in logtext, logtext[-300:])
     check("stdout: 24 TEXT messages", len(texts) == 24, "%d" % len(texts))
-    seqs = [t["seq"] for t in texts]
-    times = [t["time"] for t in texts]
-    check("stdout: capture order (seq) strictly increases", all(a < b for a, b in zip(seqs, seqs[1:])), str(seqs))
-    check("stdout: capture times strictly increase", all(a < b for a, b in zip(times, times[1:])), str(times))
-    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
-    check("stdout: every text reads the frame it was captured from", not wrong, repr(wrong[:3]))
+    check_capture_order("stdout", texts, "capture order (seq) strictly increases")
     # Accounting: captured = recognized + dropped + rejected + unchanged + in flight
     # (at most the 2 recognizers' frames and the mailbox's).
     bad = []
@@ -83,59 +80,28 @@ def stdout_stream():
           str(recognized))
 
 
-class Client:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.buffer = b""
-
-    def send(self, obj):
-        self.sock.sendall((json.dumps(obj) + "\n").encode())
-
-    def read(self, timeout=30):
-        self.sock.settimeout(timeout)
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("lectord closed the connection")
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
+def watch_tracks(args, texts_wanted, seconds):
+    """A lectord on a socket of its own with `args`, watched with tracks on: the TEXT
+    messages and TRACK events until `texts_wanted` TEXT came or `seconds` passed."""
+    texts, tracks = [], []
+    with Daemon(*args) as daemon:
+        client = Client(daemon.path, timeout=30)
+        client.send({"class": "WATCH", "tracks": True, "frame": False})
+        deadline = time.time() + seconds
+        while len(texts) < texts_wanted and time.time() < deadline:
+            message = client.read()
+            if message["class"] == "TEXT":
+                texts.append(message)
+            elif message["class"] == "TRACK":
+                tracks.append(message)
+    return texts, tracks
 
 
 def socket_watch():
     """Over the socket, live text on (defaults): TEXT order and text, TRACK events consistent."""
-    directory = tempfile.mkdtemp(prefix="lector-pool-")
-    path = os.path.join(directory, "lector.sock")
-    with tempfile.TemporaryFile("w+") as log:
-        proc = start(["--socket", path, "--replay", DEMO_DIR, "--fps", "20", "--loop", "--recognizers", "2"], log)
-        try:
-            deadline = time.time() + 30
-            while not os.path.exists(path) and time.time() < deadline:
-                time.sleep(0.05)
-            client = Client(path)
-            client.send({"class": "WATCH", "tracks": True, "frame": False})
-            texts, tracks = [], []
-            deadline = time.time() + 180
-            while len(texts) < 16 and time.time() < deadline:
-                message = client.read()
-                if message["class"] == "TEXT":
-                    texts.append(message)
-                elif message["class"] == "TRACK":
-                    tracks.append(message)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    texts, tracks = watch_tracks(["--replay", DEMO_DIR, "--fps", "20", "--loop", "--recognizers", "2"], 16, 180)
     check("socket: 16 TEXT messages with live text on", len(texts) == 16, "%d" % len(texts))
-    times = [t["time"] for t in texts]
-    seqs = [t["seq"] for t in texts]
-    check("socket: capture times strictly increase", all(a < b for a, b in zip(times, times[1:])), str(times))
-    check("socket: seq strictly increases", all(a < b for a, b in zip(seqs, seqs[1:])), str(seqs))
-    wrong = [(t["seq"], t["text"]) for t in texts if not matches_its_frame(t)]
-    check("socket: every text reads the frame it was captured from", not wrong, repr(wrong[:3]))
+    check_capture_order("socket", texts, "seq strictly increases")
     # The demo shows another page in every frame: a new scene each time, whose lines
     # replace the tracks at their place before they settle, so TRACK events need a still
     # page (socket_tracks). Whatever came is consistent.
@@ -160,31 +126,8 @@ def broken_tracks(tracks):
 def socket_tracks():
     """Two recognizers on one still page (looping, the change gate off so that it is read
     again and again): its lines settle as tracks, announced once each, in order."""
-    directory = tempfile.mkdtemp(prefix="lector-pool-")
-    path = os.path.join(directory, "lector.sock")
     page = os.path.join(DEMO_DIR, "frame-00.png")
-    with tempfile.TemporaryFile("w+") as log:
-        proc = start(["--socket", path, "--replay", page, "--fps", "20", "--loop", "--recognizers", "2", "--gate", "off"], log)
-        tracks, texts = [], 0
-        try:
-            deadline = time.time() + 30
-            while not os.path.exists(path) and time.time() < deadline:
-                time.sleep(0.05)
-            client = Client(path)
-            client.send({"class": "WATCH", "tracks": True, "frame": False})
-            deadline = time.time() + 120
-            while texts < 12 and time.time() < deadline:
-                message = client.read()
-                if message["class"] == "TEXT":
-                    texts += 1
-                elif message["class"] == "TRACK":
-                    tracks.append(message)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    texts, tracks = watch_tracks(["--replay", page, "--fps", "20", "--loop", "--recognizers", "2", "--gate", "off"], 12, 120)
     news = [t["text"] for t in tracks if t.get("event") == "new"]
     expected = DEMO[0]
     check("socket, still page: each of its lines settles as one track",
@@ -203,7 +146,7 @@ def option_errors():
 
 
 def config_key_and_lossless_replay():
-    directory = tempfile.mkdtemp(prefix="lector-pool-")
+    directory = workdir("lector-pool-")
     config = os.path.join(directory, "lectord.conf")
     with open(config, "w") as handle:
         handle.write("[camera]\nreplay = %s\nrecognizers = 2\n" % DEMO_DIR)
@@ -223,21 +166,8 @@ def config_key_and_lossless_replay():
           proc.stderr.decode()[-300:])
 
 
-TESTS = [option_errors, stdout_stream, socket_watch, socket_tracks, config_key_and_lossless_replay]
-
-
-def main():
-    selected = [t for t in TESTS if len(sys.argv) < 2 or t.__name__ in sys.argv[1:]]
-    for test in selected:
-        try:
-            test()
-        except Exception:
-            check(test.__name__, False, traceback.format_exc().strip().splitlines()[-1])
-    passed = sum(1 for r in results if r)
-    failed = len(results) - passed
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1 if failed else 0)
-
+for function in (option_errors, stdout_stream, socket_watch, socket_tracks, config_key_and_lossless_replay):
+    suite.test(function)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(suite.main())

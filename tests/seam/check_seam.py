@@ -21,9 +21,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import traceback
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import ROOT, Suite  # noqa: E402
+
 SYSTEM = "Sources/LectorSystem/"
 ALLOW_LIST = os.path.join(ROOT, "tests/seam/allow-list")
 
@@ -282,7 +283,8 @@ def test_fault_injection_only_in_debug_builds():
         assert present == expected, "%s lectord %s injectFault" % (configuration, "has" if present else "lacks")
 
 
-TESTS = [
+suite = Suite("seam", timed=False)
+for function in (
     test_no_direct_libc_outside_the_system_target,
     test_planted_violations_are_found,
     test_lookalikes_are_not_violations,
@@ -290,26 +292,9 @@ TESTS = [
     test_system_target_links_no_camera_ocr_or_image_library,
     test_every_syscalls_entry_names_its_c_function,
     test_fault_injection_only_in_debug_builds,
-]
-
-
-def main():
-    selected = sys.argv[1:]
-    passed = failed = 0
-    for function in TESTS:
-        if selected and function.__name__ not in selected:
-            continue
-        try:
-            function()
-            passed += 1
-            print("ok   %s" % function.__name__, flush=True)
-        except Exception:
-            failed += 1
-            print("FAIL %s" % function.__name__, flush=True)
-            traceback.print_exc(limit=0)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+):
+    suite.test(function)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main())

@@ -35,15 +35,14 @@ modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x2 num_output
 udevadm settle
 check "vivid capture node /dev/video0 belongs to group video" bash -c '[[ "$(stat -c %G /dev/video0)" == video ]]'
 v4l2-ctl -d /dev/video0 -c osd_text_mode=2
-# The loop: loop_video on Linux <= 6.6; on 6.8 and later (Debian 13's 6.12) the S-Video
-# input's "S-Video 000-0 Is Connected To" menu: item 2 is this instance's S-Video output.
-v4l2-ctl -d /dev/video0 -c loop_video=1 2>/dev/null || {
-  ctl=$(v4l2-ctl -d /dev/video0 -l | grep -o '[a-z_]*_000_0_is_connected_to' | head -1)
-  v4l2-ctl -d /dev/video0 -c "$ctl=2" || notok "no loop control on vivid (loop_video, $ctl)"
-}
+# vivid_loop, vivid_write: vivid's loop, as every guest sets it up (tests/vm/vivid-loop.sh);
+# here the S-Video input (loop_video on Linux <= 6.6, the "S-Video 000-0 Is Connected To"
+# menu on 6.8 and later).
+. /lector-test/vivid-loop.sh
+vivid_loop /dev/video0 s_video || notok "no loop control on vivid (loop_video, s_video_000_0_is_connected_to)"
 v4l2-ctl -d /dev/video0 -v width=720,height=576,pixelformat=YUYV
 v4l2-ctl -d /dev/video1 -x width=720,height=576,pixelformat=YUYV
-v4l2-ctl -d /dev/video1 --stream-out-mmap --stream-from /lector-test/frame.yuyv --stream-loop >/dev/null 2>&1 &
+vivid_write /dev/video1 /lector-test/frame.yuyv
 looper=$!
 sleep 1
 

@@ -16,30 +16,8 @@ export OMP_THREAD_LIMIT=1
 now() { date +%s; }
 say() { echo "[guest $(cut -d' ' -f1 /proc/uptime)] $*"; }
 
-# vivid_loop CAP KIND: CAP's input shows what its instance's output of KIND (hdmi,
-# s_video) is sent. Linux <= 6.6: the loop_video control. Linux >= 6.8 (Debian 13's 6.12)
-# has none: every input has a menu "<KIND> NNN-M Is Connected To" (NNN the instance)
-# whose items are 0 the test pattern, 1 none, then the outputs of KIND of every instance
-# in turn: one per instance here, so instance N's own is item 2 + N.
-vivid_loop() {
-  v4l2-ctl -d "$1" -c loop_video=1 >/dev/null 2>&1 && return 0
-  ctl=$(v4l2-ctl -d "$1" -l 2>/dev/null | grep -o "${2}_[0-9][0-9][0-9]_[0-9]*_is_connected_to" | head -1)
-  [ -n "$ctl" ] || { say "vivid_loop: $1 has neither loop_video nor ${2}_NNN_M_is_connected_to"; return 1; }
-  inst=$(echo "$ctl" | sed "s/^${2}_0*\([0-9][0-9]*\)_.*/\1/")
-  v4l2-ctl -d "$1" -c "$ctl=$((2 + inst))" >/dev/null || say "vivid_loop: $1 $ctl=$((2 + inst)) refused"
-}
-
-# hdmi_loop CAP OUT FOURCC: select the HDMI input/output and 640x480p60 on both sides,
-# loop video, no OSD, and the output's pixel format.
-hdmi_loop() {
-  v4l2-ctl -d "$1" -i 3 -c osd_text_mode=2 >/dev/null
-  vivid_loop "$1" hdmi
-  v4l2-ctl -d "$2" -o 1 >/dev/null
-  v4l2-ctl -d "$1" --set-dv-bt-timings index=0 >/dev/null
-  v4l2-ctl -d "$2" --set-dv-bt-timings index=0 >/dev/null
-  v4l2-ctl -d "$1" -v width=640,height=480,pixelformat="$3" >/dev/null
-  v4l2-ctl -d "$2" -x width=640,height=480,pixelformat="$3" >/dev/null
-}
+# vivid_loop, vivid_hdmi_loop, vivid_write: the loop's setup, shared with the other guests.
+. /lector/vivid-loop.sh
 
 # start_writer OUT FOURCC [DIR]: writes DIR/frame.FOURCC (default $FRAMES) to OUT in a
 # loop, restarting the writer whenever it ends (a disconnect ends it); stop_writer OUT stops it.
@@ -50,7 +28,7 @@ start_writer() {
   (
     while [ ! -e "/tmp/stop.$tag" ]; do
       v4l2-ctl -d "$1" -x width=640,height=480,pixelformat="$2" >/dev/null 2>&1
-      v4l2-ctl -d "$1" --stream-out-mmap --stream-from "$src/frame.$2" --stream-loop >/dev/null 2>&1 &
+      vivid_write "$1" "$src/frame.$2"
       echo $! >"/tmp/writer.$tag"
       wait $!
       sleep 0.3
@@ -91,7 +69,7 @@ RAW="--stack off --gate off"
 # ---- 1. formats: YUYV, NV12 (asked with --format), GREY (chosen by negotiation) -------------
 for fmt in YUYV NV12 GREY; do
   d="$OUT/format-$fmt"; mkdir -p "$d"
-  hdmi_loop /dev/video0 /dev/video1 $fmt
+  vivid_hdmi_loop /dev/video0 /dev/video1 $fmt
   start_writer /dev/video1 $fmt
   args="--format $fmt"
   [ $fmt = GREY ] && args=""   # no --format: the cheapest format (GREY) must be chosen
@@ -106,7 +84,7 @@ for fmt in YUYV NV12 GREY; do
 done
 
 # ---- 2. the direct path is interceptable by LD_PRELOAD; libv4l2's is not ---------------------
-hdmi_loop /dev/video0 /dev/video1 GREY
+vivid_hdmi_loop /dev/video0 /dev/video1 GREY
 start_writer /dev/video1 GREY
 for io in direct libv4l2; do
   d="$OUT/preload-$io"; mkdir -p "$d"
@@ -166,7 +144,7 @@ stop_writer /dev/video1
 d="$OUT/scene-switch"; mkdir -p "$d"
 : >"$d/events"
 event() { echo "$(now) $*" >>"$d/events"; say "scene-switch: $*"; }
-hdmi_loop /dev/video0 /dev/video1 GREY
+vivid_hdmi_loop /dev/video0 /dev/video1 GREY
 start_writer /dev/video1 GREY
 # shellcheck disable=SC2086
 "$LECTORD" $COMMON --refresh-s 600 --device /dev/video0 >"$d/stdout" 2>"$d/stderr" &
@@ -207,8 +185,8 @@ A=/dev/v4l/by-path/platform-vivid-000-vid-cap
 B=/dev/v4l/by-path/platform-vivid-001-vid-cap
 link_nodes
 ls -l /dev/v4l/by-path
-hdmi_loop /dev/video0 /dev/video1 GREY
-hdmi_loop /dev/video2 /dev/video3 GREY
+vivid_hdmi_loop /dev/video0 /dev/video1 GREY
+vivid_hdmi_loop /dev/video2 /dev/video3 GREY
 start_writer /dev/video1 GREY
 start_writer /dev/video3 GREY
 # shellcheck disable=SC2086

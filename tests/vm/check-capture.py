@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Judges what capture-guest.sh saved: one PASS/FAIL line per check, then
+"""Judges what capture-guest.sh saved: one ok/FAIL line per check, then
 "N passed, N failed". usage: check-capture.py OUTDIR VM_EXIT_STATUS"""
 import datetime
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import Suite  # noqa: E402
 
 OUT, VM_RC = sys.argv[1], int(sys.argv[2])
 FRAME_MS = 1000 / 59.94      # vivid's HDMI 640x480p59.94
@@ -16,13 +19,8 @@ FRAME_MS = 1000 / 59.94      # vivid's HDMI 640x480p59.94
 # frame would add a whole recognition (3.7 s and more here), so the bound still proves
 # no queueing; how many waits kept within the strict 2 intervals is printed beside it.
 TCG_SLACK_MS = 150
-results = []
-
-
-def check(name, ok, detail=""):
-    ok = bool(ok)
-    results.append(ok)
-    print(f"{'PASS' if ok else 'FAIL'}: {name}" + (f" — {detail}" if detail else ""))
+suite = Suite("capture", timed=False)
+check = suite.check
 
 
 def read(scenario, name):
@@ -207,6 +205,4 @@ else:
     check("scene switch: FRAME lines", False, stderr[-300:])
 accounting("scene-switch", stderr)
 
-passed = sum(results)
-print(f"{passed} passed, {len(results) - passed} failed")
-sys.exit(0 if passed == len(results) else 1)
+sys.exit(suite.finish())

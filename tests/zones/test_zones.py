@@ -1,39 +1,25 @@
 #!/usr/bin/env python3
 """Zones, rules and named cameras through a real lectord (see tests/zones/run).
 
-Each check prints "ok   NAME" or "FAIL NAME detail"; the last line is "N passed, N failed".
+Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed"
+(tests/lectortest.py).
 """
 import json
 import os
 import signal
 import socket
-import stat
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LECTORD = os.environ.get("LECTORD", os.path.join(ROOT, ".build/debug/lectord"))
-LECTOR = os.environ.get("LECTOR", os.path.join(ROOT, ".build/debug/lector"))
-ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import ENV, LECTORD, ROOT, Client, Daemon as BaseDaemon, Suite, lector, workdir  # noqa: E402
 
-passed = failed = 0
-WORK = tempfile.mkdtemp(prefix="lector-zones-")
+suite = Suite("zones", timed=False)
+check = suite.check
+WORK = workdir("lector-zones-")
 SEQUENCE = os.path.join(WORK, "sequence")
 TRUTH = {}
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name} {str(detail)[-1200:]}", flush=True)
 
 
 def script(name, body):
@@ -250,73 +236,16 @@ def test_config_errors():
         check(f"{name}: refused with {path.rsplit('/', 1)[1]}:{line}", result.returncode != 0 and f"{path}:{line}:" in err, err[-400:])
 
 
-class Daemon:
+class Daemon(BaseDaemon):
+    """lectord --config CONF on the work folder's socket."""
+
     def __init__(self, conf, env=None):
-        self.sock = os.path.join(WORK, "lector.sock")
-        self.log_path = os.path.join(WORK, "daemon.log")
-        self.conf = conf
-        self.env = env or ENV
-
-    def __enter__(self):
-        self.proc = subprocess.Popen([LECTORD, "--config", self.conf, "--socket", self.sock],
-                                     stdout=subprocess.DEVNULL, stderr=open(self.log_path, "w"), env=self.env)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if os.path.exists(self.sock):
-                try:
-                    Client(self.sock).close()
-                    return self
-                except OSError:
-                    pass
-            time.sleep(0.05)
-        raise AssertionError("lectord did not start: " + self.log())
-
-    def log(self):
-        return open(self.log_path).read()
+        super().__init__("--config", conf, socket_path=os.path.join(WORK, "lector.sock"), env=env,
+                         log_path=os.path.join(WORK, "daemon.log"))
+        self.sock = self.path
 
     def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-
-class Client:
-    def __init__(self, path, timeout=30):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def send(self, obj):
-        self.sock.sendall(json.dumps(obj).encode() + b"\n")
-
-    def read(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError("closed")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def read_class(self, name, timeout=30, where=lambda m: True):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            message = self.read()
-            if message["class"] == name and where(message):
-                return message
-        raise AssertionError(f"no {name} within {timeout} s")
-
-    def close(self):
-        self.sock.close()
-
-
-def lector(*args, timeout=60):
-    result = subprocess.run([LECTOR, *args], capture_output=True, timeout=timeout, env=ENV)
-    return result.returncode, result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
+        self.stop(timeout=15)
 
 
 def test_named_camera_and_reload():
@@ -334,7 +263,7 @@ psm = 7
     notify.bind(notify_path)
     notify.settimeout(1)
     with Daemon(conf, env=dict(ENV, NOTIFY_SOCKET=notify_path)) as daemon:
-        client = Client(daemon.sock)
+        client = Client(daemon.sock, timeout=30)
         client.read_class("VERSION")
         client.send({"class": "WATCH", "devices": ["meter"], "matches": True})
         devices = client.read_class("DEVICES")
@@ -360,7 +289,7 @@ psm = 7
               and set(zones) == {"reading", "serial", "far"} and zones["reading"]["psm"] == 7 and zones["reading"]["whitelist"] == "0123456789",
               device)
         check("a zone outside the upright frame is reported in DEVICES and the log",
-              "outside" in zones["far"].get("warning", "") and "zone does not fit" in daemon.log() and "zone=far" in daemon.log(),
+              "outside" in zones["far"].get("warning", "") and "zone does not fit" in daemon.logtext() and "zone=far" in daemon.logtext(),
               zones["far"])
         match = seen.get("MATCH", {})
         check("MATCH reaches a watcher with matches: true", match.get("device") == "meter" and match.get("zone") == "reading", match)
@@ -376,11 +305,11 @@ psm = 7
         orientation = client.read_class("ORIENTATION")
         check("the source path still names the camera in a request, answered with its name", orientation["device"] == "meter", orientation)
         client.close()
-        code, out, err = lector("watch", "--socket", daemon.sock, "--device", "meter", "--count", "1")
+        code, out, err = lector("watch", "--socket", daemon.sock, "--device", "meter", "--count", "1", timeout=60)
         check("lector watch --device meter", code == 0 and any(line.startswith("meter 0.") for line in out.splitlines()), out + err)
         code, out, err = lector("watch", "--socket", daemon.sock, "--device", "meter", "--matches", "--count", "1", timeout=90)
         check(f"lector watch --matches prints matches readably: {out.strip()}", code == 0 and out.startswith("meter/reading any \""), out + err)
-        code, out, err = lector("devices", "--socket", daemon.sock)
+        code, out, err = lector("devices", "--socket", daemon.sock, timeout=60)
         check("lector devices shows the name and the zones", code == 0 and out.startswith("meter ") and "zone reading 120,200,400,80" in out, out)
         statuses = []
         deadline = time.time() + 12
@@ -397,8 +326,8 @@ psm = 7
         open(conf, "w").write(good + "\n[rule meter/reading/broken]\nmatch = ([0-9]\n")
         daemon.proc.send_signal(signal.SIGHUP)
         time.sleep(1.5)
-        log = daemon.log()
-        client = Client(daemon.sock)
+        log = daemon.logtext()
+        client = Client(daemon.sock, timeout=30)
         client.read_class("VERSION")
         client.send({"class": "DEVICES"})
         devices = client.read_class("DEVICES")
@@ -416,33 +345,20 @@ psm = 7
             if names == {"reading", "serial"}:
                 break
             time.sleep(0.5)
-        check("SIGHUP with a zone removed applies it", names == {"reading", "serial"} and "meter: zone" in daemon.log(), (names, daemon.log()[-400:]))
+        check("SIGHUP with a zone removed applies it", names == {"reading", "serial"} and "meter: zone" in daemon.logtext(), (names, daemon.logtext()[-400:]))
         client.close()
     notify.close()
 
 
-TESTS = [test_meter_readings, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload]
+for function in (test_meter_readings, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload):
+    suite.test(function)
 
 
-def main():
-    names = set(sys.argv[1:])
+def make_sequence():
+    """The meter replay and its truth (scripts/make-meter-sequence.py)."""
     subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-meter-sequence.py"), SEQUENCE], check=True)
     TRUTH.update(json.load(open(os.path.join(SEQUENCE, "meter.json"))))
-    for function in TESTS:
-        if names and function.__name__ not in names:
-            continue
-        try:
-            function()
-        except Exception:  # noqa: BLE001 - a test that raised is a failed check
-            check(function.__name__, False, traceback.format_exc())
-    if failed == 0:
-        import shutil
-        shutil.rmtree(WORK, ignore_errors=True)
-    else:
-        print(f"     work folder kept: {WORK}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main(setup=make_sequence))
