@@ -156,10 +156,10 @@ def scan(root, entries):
 
 
 def planted(source):
-    """The violations scan() reports for `source` planted as Sources/LectorCore/Planted.swift."""
+    """The violations scan() reports for `source` planted as Sources/LectorPipeline/Planted.swift."""
     with tempfile.TemporaryDirectory(prefix="lector-seam-") as root:
-        os.makedirs(os.path.join(root, "Sources/LectorCore"))
-        with open(os.path.join(root, "Sources/LectorCore/Planted.swift"), "w") as f:
+        os.makedirs(os.path.join(root, "Sources/LectorPipeline"))
+        with open(os.path.join(root, "Sources/LectorPipeline/Planted.swift"), "w") as f:
             f.write(source)
         return scan(root, [])
 
