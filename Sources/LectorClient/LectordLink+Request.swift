@@ -14,7 +14,7 @@ extension LectordLink {
             attempt += 1
             do throws(ConnectionError) {
                 try connectForRequest()
-                try send(request)
+                try self.send(request)
                 let deadline = Date(timeIntervalSinceNow: timeout)
                 while true {
                     let (line, message) = try receive(timeout: max(0.001, deadline.timeIntervalSinceNow))
@@ -36,6 +36,6 @@ extension LectordLink {
     private func connectForRequest() throws(ConnectionError) {
         if let connection, connection.serverHasClosed() { drop() }
         guard connection == nil else { return }
-        if case let .failed(error) = connect() { throw error }
+        if case let .failed(error) = self.connect() { throw error }
     }
 }
