@@ -13,8 +13,6 @@ public enum LibcameraError: Error, Equatable, CustomStringConvertible {
     case failed(String)
     /// The camera disconnected while streaming.
     case disconnected
-    /// Nothing arrived for this many seconds.
-    case stalled(seconds: Double)
     /// A request could not be queued again (negative errno from libcamera).
     case queueFailed(Int32)
 
@@ -25,7 +23,6 @@ public enum LibcameraError: Error, Equatable, CustomStringConvertible {
                 + "Raspberry Pi OS trixie) when it is built; Debian 12 has only 0.0.3. Use a V4L2 node, or libcamerify with --io direct"
         case let .failed(reason): reason
         case .disconnected: "the camera disconnected"
-        case let .stalled(seconds): "no frame for \(Int(seconds * 1000)) ms"
         case let .queueFailed(code): "libcamera refused a request (errno \(-code))"
         }
     }

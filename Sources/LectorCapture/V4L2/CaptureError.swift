@@ -16,8 +16,6 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
     case negotiation(FormatNegotiation.Failure)
     /// The driver set another format than the one asked for.
     case formatRefused(asked: PixelFormat, got: String)
-    /// No frame for this long: the device stopped delivering.
-    case stalled(seconds: Double)
     /// poll() reported an error on the queue (POLLERR) and DQBUF did not say which.
     case queueFailed
 
@@ -36,7 +34,6 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
         case let .noStreaming(path): "\(path) does not support streaming I/O"
         case let .negotiation(failure): failure.description
         case let .formatRefused(asked, got): "the driver set \(got) instead of \(asked.fourcc)"
-        case let .stalled(seconds): "no frame for \(String(format: "%.1f", seconds)) s"
         case .queueFailed: "the capture queue reported an error"
         }
     }
@@ -46,7 +43,7 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
     public var isConfigurationError: Bool {
         switch self {
         case .notCapture, .noStreaming, .negotiation, .formatRefused: true
-        case .system, .stalled, .queueFailed: false
+        case .system, .queueFailed: false
         }
     }
 }

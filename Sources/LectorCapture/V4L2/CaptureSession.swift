@@ -5,7 +5,8 @@ import LectorProtocol
 import LectorSystem
 
 /// One streaming run of a device, from open to close (ustreamer's capture verbs: open,
-/// grab, close). A lost device ends the session; ``V4L2Source`` starts a new one.
+/// grab, close): V4L2's ``CaptureStream``. A lost device ends the session; the
+/// ``CaptureLoop`` starts a new one.
 ///
 /// Owner of the device descriptor and, through its ``MappedBufferPool``, of the
 /// mappings. Used by one thread, the capture loop, except for give-backs.
@@ -20,8 +21,8 @@ public final class CaptureSession {
     public let fps: Double?
     public let metadata: CameraMetadata
     private let pool: MappedBufferPool
-    /// The least `bytesused` of a complete frame (raw formats), or of any JPEG.
-    private let minimumBytes: Int
+    /// What a complete frame looks like, checked before anyone sees one.
+    private let check: FrameCheck
     private var closed = false
 
     /// Opens the device and negotiates, without streaming (for a probe at start-up).
@@ -80,12 +81,7 @@ public final class CaptureSession {
                 fps = try device.frameRate()
             }
             metadata = try CameraMetadata(device: device)
-            if format.isCompressed {
-                minimumBytes = 4  // SOI + EOI; the markers are checked too
-            } else {
-                let stride = max(set.bytesPerLine, format.minimumBytesPerLine(width: set.width))
-                minimumBytes = format.frameSize(width: set.width, height: set.height, bytesPerLine: stride) ?? 0
-            }
+            check = FrameCheck(format: choice.format, width: set.width, height: set.height, stride: set.bytesPerLine)
             pool = try MappedBufferPool(device: device, count: settings.bufferCount)
             do {
                 try device.streamOn()
@@ -102,24 +98,12 @@ public final class CaptureSession {
 
     deinit { close() }
 
-    /// The outcome of one ``grab(timeoutMilliseconds:)``.
-    public struct Grab {
-        /// The newest valid frame, lent to the caller (give it back, or post it).
-        public var frame: Frame?
-        /// Older valid frames dequeued in the same round and given back at once.
-        public var skipped = 0
-        /// Frames that failed validation (already given back).
-        public var rejected = 0
-        /// Whether any buffer was dequeued.
-        public var dequeuedAny: Bool { frame != nil || skipped > 0 || rejected > 0 }
-    }
-
     /// Waits up to `timeoutMilliseconds` for frames, then dequeues every filled buffer
     /// (until EAGAIN), gives back all but the newest valid one at once, and lends that
     /// one out without copying.
     /// - Throws: `CaptureError` when the device fails (ENODEV, EIO, POLLERR).
-    public func grab(timeoutMilliseconds: Int) throws(CaptureError) -> Grab {
-        var grab = Grab()
+    public func grab(timeoutMilliseconds: Int) throws(CaptureError) -> CaptureGrab {
+        var grab = CaptureGrab()
         return try CaptureError.mapping {
             // A give-back that could not be queued (EIO after a queue error, an injected
             // QBUF error) leaves the driver a buffer short: start a new session.
@@ -137,8 +121,10 @@ public final class CaptureSession {
                 }
                 guard case let .buffer(buffer) = result else { break }
                 pool.dequeued(index: buffer.index)
-                if !isValid(buffer) {
+                let bytes = pool.bytes(index: buffer.index)
+                if let damage = check.damage(bytes: bytes, bytesUsed: buffer.bytesUsed, failed: buffer.failed) {
                     grab.rejected += 1
+                    grab.damage = damage
                     try pool.requeue(index: buffer.index)
                     continue
                 }
@@ -150,25 +136,11 @@ public final class CaptureSession {
             }
             if readiness == .failed, !grab.dequeuedAny { throw CaptureError.queueFailed }
             if let newest {
-                let storage = pool.lend(index: newest.index)
-                grab.frame = Frame(format: format, width: captureFormat.width, height: captureFormat.height,
-                                   bytesPerLine: format.isCompressed ? 0 : max(captureFormat.bytesPerLine, format.minimumBytesPerLine(width: captureFormat.width)),
-                                   bytesUsed: newest.bytesUsed, sequence: newest.sequence, timestamp: newest.timestamp,
-                                   buffer: storage)
+                grab.frame = check.frame(bytesUsed: newest.bytesUsed, sequence: newest.sequence, timestamp: newest.timestamp,
+                                         buffer: pool.lend(index: newest.index))
             }
             return grab
         }
-    }
-
-    /// ustreamer's check: the driver's error flag, a short buffer, a JPEG without its
-    /// start and end markers.
-    private func isValid(_ buffer: DequeuedBuffer) -> Bool {
-        if buffer.failed || buffer.bytesUsed < minimumBytes { return false }
-        if format.isCompressed {
-            let bytes = UnsafeRawBufferPointer(rebasing: pool.bytes(index: buffer.index).prefix(buffer.bytesUsed))
-            return LumaExtractor.hasJPEGMarkers(bytes)
-        }
-        return true
     }
 
     /// Stops streaming and releases everything (once). Lent frames stay readable until
@@ -180,5 +152,23 @@ public final class CaptureSession {
         _ = try? device.streamOff()
         pool.retire()
         device.close()
+    }
+}
+
+extension CaptureSession: CaptureStream {
+    var info: DeviceInfo {
+        var info = DeviceInfo(path: device.path, state: .streaming, name: capabilities.card)
+        info.driver = capabilities.driver
+        info.card = capabilities.card
+        info.bus = capabilities.bus
+        info.format = format.fourcc
+        info.width = captureFormat.width
+        info.height = captureFormat.height
+        info.fps = fps
+        return info
+    }
+
+    var details: [(String, String)] {
+        [("io", mode.rawValue), ("driver", capabilities.driver), ("card", capabilities.card)]
     }
 }
