@@ -2,7 +2,6 @@ import CV4L2
 import Foundation
 import Glibc
 @testable import LectorCapture
-@testable import LectorClient
 @testable import LectorDaemon
 @testable import LectorImaging
 @testable import LectorPipeline

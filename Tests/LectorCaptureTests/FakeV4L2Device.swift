@@ -2,9 +2,7 @@ import CV4L2
 import Foundation
 import Glibc
 @testable import LectorCapture
-@testable import LectorClient
 @testable import LectorImaging
-@testable import LectorProtocol
 @testable import LectorSystem
 
 /// A V4L2 capture device simulated at the syscall seam (``V4L2Syscalls``): it answers

@@ -1,10 +1,7 @@
 import Foundation
 @testable import LectorCapture
-@testable import LectorClient
 @testable import LectorImaging
 @testable import LectorPipeline
-@testable import LectorProtocol
-@testable import LectorSystem
 import LectorTestSupport
 import Synchronization
 import Testing

@@ -1,5 +1,4 @@
 @testable import LectorCapture
-@testable import LectorClient
 @testable import LectorDaemon
 @testable import LectorProtocol
 @testable import LectorSystem

@@ -1,8 +1,6 @@
 import Foundation
-@testable import LectorClient
 @testable import LectorImaging
 @testable import LectorProtocol
-@testable import LectorSystem
 import LectorTestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import LectorImaging
-import LectorProtocol
 import LectorSystem
 import LectorTestSupport
 import Testing

@@ -1,7 +1,4 @@
-@testable import LectorClient
 @testable import LectorImaging
-@testable import LectorProtocol
-@testable import LectorSystem
 import LectorTestSupport
 import Testing
 

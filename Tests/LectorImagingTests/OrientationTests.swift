@@ -1,8 +1,6 @@
-@testable import LectorClient
 @testable import LectorImaging
 @testable import LectorPipeline
 @testable import LectorProtocol
-@testable import LectorSystem
 import LectorTestSupport
 import Testing
 

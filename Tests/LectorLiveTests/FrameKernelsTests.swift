@@ -2,7 +2,6 @@
 @testable import LectorImaging
 @testable import LectorLive
 @testable import LectorPipeline
-@testable import LectorProtocol
 @testable import LectorSystem
 import LectorTestSupport
 import Testing

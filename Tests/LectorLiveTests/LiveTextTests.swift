@@ -1,9 +1,7 @@
-@testable import LectorClient
 @testable import LectorImaging
 @testable import LectorLive
 @testable import LectorProtocol
 @testable import LectorSystem
-@testable import LectorClient
 import LectorTestSupport
 import Testing
 @testable import lector

@@ -1,6 +1,5 @@
 import Foundation
 @testable import LectorCapture
-@testable import LectorClient
 @testable import LectorDaemon
 @testable import LectorImaging
 @testable import LectorPipeline

@@ -1,6 +1,4 @@
-@testable import LectorClient
 @testable import LectorProtocol
-@testable import LectorSystem
 import LectorTestSupport
 import Testing
 

@@ -3,7 +3,6 @@ import Foundation
 @testable import LectorImaging
 @testable import LectorLive
 @testable import LectorPipeline
-@testable import LectorProtocol
 @testable import LectorRecognition
 @testable import LectorSystem
 import LectorTestSupport

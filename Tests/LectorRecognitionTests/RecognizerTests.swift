@@ -1,10 +1,8 @@
 import Foundation
-@testable import LectorClient
 @testable import LectorImaging
 @testable import LectorPipeline
 @testable import LectorProtocol
 @testable import LectorRecognition
-@testable import LectorSystem
 import LectorTestSupport
 import Testing
 

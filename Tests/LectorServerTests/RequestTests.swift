@@ -1,4 +1,3 @@
-@testable import LectorClient
 @testable import LectorProtocol
 @testable import LectorServer
 @testable import LectorSystem

@@ -2,7 +2,6 @@
 @testable import LectorPipeline
 @testable import LectorProtocol
 @testable import LectorServer
-@testable import LectorSystem
 import LectorTestSupport
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-@testable import LectorClient
 @testable import LectorPipeline
 @testable import LectorProtocol
 @testable import LectorServer

@@ -1,5 +1,3 @@
-@testable import LectorClient
-@testable import LectorProtocol
 @testable import LectorSystem
 import LectorTestSupport
 import Testing

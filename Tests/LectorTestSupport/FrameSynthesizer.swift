@@ -1,6 +1,4 @@
 import LectorImaging
-import LectorProtocol
-import LectorSystem
 
 /// Packs a known luma image into any raw ``PixelFormat`` (with random chroma and
 /// optional row padding), so extraction can be checked against the luma it started from.

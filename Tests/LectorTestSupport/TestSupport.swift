@@ -1,6 +1,5 @@
 import Foundation
 import LectorProtocol
-import LectorSystem
 
 /// Paths and helpers shared by the tests.
 public enum TestSupport {
