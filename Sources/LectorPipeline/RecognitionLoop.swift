@@ -196,10 +196,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// Recognizes one frame with slot 0 and gives its buffer back. Public for benchmarks and tests.
     public func process(_ frame: Frame) { process(frame, slot: 0) }
 
-    /// Recognizes one frame with recognizer `slot` and gives its buffer back: the gate
-    /// may skip it (``skipsUnchangedScene(_:setup:live:)``), else it is prepared
-    /// (``prepare(_:worker:)``), read (``read(_:stack:slot:)``), and its text tracked
-    /// and published in capture order (``publishInCaptureOrder(_:prepared:text:live:setup:times:)``).
+    /// Recognizes one frame with recognizer `slot` and gives its buffer back: the change
+    /// gate may skip it; else it is prepared (luma, upright), read, and its text tracked
+    /// and published in capture order.
     public func process(_ frame: Frame, slot: Int) {
         let worker = workers[slot]
         let start = MonotonicInstant.now()
