@@ -38,21 +38,12 @@ public final class Daemon: Sendable {
     /// Runs until stopped; returns the process exit status.
     public func run() -> Int32 {
         // The socket first: a second instance is refused before it loads anything.
-        var listener: ListeningSocket?
-        if !options.stdout || options.socketPath != nil {
-            do {
-                listener = ListeningSocket.fromSystemd()
-                if listener == nil {
-                    let path = options.socketPath ?? SocketPath.standard()
-                    if options.socketPath == nil, SocketPath.isFallback(path) {
-                        try SocketPath.prepareFallback(SocketPath.fallbackDirectory())
-                    }
-                    listener = try ListeningSocket.bind(path: path, group: options.socketGroup)
-                }
-            } catch {
-                logger.error("cannot serve the socket", [("reason", "\(error)")])
-                return 1
-            }
+        let listener: ListeningSocket?
+        do {
+            listener = try openListener()
+        } catch {
+            logger.error("cannot serve the socket", [("reason", "\(error)")])
+            return 1
         }
         let targets = PublicationTargets()
         var cameras: [Camera] = []
@@ -60,35 +51,7 @@ public final class Daemon: Sendable {
         defer { for recorder in recorders { recorder.stop() } }
         for spec in options.cameras {
             do {
-                let source = try SourceFactory.makeSource(for: spec, logger: logger)
-                let publisher = stdoutPublisher
-                let stop = self.stop
-                var recorder: FrameRecorder?
-                if let directory = options.recordDirectory {
-                    let made = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
-                                                 maximumBytes: options.recordMaximumMegabytes << 20, logger: logger)
-                    recorders.append(made)
-                    recorder = made
-                }
-                let rules = RuleBook(device: spec.name, rules: spec.rules, logger: logger)
-                ruleBooks.withLock { $0[spec.name] = rules }
-                let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
-                                                            cameras: options.cameras.count)
-                let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
-                                        orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
-                                        logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
-                    var publication = made
-                    publication.matches = rules.matches(in: made)
-                    targets.hub?.record(publication)
-                    targets.server?.publish(publication)
-                    if publisher?.publish(publication) == .finished { stop.raise() }
-                }
-                cameras.append(camera)
-                // A device not plugged in is not "ready" (its source said so when made).
-                if source.absence == nil {
-                    logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
-                                                 ("orientation", camera.orientation.imageOrientation.description)])
-                }
+                cameras.append(try startCamera(spec, targets: targets, recorders: &recorders))
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
                 listener?.close()
@@ -97,22 +60,13 @@ public final class Daemon: Sendable {
         }
         // --stdout keeps every camera running and exits when every source has ended.
         let alwaysOn = options.alwaysOn || options.stdout
-        let ended = Mutex(0)
-        let cameraCount = cameras.count
-        let hub = CameraHub(cameras: cameras, alwaysOn: alwaysOn, logger: logger) { [stop, options] _ in
-            if options.stdout, ended.withLock({ $0 += 1; return $0 }) == cameraCount { stop.raise() }
-        }
+        let hub = makeHub(cameras: cameras, alwaysOn: alwaysOn)
         targets.hub = hub
-
-        var server: SocketServer?
-        if let listener {
-            do {
-                server = try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
-            } catch {
-                listener.close()
-                logger.error("cannot serve the socket", [("reason", "\(error)")])
-                return 1
-            }
+        let server: SocketServer?
+        do {
+            server = try makeServer(on: listener, hub: hub)
+        } catch {
+            return 1
         }
         targets.server = server
         server?.start()
@@ -125,7 +79,87 @@ public final class Daemon: Sendable {
             hub.waitForStartsAndStops()
         }
         let systemd = SystemdService.start(hub: hub, logger: logger)
+        observeSignals(hub: hub, server: server)
+        while !stop.wait(seconds: 3600) {}
+        systemd?.stopping()
+        shutDown(hub: hub, server: server, cameras: cameras)
+        if stdoutPublisher?.failed == true { return 1 }
+        return 0
+    }
+}
 
+extension Daemon {
+    /// The listening socket: systemd's (socket activation), else bound at `--socket` or the
+    /// standard path (its fallback directory made first); nil with `--stdout` alone.
+    private func openListener() throws -> ListeningSocket? {
+        guard !options.stdout || options.socketPath != nil else { return nil }
+        if let listener = ListeningSocket.fromSystemd() { return listener }
+        let path = options.socketPath ?? SocketPath.standard()
+        if options.socketPath == nil, SocketPath.isFallback(path) {
+            try SocketPath.prepareFallback(SocketPath.fallbackDirectory())
+        }
+        return try ListeningSocket.bind(path: path, group: options.socketGroup)
+    }
+
+    /// Makes the source and the ``Camera`` of `spec` (its frame recorder with `--record`,
+    /// appended to `recorders`; its rules in ``ruleBooks``), whose publications reach the
+    /// hub, the server and `--stdout` through `targets`.
+    private func startCamera(_ spec: CameraSpec, targets: PublicationTargets, recorders: inout [FrameRecorder]) throws -> Camera {
+        let source = try SourceFactory.makeSource(for: spec, logger: logger)
+        let publisher = stdoutPublisher
+        let stop = self.stop
+        var recorder: FrameRecorder?
+        if let directory = options.recordDirectory {
+            let made = try FrameRecorder(directory: Self.recordDirectory(directory, camera: spec.name, cameras: options.cameras.count),
+                                         maximumBytes: options.recordMaximumMegabytes << 20, logger: logger)
+            recorders.append(made)
+            recorder = made
+        }
+        let rules = RuleBook(device: spec.name, rules: spec.rules, logger: logger)
+        ruleBooks.withLock { $0[spec.name] = rules }
+        let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                    cameras: options.cameras.count)
+        let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
+                                orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
+                                logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
+            var publication = made
+            publication.matches = rules.matches(in: made)
+            targets.hub?.record(publication)
+            targets.server?.publish(publication)
+            if publisher?.publish(publication) == .finished { stop.raise() }
+        }
+        // A device not plugged in is not "ready" (its source said so when made).
+        if source.absence == nil {
+            logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
+                                         ("orientation", camera.orientation.imageOrientation.description)])
+        }
+        return camera
+    }
+
+    /// The hub of `cameras`; with `--stdout` it stops the daemon once every camera's source has ended.
+    private func makeHub(cameras: [Camera], alwaysOn: Bool) -> CameraHub {
+        let ended = Mutex(0)
+        let cameraCount = cameras.count
+        return CameraHub(cameras: cameras, alwaysOn: alwaysOn, logger: logger) { [stop, options] _ in
+            if options.stdout, ended.withLock({ $0 += 1; return $0 }) == cameraCount { stop.raise() }
+        }
+    }
+
+    /// The socket server on `listener`, nil without one.
+    /// - Throws: when it cannot start (said in the log; the listener is closed).
+    private func makeServer(on listener: ListeningSocket?, hub: CameraHub) throws -> SocketServer? {
+        guard let listener else { return nil }
+        do {
+            return try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
+        } catch {
+            listener.close()
+            logger.error("cannot serve the socket", [("reason", "\(error)")])
+            throw error
+        }
+    }
+
+    /// SIGHUP reloads the configuration; SIGINT and SIGTERM stop the daemon.
+    private func observeSignals(hub: CameraHub, server: SocketServer?) {
         _ = SignalObserver { [self, stop, logger, server] signal in
             if signal == SIGHUP {
                 reload(hub: hub, server: server)
@@ -134,8 +168,11 @@ public final class Daemon: Sendable {
             logger.notice("stopping", [("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")])
             stop.raise()
         }
-        while !stop.wait(seconds: 3600) {}
-        systemd?.stopping()
+    }
+
+    /// Stops in order: the cameras, the rules' hooks still running, the server; then logs
+    /// each camera's counts.
+    private func shutDown(hub: CameraHub, server: SocketServer?, cameras: [Camera]) {
         hub.stopAll()
         // Hooks still running (the end of a --stdout replay) finish, each within its timeout.
         for rules in ruleBooks.withLock({ Array($0.values) }) { rules.waitForHooks() }
@@ -146,8 +183,6 @@ public final class Daemon: Sendable {
                                            ("recognized", "\(counts.recognized)"), ("dropped", "\(counts.dropped)"),
                                            ("rejected", "\(counts.rejected)"), ("unchanged", "\(counts.unchanged)")])
         }
-        if stdoutPublisher?.failed == true { return 1 }
-        return 0
     }
 }
 

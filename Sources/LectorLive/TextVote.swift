@@ -42,30 +42,60 @@ public enum TextVote {
         // aligned at all: equal readings align word for word at no cost.
         var table = WordTable()
         let ids = texts.map { table.ids(of: $0) }
-        // The medoid: the reading with the least weighted distance to the others.
-        // (The alignment cost is symmetric: each pair is aligned once.)
-        var pairCost = [Double](repeating: 0, count: texts.count * texts.count)
-        for first in texts.indices {
-            for second in texts.indices where second > first && ids[second] != ids[first] {
-                let cost = alignment(ids[first], ids[second], &table).cost
-                pairCost[first * texts.count + second] = cost
-                pairCost[second * texts.count + first] = cost
-            }
-        }
-        var backboneIndex = 0, bestCost = Double.infinity
-        for index in texts.indices {
-            var cost = 0.0
-            for other in texts.indices where other != index { cost += weights[other] * pairCost[index * texts.count + other] }
-            if cost < bestCost { (backboneIndex, bestCost) = (index, cost) }
-        }
+        let backboneIndex = medoid(ids, weights: weights, &table)
         let backbone = texts[backboneIndex]
-        // Slot 2i: the gap before backbone word i; slot 2i + 1: backbone word i.
-        var votes = [[String: Double]](repeating: [:], count: 2 * backbone.count + 1)
-        var winnerConfidence = [[String: Double]](repeating: [:], count: votes.count)
-        var supporters = [[String: Int]](repeating: [:], count: votes.count)
+        var ballot = SlotBallot(backbone: backbone)
         for (index, reading) in readings.enumerated() {
             let pairs: [(Int?, Int?)] = ids[index] == ids[backboneIndex] ? backbone.indices.map { ($0, $0) }
                 : alignment(ids[backboneIndex], ids[index], &table).pairs
+            ballot.add(reading, aligned: pairs, weight: weights[index], strength: strengths[index])
+        }
+        return ballot.result()
+    }
+
+    /// The medoid: the index of the reading (by its word numbers in `table`) with the least
+    /// distance to the others, each weighted by `weights`. (The alignment cost is
+    /// symmetric: each pair is aligned once.)
+    static func medoid(_ ids: [[Int]], weights: [Double], _ table: inout WordTable) -> Int {
+        let count = ids.count
+        var pairCost = [Double](repeating: 0, count: count * count)
+        for first in ids.indices {
+            for second in ids.indices where second > first && ids[second] != ids[first] {
+                let cost = alignment(ids[first], ids[second], &table).cost
+                pairCost[first * count + second] = cost
+                pairCost[second * count + first] = cost
+            }
+        }
+        var backboneIndex = 0, bestCost = Double.infinity
+        for index in ids.indices {
+            var cost = 0.0
+            for other in ids.indices where other != index { cost += weights[other] * pairCost[index * count + other] }
+            if cost < bestCost { (backboneIndex, bestCost) = (index, cost) }
+        }
+        return backboneIndex
+    }
+
+    /// The votes of one consensus, per slot of the backbone (slot 2i: the gap before
+    /// backbone word i; slot 2i + 1: backbone word i): each candidate text's weight, the
+    /// confidence of the readings behind it, and how many readings those are.
+    struct SlotBallot {
+        let backbone: [String]
+        private var votes: [[String: Double]]
+        private var winnerConfidence: [[String: Double]]
+        private var supporters: [[String: Int]]
+
+        init(backbone: [String]) {
+            self.backbone = backbone
+            votes = [[String: Double]](repeating: [:], count: 2 * backbone.count + 1)
+            winnerConfidence = [[String: Double]](repeating: [:], count: votes.count)
+            supporters = [[String: Int]](repeating: [:], count: votes.count)
+        }
+
+        /// Casts `reading`'s votes: in each gap the words it inserts there (or nothing), on
+        /// each backbone word the word aligned to it (or nothing); an absent word votes
+        /// with `weight`, the reading's mean confidence.
+        /// - Parameter aligned: pairs of (backbone index, reading index), nil for a gap.
+        mutating func add(_ reading: [VotedWord], aligned pairs: [(Int?, Int?)], weight: Double, strength: Double) {
             var inserted = [[String]](repeating: [], count: backbone.count + 1)
             var insertedConfidence = [[Double]](repeating: [], count: backbone.count + 1)
             var matched = [Int?](repeating: nil, count: backbone.count)
@@ -74,49 +104,56 @@ public enum TextVote {
                 switch pair {
                 case let (b?, r?): matched[b] = r; gap = b + 1
                 case let (b?, nil): gap = b + 1
-                case let (nil, r?): inserted[gap].append(texts[index][r]); insertedConfidence[gap].append(reading[r].confidence)
+                case let (nil, r?): inserted[gap].append(reading[r].text); insertedConfidence[gap].append(reading[r].confidence)
                 case (nil, nil): break
                 }
             }
             for slot in 0...backbone.count {
                 let text = inserted[slot].joined(separator: " ")
-                let confidence = insertedConfidence[slot].isEmpty ? weights[index]
+                let confidence = insertedConfidence[slot].isEmpty ? weight
                     : insertedConfidence[slot].reduce(0, +) / Double(insertedConfidence[slot].count)
-                votes[2 * slot][text, default: 0] += max(0.05, confidence) * strengths[index]
-                winnerConfidence[2 * slot][text, default: 0] += confidence
-                supporters[2 * slot][text, default: 0] += 1
+                vote(text, confidence: confidence, strength: strength, slot: 2 * slot)
             }
             for word in 0..<backbone.count {
-                let text = matched[word].map { texts[index][$0] } ?? ""
-                let confidence = matched[word].map { reading[$0].confidence } ?? weights[index]
-                votes[2 * word + 1][text, default: 0] += max(0.05, confidence) * strengths[index]
-                winnerConfidence[2 * word + 1][text, default: 0] += confidence
-                supporters[2 * word + 1][text, default: 0] += 1
+                let text = matched[word].map { reading[$0].text } ?? ""
+                let confidence = matched[word].map { reading[$0].confidence } ?? weight
+                vote(text, confidence: confidence, strength: strength, slot: 2 * word + 1)
             }
         }
-        var words: [String] = []
-        var agreement = 0.0, confidence = 0.0, slots = 0
-        for (slot, tally) in votes.enumerated() {
-            // Ties go to the backbone's own reading of the slot (a word the medoid has, no
-            // insertion in a gap), then to the alphabetically first text, so the result
-            // never depends on order and a tie between "500g" and "500 g" keeps a whole
-            // reading instead of "500".
-            let preferred = slot % 2 == 1 ? backbone[slot / 2] : ""
-            guard let winner = tally.max(by: { a, b in
-                if a.value != b.value { return a.value < b.value }
-                if (a.key == preferred) != (b.key == preferred) { return b.key == preferred }
-                return a.key > b.key
-            }), !winner.key.isEmpty else { continue }
-            words.append(winner.key)
-            let total = tally.values.reduce(0, +)
-            agreement += winner.value / total
-            confidence += (winnerConfidence[slot][winner.key] ?? 0) / Double(max(1, supporters[slot][winner.key] ?? 0))
-            slots += 1
+
+        private mutating func vote(_ text: String, confidence: Double, strength: Double, slot: Int) {
+            votes[slot][text, default: 0] += max(0.05, confidence) * strength
+            winnerConfidence[slot][text, default: 0] += confidence
+            supporters[slot][text, default: 0] += 1
         }
-        guard slots > 0 else { return ("", 0) }
-        let meanAgreement = agreement / Double(slots)
-        let meanConfidence = min(1, confidence / Double(slots))
-        return (words.joined(separator: " "), meanAgreement * meanConfidence)
+
+        /// The winners' words in order, and the mean agreement (winning weight / all
+        /// weight) over the slots that produced a word times the winners' mean confidence.
+        func result() -> (text: String, confidence: Double) {
+            var words: [String] = []
+            var agreement = 0.0, confidence = 0.0, slots = 0
+            for (slot, tally) in votes.enumerated() {
+                // Ties go to the backbone's own reading of the slot (a word the medoid has, no
+                // insertion in a gap), then to the alphabetically first text, so the result
+                // never depends on order and a tie between "500g" and "500 g" keeps a whole
+                // reading instead of "500".
+                let preferred = slot % 2 == 1 ? backbone[slot / 2] : ""
+                guard let winner = tally.max(by: { a, b in
+                    if a.value != b.value { return a.value < b.value }
+                    if (a.key == preferred) != (b.key == preferred) { return b.key == preferred }
+                    return a.key > b.key
+                }), !winner.key.isEmpty else { continue }
+                words.append(winner.key)
+                let total = tally.values.reduce(0, +)
+                agreement += winner.value / total
+                confidence += (winnerConfidence[slot][winner.key] ?? 0) / Double(max(1, supporters[slot][winner.key] ?? 0))
+                slots += 1
+            }
+            guard slots > 0 else { return ("", 0) }
+            let meanAgreement = agreement / Double(slots)
+            let meanConfidence = min(1, confidence / Double(slots))
+            return (words.joined(separator: " "), meanAgreement * meanConfidence)
+        }
     }
 
     /// Readings that differ only in spaces ("500g" and "500 g") take the split with the

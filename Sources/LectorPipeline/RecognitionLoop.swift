@@ -196,33 +196,77 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// Recognizes one frame with slot 0 and gives its buffer back. Public for benchmarks and tests.
     public func process(_ frame: Frame) { process(frame, slot: 0) }
 
-    /// Recognizes one frame with recognizer `slot` and gives its buffer back.
+    /// Recognizes one frame with recognizer `slot` and gives its buffer back: the change
+    /// gate may skip it; else it is prepared (luma, upright), read, and its text tracked
+    /// and published in capture order.
     public func process(_ frame: Frame, slot: Int) {
         let worker = workers[slot]
         let start = MonotonicInstant.now()
+        let (live, setup) = readingSettings()
+        if skipsUnchangedScene(frame, setup: setup, live: live) { return }
+        guard let prepared = prepare(frame, worker: worker) else { return }
+        guard let text = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
+        logger.clearOnce("frame")
+        let recognized = MonotonicInstant.now()
+        publishInCaptureOrder(frame, prepared: prepared, text: text, live: live, setup: setup,
+                              times: (start: start, recognized: recognized))
+    }
+
+    /// A frame made ready to read: its luma, turned upright.
+    private struct PreparedFrame {
+        /// The frame's luma as captured (or as stacked).
+        var luma: GrayImage
+        /// `luma` turned by `transform`: what is read.
+        var upright: GrayImage
+        var transform: OrientationTransform
+        /// The orientation in force when the frame was turned, and whether `rotation auto` chose it.
+        var inForce: (orientation: ImageOrientation, automatic: Bool)
+        /// The frame as captured, kept while colour previews are asked for.
+        var captured: CapturedFrame?
+        var sharpness: Double
+        /// When preparing ended (recognition's start).
+        var prepared: MonotonicInstant
+    }
+
+    /// The gate's and tracks' settings for this frame (one read of `lock`) and what its
+    /// reading depends on besides its pixels.
+    private func readingSettings() -> (live: LiveSettings, setup: ReadingSetup) {
         let (live, recognizerRevision) = lock.withLock { (liveSettings, self.recognizerRevision) }
         let turn = orientation.orientationAndRevision
         let setup = ReadingSetup(orientation: turn.orientation, orientationRevision: turn.revision, recognizerRevision: recognizerRevision)
-        if let info = frame.stackInfo {
-            let unchanged = ordering.withLock {
-                tracker.settings = live.tracks
-                guard isUnchanged(info, setup: setup, live: live, at: frame.timestamp) else { return false }
-                if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
-                return true
-            }
-            if unchanged {
-                frame.giveBack()
-                counters.countUnchanged()
-                return
-            }
+        return (live, setup)
+    }
+
+    /// The change gate's turn (inside `ordering`): a stacked frame of the scene last
+    /// recognized, read the same way, is given back unread and counted unchanged; its
+    /// tracks count as seen unless a newer frame was published.
+    /// - Returns: whether the frame was skipped.
+    private func skipsUnchangedScene(_ frame: Frame, setup: ReadingSetup, live: LiveSettings) -> Bool {
+        guard let info = frame.stackInfo else { return false }
+        let unchanged = ordering.withLock {
+            tracker.settings = live.tracks
+            guard isUnchanged(info, setup: setup, live: live, at: frame.timestamp) else { return false }
+            if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
+            return true
         }
+        guard unchanged else { return false }
+        frame.giveBack()
+        counters.countUnchanged()
+        return true
+    }
+
+    /// Extracts the frame's luma into `worker`'s image, gives the frame back (keeping a
+    /// copy while colour previews are asked for), lets `rotation auto` look at it, and
+    /// turns it upright.
+    /// - Returns: nil when the frame is rejected (counted, logged; its buffer given back).
+    private func prepare(_ frame: Frame, worker: Worker) -> PreparedFrame? {
         do {
             try worker.extractor.extract(frame, into: &worker.luma)
         } catch {
             frame.giveBack()
             counters.countRejected()
             logger.frameRejected(frame, reason: error.description)
-            return
+            return nil
         }
         let luma = worker.luma
         // A colour preview was asked for lately: keep the frame as captured (a stacked
@@ -237,56 +281,80 @@ public final class RecognitionLoop: @unchecked Sendable {
         var upright = GrayImage(width: 0, height: 0)
         transform.apply(luma, into: &upright)
         let sharpness = FocusMeasure.sharpness(of: luma)
-        let prepared = MonotonicInstant.now()
+        return PreparedFrame(luma: luma, upright: upright, transform: transform, inForce: inForce, captured: captured,
+                             sharpness: sharpness, prepared: MonotonicInstant.now())
+    }
 
-        let text: RecognizedText
+    /// Reads the upright image with recognizer `slot`, after saying (once per change)
+    /// what of the region of interest and the zones does not fit it.
+    /// - Parameter stack: the frame's stack: its scene lets the detector layout re-read
+    ///   the lines it knows and deskew reuse its angle.
+    /// - Returns: nil when the read was cancelled (counted dropped) or failed (counted rejected).
+    private func read(_ prepared: PreparedFrame, stack: StackedFrameInfo?, slot: Int) -> RecognizedText? {
+        let upright = prepared.upright
         do {
             let recognizer = pool.begin(slot: slot)
-            // A region of interest outside the image (--roi, roi =): said once per change, in
-            // the log and in DEVICES.
-            let problem = recognizer.regionProblem(width: upright.width, height: upright.height)
-            let changed = lock.withLock {
-                guard problem != lastWarning else { return false }
-                lastWarning = problem
-                return true
-            }
-            if changed {
-                if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
-                warn(problem)
-            }
+            warnOfRegion(recognizer.regionProblem(width: upright.width, height: upright.height))
             // Zones outside the upright image (said once per change; such a zone is not read).
-            let zones = recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height)
-            let previousZones: [ZoneInfo]?? = lock.withLock {
-                guard zones != lastZones else { return .none }
-                defer { lastZones = zones }
-                return .some(lastZones)
-            }
-            if let previousZones {
-                for zone in zones ?? [] where zone.warning != nil && previousZones?.first(where: { $0.name == zone.name })?.warning != zone.warning {
-                    logger.warning("zone does not fit the image", [("zone", zone.name), ("problem", zone.warning ?? "")])
-                }
-                reportZones(zones)
-            }
-            // The stack's scene: the detector layout re-reads the lines it knows, deskew
-            // reuses its angle.
-            let scene = frame.stackInfo.map { info in
-                let shift = Self.uprightShift(info.shift, transform: transform)
-                return SceneHint(generation: info.generation, dx: shift.dx, dy: shift.dy,
-                                 orientation: transform.orientation.rawValue, full: info.isFull)
-            }
-            text = try recognizer.recognize(upright, scene: scene)
+            warnOfZones(recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height))
+            let text = try recognizer.recognize(upright, scene: Self.sceneHint(of: stack, transform: prepared.transform))
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
+            return text
         } catch .cancelled {
             counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
-            return
+            return nil
         } catch {
             counters.countRejected()
             logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
-            return
+            return nil
         }
-        logger.clearOnce("frame")
-        let recognized = MonotonicInstant.now()
+    }
 
+    /// A region of interest outside the image (--roi, roi =): said once per change, in
+    /// the log and in DEVICES (recognizer threads share `lastWarning`, under `lock`).
+    private func warnOfRegion(_ problem: String?) {
+        let changed = lock.withLock {
+            guard problem != lastWarning else { return false }
+            lastWarning = problem
+            return true
+        }
+        if changed {
+            if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
+            warn(problem)
+        }
+    }
+
+    /// Reports the zones when they changed (`lastZones`, under `lock`), logging each
+    /// zone whose problem is new.
+    private func warnOfZones(_ zones: [ZoneInfo]?) {
+        let previousZones: [ZoneInfo]?? = lock.withLock {
+            guard zones != lastZones else { return .none }
+            defer { lastZones = zones }
+            return .some(lastZones)
+        }
+        if let previousZones {
+            for zone in zones ?? [] where zone.warning != nil && previousZones?.first(where: { $0.name == zone.name })?.warning != zone.warning {
+                logger.warning("zone does not fit the image", [("zone", zone.name), ("problem", zone.warning ?? "")])
+            }
+            reportZones(zones)
+        }
+    }
+
+    /// The stack's scene as the recognizer sees it (upright); nil without a stack.
+    private static func sceneHint(of stack: StackedFrameInfo?, transform: OrientationTransform) -> SceneHint? {
+        stack.map { info in
+            let shift = uprightShift(info.shift, transform: transform)
+            return SceneHint(generation: info.generation, dx: shift.dx, dy: shift.dy,
+                             orientation: transform.orientation.rawValue, full: info.isFull)
+        }
+    }
+
+    /// The ordered step (inside `ordering`): a result later than one already published
+    /// is dropped; else its lines update the tracks, the gate remembers the frame, and
+    /// the TEXT and FRAME reports are published, so results reach clients in capture order.
+    /// - Parameter times: when the frame's processing started, and when its read ended.
+    private func publishInCaptureOrder(_ frame: Frame, prepared: PreparedFrame, text: RecognizedText, live: LiveSettings,
+                                       setup: ReadingSetup, times: (start: MonotonicInstant, recognized: MonotonicInstant)) {
         ordering.withLock {
             // Another recognizer published a newer frame meanwhile: this result is late.
             if let last = lastPublished, frame.timestamp <= last {
@@ -297,45 +365,71 @@ public final class RecognitionLoop: @unchecked Sendable {
             counters.countRecognized()
             tracker.settings = live.tracks
             var report = TextReport(device: device, sequence: frame.sequence, captureTime: frame.timestamp,
-                                    unixTime: frame.timestamp.unixTime, transform: transform, text: text,
-                                    recognizeMilliseconds: recognized.milliseconds(since: prepared))
-            report.automaticOrientation = inForce.automatic
-            let lines = text.blocks.flatMap(\.lines)
-            // Turned another way: the upright image's geometry changed, so every track
-            // ends now (`gone`) and the lines start new ones, instead of the old tracks
-            // lingering beside the new ones until they time out.
-            let ended = lastRecognized.map { $0.setup.orientation != inForce.orientation } == true ? tracker.endAll() : []
-            let placed = tracker.update(
-                lines: lines.map { line in
-                    LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
-                                     strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
-                },
-                shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp,
-                // A stack started since the frame last read: the scene changed.
-                newScene: frame.stackInfo.map { $0.generation != lastRecognized?.generation } ?? false)
-            for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
-            let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
-            if let info = frame.stackInfo {
-                readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
-                var used = setup
-                used.orientation = inForce.orientation
-                lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull, used)
-            }
+                                    unixTime: frame.timestamp.unixTime, transform: prepared.transform, text: text,
+                                    recognizeMilliseconds: times.recognized.milliseconds(since: prepared.prepared))
+            report.automaticOrientation = prepared.inForce.automatic
+            let (events, consensus) = track(text, of: frame, orientation: prepared.inForce.orientation,
+                                            transform: prepared.transform, report: &report)
+            rememberRecognized(frame, setup: setup, orientation: prepared.inForce.orientation)
             let line = report.message().bytes
-            let done = MonotonicInstant.now()
-            var frameReport = FrameReport(
-                device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
-                width: luma.width, height: luma.height, orientation: transform.orientation, counters: counters.snapshot,
-                latencyMilliseconds: done.milliseconds(since: frame.timestamp),
-                recognizeMilliseconds: report.recognizeMilliseconds,
-                overheadMilliseconds: prepared.milliseconds(since: start) + done.milliseconds(since: recognized),
-                sharpness: sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
-                stacked: frame.stackInfo?.stacked)
-            frameReport.automaticOrientation = inForce.automatic
+            let frameReport = frameReport(of: frame, prepared: prepared, text: text, report: report, times: times,
+                                          done: MonotonicInstant.now())
             // Inside the ordered step, so that results reach clients in capture order.
-            publish(Publication(text: report, textLine: line, frame: frameReport, upright: upright, captured: captured,
-                                tracks: ended + placed.events, consensus: consensus))
+            publish(Publication(text: report, textLine: line, frame: frameReport, upright: prepared.upright,
+                                captured: prepared.captured, tracks: events, consensus: consensus))
         }
+    }
+
+    /// Updates the tracks with the text's lines (inside `ordering`, before
+    /// ``rememberRecognized(_:setup:orientation:)``: a new scene and a new orientation are
+    /// judged against the frame last recognized) and notes each line's track in `report`.
+    /// - Returns: the TRACK events (tracks ended by a turn first) and the voted text of
+    ///   each line's track, one per line.
+    private func track(_ text: RecognizedText, of frame: Frame, orientation: ImageOrientation, transform: OrientationTransform,
+                       report: inout TextReport) -> (events: [TrackEvent], consensus: String) {
+        let lines = text.blocks.flatMap(\.lines)
+        // Turned another way: the upright image's geometry changed, so every track
+        // ends now (`gone`) and the lines start new ones, instead of the old tracks
+        // lingering beside the new ones until they time out.
+        let ended = lastRecognized.map { $0.setup.orientation != orientation } == true ? tracker.endAll() : []
+        let placed = tracker.update(
+            lines: lines.map { line in
+                LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
+                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
+            },
+            shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp,
+            // A stack started since the frame last read: the scene changed.
+            newScene: frame.stackInfo.map { $0.generation != lastRecognized?.generation } ?? false)
+        for (line, id) in zip(lines, placed.ids) { report.lineTracks[line.box] = id }
+        let consensus = placed.ids.map { tracker.consensus(of: $0) ?? "" }.joined(separator: "\n")
+        return (ended + placed.events, consensus)
+    }
+
+    /// The gate's reference (inside `ordering`): a stacked frame just recognized, read
+    /// with `setup` turned to `orientation`, and how often its still scene was read full.
+    private func rememberRecognized(_ frame: Frame, setup: ReadingSetup, orientation: ImageOrientation) {
+        guard let info = frame.stackInfo else { return }
+        readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
+        var used = setup
+        used.orientation = orientation
+        lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull, used)
+    }
+
+    /// The FRAME report: the frame's format and size, the counters, and where its time
+    /// went (latency to `done`, recognition, and the overhead before and after it).
+    private func frameReport(of frame: Frame, prepared: PreparedFrame, text: RecognizedText, report: TextReport,
+                             times: (start: MonotonicInstant, recognized: MonotonicInstant), done: MonotonicInstant) -> FrameReport {
+        let luma = prepared.luma
+        var frameReport = FrameReport(
+            device: device, sequence: frame.sequence, unixTime: report.unixTime, format: frame.stackInfo?.capturedFormat ?? frame.format,
+            width: luma.width, height: luma.height, orientation: prepared.transform.orientation, counters: counters.snapshot,
+            latencyMilliseconds: done.milliseconds(since: frame.timestamp),
+            recognizeMilliseconds: report.recognizeMilliseconds,
+            overheadMilliseconds: prepared.prepared.milliseconds(since: times.start) + done.milliseconds(since: times.recognized),
+            sharpness: prepared.sharpness, characterHeight: FocusMeasure.medianCharacterHeight(of: text),
+            stacked: frame.stackInfo?.stacked)
+        frameReport.automaticOrientation = prepared.inForce.automatic
+        return frameReport
     }
 
     /// The change gate: whether `info`'s frame shows the scene last recognized, whose

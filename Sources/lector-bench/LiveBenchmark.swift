@@ -20,8 +20,35 @@ struct LiveBenchmark {
         if !bench.options.smoke { throughDaemon() }
     }
 
-    /// Capture-side costs on a jittered stream of the noisy frame.
+    /// Capture-side costs on a jittered stream of the noisy frame, and the tracker's.
     private func stageCosts(_ frames: BenchFrameSet) {
+        let stages = captureStages(frames) + trackerStages(frames)
+        let samples = measureStages(stages.map(\.1), iterations: bench.options.stageIterations).cpu
+        for (stageIndex, stage) in stages.enumerated() {
+            let median = samples[stageIndex].median
+            bench.report.add(section: "live", item: "\(frames.name) \(stage.0)",
+                             value: "\(format(median, 3)) ms CPU (p99 \(format(samples[stageIndex].p99, 3)))",
+                             numbers: [("cpu_median_ms", median), ("cpu_p99_ms", samples[stageIndex].p99)])
+        }
+        // Per captured frame: the capture thread's fold (luma included) and the gate check.
+        let capture = samples[3].median
+        // Per recognized frame besides: the read-out the recognizer does (the stacked frame
+        // it takes) and the tracker (the flickering case, the dearer one).
+        let readOut = max(samples[2].median, samples[4].median - samples[3].median)
+        if frames.name == "1280x720", let recognize = recognitionCPU(of: frames.noisy) {
+            reportOverheadRatio(perCaptured: capture + samples[5].median, readOut: readOut,
+                                tracker: max(samples[6].median, samples[7].median), recognize: recognize)
+        }
+        let met = capture <= 2
+        bench.report.add(section: "live", item: "\(frames.name) capture side per captured frame (luma + fold)",
+                         value: "\(format(capture, 3)) ms per frame", target: "≤ 2 ms at 1280x720",
+                         status: frames.name == "1280x720" ? Report.check(met) : .info, numbers: [("capture_ms", capture)])
+    }
+
+    /// The capture side's stages (0-5: profiles, fold, read-out, the capture thread's fold
+    /// of a YUYV frame unread and taken, the gate check) on eight hand-held positions of
+    /// the noisy frame.
+    private func captureStages(_ frames: BenchFrameSet) -> [(String, () -> Void)] {
         let noisy = frames.noisy
         // Eight hand-held positions of the same scene (a few pixels apart).
         let shifts = [(0, 0), (2, 1), (-1, 3), (3, -2), (1, 1), (-2, -2), (0, 2), (2, 0)]
@@ -31,6 +58,49 @@ struct LiveBenchmark {
         var mean = GrayImage(width: 0, height: 0)
         var profiles = LumaProfiles(rows: [], columns: [])
         let signature = { stack.signature }
+        // The same positions as a YUYV camera delivers them, for the stacker as the capture
+        // thread runs it: luma and fold. A stacked frame's mean is read out only when a
+        // recognizer takes it (straight into its luma image).
+        let yuyvStream = stream.map { HeapFrameBuffer(copying: BenchFrameSet.encode($0, as: .yuyv, seed: 1)) }
+        let stacker = FrameStacker(capacity: 16)
+        let extractor = LumaExtractor()
+        var taken = GrayImage(width: 0, height: 0)
+        var sequence: UInt32 = 0
+        let cameraStart = MonotonicInstant.now()
+        stack.add(stream[0])
+        let reference = stack.signature
+        let yuyvFrame = { () -> Frame in
+            sequence &+= 1
+            // Capture times a 15 fps camera apart: every frame is folded (none between two folds).
+            return Frame(format: .yuyv, width: frames.width, height: frames.height, sequence: sequence,
+                         timestamp: cameraStart.adding(milliseconds: 66.7 * Double(sequence)),
+                         buffer: yuyvStream[Int(sequence) % yuyvStream.count])
+        }
+        _ = profiles
+        _ = taken
+        return [
+            ("live: luma profiles", { profiles = LumaProfiles(stream[index % stream.count]) }),
+            ("live: stack fold (profiles + align + mean + signature)", {
+                index += 1
+                stack.add(stream[index % stream.count])
+            }),
+            ("live: stack read-out (mean in newest coordinates)", { stack.mean(into: &mean) }),
+            ("live: FrameStacker.fold of a YUYV frame nobody reads (luma + fold), the capture thread's whole work", {
+                // Replaced in the mailbox unread: given back before the next fold.
+                (try? stacker.fold(yuyvFrame()))?.giveBack()
+            }),
+            ("live: FrameStacker.fold of a YUYV frame a recognizer takes (luma + fold + read-out into its luma)", {
+                guard let stacked = try? stacker.fold(yuyvFrame()) else { return }
+                try? extractor.extract(stacked, into: &taken)
+                stacked.giveBack()
+            }),
+            ("live: gate check (signature compare)", { _ = signature().changedBlocks(from: reference, level: LiveSettings.gateLevel) }),
+        ]
+    }
+
+    /// The tracker's stages (6-7): an update and vote of the frames' lines, every reading
+    /// agreeing, and with a word misread in every third reading.
+    private func trackerStages(_ frames: BenchFrameSet) -> [(String, () -> Void)] {
         let tracker = LineTracker(device: "bench")
         let lines = frames.truth.enumerated().map { line, text in
             LineTracker.Line(words: text.split(separator: " ").map { VotedWord(String($0), confidence: 0.9) },
@@ -50,42 +120,8 @@ struct LiveBenchmark {
                 return LineTracker.Line(words: words, box: line.box)
             }
         }
-        // The same positions as a YUYV camera delivers them, for the stacker as the capture
-        // thread runs it: luma and fold. A stacked frame's mean is read out only when a
-        // recognizer takes it (straight into its luma image).
-        let yuyvStream = stream.map { HeapFrameBuffer(copying: BenchFrameSet.encode($0, as: .yuyv, seed: 1)) }
-        let stacker = FrameStacker(capacity: 16)
-        let extractor = LumaExtractor()
-        var taken = GrayImage(width: 0, height: 0)
-        var sequence: UInt32 = 0
-        let cameraStart = MonotonicInstant.now()
         var time = MonotonicInstant.now()
-        stack.add(stream[0])
-        let reference = stack.signature
-        let yuyvFrame = { () -> Frame in
-            sequence &+= 1
-            // Capture times a 15 fps camera apart: every frame is folded (none between two folds).
-            return Frame(format: .yuyv, width: frames.width, height: frames.height, sequence: sequence,
-                         timestamp: cameraStart.adding(milliseconds: 66.7 * Double(sequence)),
-                         buffer: yuyvStream[Int(sequence) % yuyvStream.count])
-        }
-        let stages: [(String, () -> Void)] = [
-            ("live: luma profiles", { profiles = LumaProfiles(stream[index % stream.count]) }),
-            ("live: stack fold (profiles + align + mean + signature)", {
-                index += 1
-                stack.add(stream[index % stream.count])
-            }),
-            ("live: stack read-out (mean in newest coordinates)", { stack.mean(into: &mean) }),
-            ("live: FrameStacker.fold of a YUYV frame nobody reads (luma + fold), the capture thread's whole work", {
-                // Replaced in the mailbox unread: given back before the next fold.
-                (try? stacker.fold(yuyvFrame()))?.giveBack()
-            }),
-            ("live: FrameStacker.fold of a YUYV frame a recognizer takes (luma + fold + read-out into its luma)", {
-                guard let stacked = try? stacker.fold(yuyvFrame()) else { return }
-                try? extractor.extract(stacked, into: &taken)
-                stacked.giveBack()
-            }),
-            ("live: gate check (signature compare)", { _ = signature().changedBlocks(from: reference, level: LiveSettings.gateLevel) }),
+        return [
             ("live: tracker update + vote (\(lines.count) lines, settled: every reading agrees)", {
                 time = time.adding(milliseconds: 66)
                 _ = tracker.update(lines: lines, shift: (0, 0), at: time)
@@ -96,42 +132,27 @@ struct LiveBenchmark {
                 _ = flickerTracker.update(lines: flickering(flickerRound), shift: (0, 0), at: time)
             }),
         ]
-        let samples = measureStages(stages.map(\.1), iterations: bench.options.stageIterations).cpu
-        _ = profiles
-        _ = taken
-        for (stageIndex, stage) in stages.enumerated() {
-            let median = samples[stageIndex].median
-            bench.report.add(section: "live", item: "\(frames.name) \(stage.0)",
-                             value: "\(format(median, 3)) ms CPU (p99 \(format(samples[stageIndex].p99, 3)))",
-                             numbers: [("cpu_median_ms", median), ("cpu_p99_ms", samples[stageIndex].p99)])
+    }
+
+    /// The overhead ratio (Lector's CPU per recognized frame / Tesseract's, as the
+    /// recognition section measures it: one frame, one recognition) that stacking, the
+    /// gate and the tracks add; the capture side also runs for the frames a camera sends
+    /// meanwhile, up to the 16 folds a second of a full stack
+    /// (FrameStacker.fullStackInterval): judged at 15 and 30 fps too.
+    /// - Parameters: milliseconds of CPU per captured frame (fold and gate), per
+    ///   recognized frame (read-out, tracker), and of Tesseract's recognition.
+    private func reportOverheadRatio(perCaptured: Double, readOut: Double, tracker: Double, recognize: Double) {
+        let foldsPerSecond = 1000 / FrameStacker.fullStackInterval
+        for (fps, label) in [(0.0, "one captured frame per recognition"), (15.0, "15 fps camera"), (30.0, "30 fps camera"),
+                             (60.0, "60 fps camera")] {
+            let folded = max(1, min(fps, foldsPerSecond) * recognize / 1000)
+            let ratio = (folded * perCaptured + readOut + tracker) / recognize
+            let judged = fps <= 30
+            bench.report.add(section: "live", item: "1280x720 stacking + gate + tracks: added to the overhead ratio, \(label)",
+                             value: "\(format(ratio, 4)) = (\(format(folded, 1)) folded × \(format(perCaptured, 3)) + read-out \(format(readOut, 3)) + tracker \(format(tracker, 3)) ms) / \(format(recognize, 1)) ms",
+                             target: judged ? "≤ 0.03" : "", status: judged ? Report.check(ratio <= 0.03) : .info,
+                             numbers: [("ratio", ratio), ("folded_per_recognition", folded)])
         }
-        // Per captured frame: the capture thread's fold (luma included) and the gate check.
-        let capture = samples[3].median
-        // Per recognized frame besides: the read-out the recognizer does (the stacked frame
-        // it takes) and the tracker (the flickering case, the dearer one).
-        let readOut = max(samples[2].median, samples[4].median - samples[3].median)
-        if frames.name == "1280x720", let recognize = recognitionCPU(of: frames.noisy) {
-            // The overhead ratio (Lector's CPU per recognized frame / Tesseract's, as the
-            // recognition section measures it: one frame, one recognition); the capture
-            // side also runs for the frames a camera sends meanwhile, up to the 16 folds a
-            // second of a full stack (FrameStacker.fullStackInterval): judged at 15 and 30 fps too.
-            let perCaptured = capture + samples[5].median, tracker = max(samples[6].median, samples[7].median)
-            let foldsPerSecond = 1000 / FrameStacker.fullStackInterval
-            for (fps, label) in [(0.0, "one captured frame per recognition"), (15.0, "15 fps camera"), (30.0, "30 fps camera"),
-                                 (60.0, "60 fps camera")] {
-                let folded = max(1, min(fps, foldsPerSecond) * recognize / 1000)
-                let ratio = (folded * perCaptured + readOut + tracker) / recognize
-                let judged = fps <= 30
-                bench.report.add(section: "live", item: "1280x720 stacking + gate + tracks: added to the overhead ratio, \(label)",
-                                 value: "\(format(ratio, 4)) = (\(format(folded, 1)) folded × \(format(perCaptured, 3)) + read-out \(format(readOut, 3)) + tracker \(format(tracker, 3)) ms) / \(format(recognize, 1)) ms",
-                                 target: judged ? "≤ 0.03" : "", status: judged ? Report.check(ratio <= 0.03) : .info,
-                                 numbers: [("ratio", ratio), ("folded_per_recognition", folded)])
-            }
-        }
-        let met = capture <= 2
-        bench.report.add(section: "live", item: "\(frames.name) capture side per captured frame (luma + fold)",
-                         value: "\(format(capture, 3)) ms per frame", target: "≤ 2 ms at 1280x720",
-                         status: frames.name == "1280x720" ? Report.check(met) : .info, numbers: [("capture_ms", capture)])
     }
 
     /// Tesseract's CPU time for `image` (the overhead ratio's denominator): the

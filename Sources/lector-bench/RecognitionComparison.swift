@@ -153,6 +153,8 @@ struct RecognitionComparison {
         }
     }
 
+    /// Runs every variant on `frames` for the configured rounds and reports the C loop's
+    /// figures, each Lector variant's overhead ratio, and Lector against the C loop.
     private func measure(_ frames: BenchFrameSet) {
         let report = bench.report
         guard let cGray = CVariant(yuyv: false), let cYUYV = CVariant(yuyv: true) else {
@@ -170,7 +172,24 @@ struct RecognitionComparison {
             report.note("Lector's recognizer failed to start (\(error)): recognition section skipped")
             return
         }
-        var steps: [(Bool) -> Void] = [{ cGray.step(frames, record: $0) }, { cYUYV.step(frames, record: $0) }]
+        guard runRounds(frames, c: [cGray, cYUYV], lector: lector) else { return }
+        reportCLoop(cGray, frames: frames)
+        if frames.name == "1280x720" {
+            bench.recognitionSamples720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.reported ?? Samples()
+            bench.recognitionCPU720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.cpuRecognize ?? Samples()
+        }
+        for variant in lector { reportOverhead(of: variant, frames: frames) }
+        for (c, pixelFormat) in [(cGray, PixelFormat.grey), (cYUYV, .yuyv)] {
+            guard let swift = lector.first(where: { $0.format == pixelFormat && $0.downscale == .none }) else { continue }
+            reportThroughput(swift, against: c, format: pixelFormat, frames: frames)
+        }
+    }
+
+    /// Every round runs every variant once, in a rotating order; every few rounds each
+    /// gets a new Tesseract instance and an unrecorded warm-up step.
+    /// - Returns: false when a variant could not be rebuilt (the section is not reported).
+    private func runRounds(_ frames: BenchFrameSet, c: [CVariant], lector: [LectorVariant]) -> Bool {
+        var steps: [(Bool) -> Void] = c.map { variant in { variant.step(frames, record: $0) } }
         steps += lector.map { variant in { variant.step(frames, record: $0) } }
         let rounds = bench.options.rounds
         // Every `generation` rounds each variant gets a new Tesseract instance, so that no
@@ -179,8 +198,8 @@ struct RecognitionComparison {
         for round in 0..<rounds {
             if round % generation == 0 {
                 if round > 0 {
-                    guard cGray.rebuild(), cYUYV.rebuild() else { return }
-                    do { for variant in lector { try variant.rebuild() } } catch { return }
+                    guard c.allSatisfy({ $0.rebuild() }) else { return false }
+                    do { for variant in lector { try variant.rebuild() } } catch { return false }
                 }
                 // One step of each, unrecorded: Tesseract warms up, auto mode sees the text height.
                 for step in steps { step(false) }
@@ -188,69 +207,75 @@ struct RecognitionComparison {
             }
             for offset in 0..<steps.count { steps[(round + offset) % steps.count](true) }
         }
+        return true
+    }
 
+    /// The C loop's Tesseract time and word walk.
+    private func reportCLoop(_ cGray: CVariant, frames: BenchFrameSet) {
+        bench.report.add(section: "recognition", item: "\(frames.name) C loop: SetImage+Recognize | word walk",
+                         value: "\(format(cGray.cpuRecognize.median, 1)) ms CPU (\(format(cGray.recognize.median, 1)) ms wall) | \(format(cGray.walk.median, 3)) ms; median of \(bench.options.rounds)",
+                         numbers: [("recognize_cpu_median_ms", cGray.cpuRecognize.median), ("recognize_cpu_p99_ms", cGray.cpuRecognize.p99),
+                                   ("recognize_wall_median_ms", cGray.recognize.median), ("recognize_wall_p99_ms", cGray.recognize.p99),
+                                   ("walk_median_ms", cGray.walk.median), ("frame_wall_mean_ms", cGray.total.mean),
+                                   ("frame_cpu_mean_ms", cGray.cpuTotal.mean), ("word_recall", frames.wordRecall(cGray.words))])
+    }
+
+    /// One Lector variant's overhead ratio (its CPU outside Tesseract / Tesseract's),
+    /// judged for the shipped default (downscale auto).
+    private func reportOverhead(of variant: LectorVariant, frames: BenchFrameSet) {
+        let report = bench.report
         let name = frames.name
-        report.add(section: "recognition", item: "\(name) C loop: SetImage+Recognize | word walk",
-                   value: "\(format(cGray.cpuRecognize.median, 1)) ms CPU (\(format(cGray.recognize.median, 1)) ms wall) | \(format(cGray.walk.median, 3)) ms; median of \(rounds)",
-                   numbers: [("recognize_cpu_median_ms", cGray.cpuRecognize.median), ("recognize_cpu_p99_ms", cGray.cpuRecognize.p99),
-                             ("recognize_wall_median_ms", cGray.recognize.median), ("recognize_wall_p99_ms", cGray.recognize.p99),
-                             ("walk_median_ms", cGray.walk.median), ("frame_wall_mean_ms", cGray.total.mean),
-                             ("frame_cpu_mean_ms", cGray.cpuTotal.mean), ("word_recall", frames.wordRecall(cGray.words))])
-        if name == "1280x720" {
-            bench.recognitionSamples720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.reported ?? Samples()
-            bench.recognitionCPU720 = lector.first { $0.format == .yuyv && $0.downscale == .none }?.cpuRecognize ?? Samples()
+        // Judged on thread CPU time: on a shared machine wall time also counts the
+        // moments other processes had the CPU. Wall time is shown beside it.
+        let ratio = variant.cpuOverhead.mean / variant.cpuRecognize.mean
+        let wallRatio = variant.overhead.mean / variant.recognize.mean
+        let target: Double? = switch variant.format {
+        case .mjpeg: name == "1920x1080" ? 0.10 : nil
+        default: 0.03
         }
-        for variant in lector {
-            // Judged on thread CPU time: on a shared machine wall time also counts the
-            // moments other processes had the CPU. Wall time is shown beside it.
-            let ratio = variant.cpuOverhead.mean / variant.cpuRecognize.mean
-            let wallRatio = variant.overhead.mean / variant.recognize.mean
-            let target: Double? = switch variant.format {
-            case .mjpeg: name == "1920x1080" ? 0.10 : nil
-            default: 0.03
-            }
-            // The targets apply to the shipped default (downscale auto); full size is shown beside it.
-            let status: Report.Status = if let target, variant.downscale == .auto { Report.check(ratio <= target) } else { .info }
-            report.add(section: "overhead", item: "\(name) \(variant.name)\(variant.halved ? " (halved)" : "")",
-                       value: "ratio \(format(ratio, 4)) = \(format(variant.cpuOverhead.mean, 2)) / \(format(variant.cpuRecognize.mean, 1)) ms CPU (wall: \(format(wallRatio, 4))); walk+tree \(format(variant.read.median, 3)) ms; recall \(format(frames.wordRecall(variant.words), 2))",
-                       target: target.map { "≤ \(format($0, 2))" } ?? "", status: status,
-                       numbers: [("overhead_ratio_cpu", ratio), ("overhead_ratio_wall", wallRatio),
-                                 ("overhead_cpu_mean_ms", variant.cpuOverhead.mean), ("recognize_cpu_mean_ms", variant.cpuRecognize.mean),
-                                 ("overhead_wall_mean_ms", variant.overhead.mean), ("overhead_wall_median_ms", variant.overhead.median),
-                                 ("recognize_wall_mean_ms", variant.recognize.mean), ("read_median_ms", variant.read.median),
-                                 ("frame_wall_mean_ms", variant.total.mean), ("frame_cpu_mean_ms", variant.cpuTotal.mean),
-                                 ("word_recall", frames.wordRecall(variant.words)), ("halved", variant.halved ? 1 : 0)])
-        }
-        // Swift against C: frames per second through each, same pixels to Tesseract.
-        //
-        // Measured directly, the ratio carries Tesseract's own run-to-run spread (a few
-        // percent between instances and frames, on identical pixels), as large as the 3%
-        // being judged. So it is also computed from the parts: both call the same
-        // SetImage + Recognize on the same pixels (checked: same words), whose pooled
-        // mean R is the same work for both; they differ only in what is around it.
-        // Judged: the parts-based ratio ≥ 0.97, and the direct ratio's 95% interval
-        // reaching 0.97.
-        for (c, pixelFormat) in [(cGray, PixelFormat.grey), (cYUYV, .yuyv)] {
-            guard let swift = lector.first(where: { $0.format == pixelFormat && $0.downscale == .none }) else { continue }
-            let direct = c.cpuTotal.mean / swift.cpuTotal.mean
-            let wallRatio = c.total.mean / swift.total.mean
-            let paired = Samples(zip(c.cpuTotal.values, swift.cpuTotal.values).map { $0 / $1 })
-            let spread = paired.standardDeviation / Double(max(1, paired.count)).squareRoot() * 1.96
-            let pooled = Samples(c.cpuRecognize.values + swift.cpuRecognize.values).mean
-            let cOutside = c.cpuTotal.mean - c.cpuRecognize.mean
-            let lectorOutside = swift.cpuOverhead.mean
-            let parts = (pooled + cOutside) / (pooled + lectorOutside)
-            let same = swift.words == c.words
-            let met = parts >= 0.97 && paired.mean + spread >= 0.97
-            report.add(section: "swift vs C", item: "\(name) \(pixelFormat.fourcc): Lector throughput / C loop's",
-                       value: "\(format(parts, 3)) from the parts (outside Tesseract: C \(format(cOutside, 2)) ms, Lector \(format(lectorOutside, 2)) ms; Recognize \(format(pooled, 1)) ms CPU); direct \(format(direct, 3)) by CPU time, paired \(format(paired.mean, 3)) ± \(format(spread, 3)), wall \(format(wallRatio, 3)); same words: \(same ? "yes" : "no")",
-                       target: "≥ 0.97", status: Report.check(met),
-                       numbers: [("throughput_ratio_parts", parts), ("throughput_ratio_cpu", direct), ("throughput_ratio_wall", wallRatio),
-                                 ("paired_ratio_mean", paired.mean), ("paired_ratio_ci95", spread),
-                                 ("c_outside_cpu_ms", cOutside), ("lector_outside_cpu_ms", lectorOutside), ("recognize_cpu_pooled_ms", pooled),
-                                 ("c_frame_cpu_mean_ms", c.cpuTotal.mean), ("lector_frame_cpu_mean_ms", swift.cpuTotal.mean),
-                                 ("c_frame_wall_mean_ms", c.total.mean), ("lector_frame_wall_mean_ms", swift.total.mean),
-                                 ("same_words", same ? 1 : 0)])
-        }
+        // The targets apply to the shipped default (downscale auto); full size is shown beside it.
+        let status: Report.Status = if let target, variant.downscale == .auto { Report.check(ratio <= target) } else { .info }
+        report.add(section: "overhead", item: "\(name) \(variant.name)\(variant.halved ? " (halved)" : "")",
+                   value: "ratio \(format(ratio, 4)) = \(format(variant.cpuOverhead.mean, 2)) / \(format(variant.cpuRecognize.mean, 1)) ms CPU (wall: \(format(wallRatio, 4))); walk+tree \(format(variant.read.median, 3)) ms; recall \(format(frames.wordRecall(variant.words), 2))",
+                   target: target.map { "≤ \(format($0, 2))" } ?? "", status: status,
+                   numbers: [("overhead_ratio_cpu", ratio), ("overhead_ratio_wall", wallRatio),
+                             ("overhead_cpu_mean_ms", variant.cpuOverhead.mean), ("recognize_cpu_mean_ms", variant.cpuRecognize.mean),
+                             ("overhead_wall_mean_ms", variant.overhead.mean), ("overhead_wall_median_ms", variant.overhead.median),
+                             ("recognize_wall_mean_ms", variant.recognize.mean), ("read_median_ms", variant.read.median),
+                             ("frame_wall_mean_ms", variant.total.mean), ("frame_cpu_mean_ms", variant.cpuTotal.mean),
+                             ("word_recall", frames.wordRecall(variant.words)), ("halved", variant.halved ? 1 : 0)])
+    }
+
+    /// Swift against C: frames per second through each, the same pixels to Tesseract (`format`, full size).
+    ///
+    /// Measured directly, the ratio carries Tesseract's own run-to-run spread (a few
+    /// percent between instances and frames, on identical pixels), as large as the 3%
+    /// being judged. So it is also computed from the parts: both call the same
+    /// SetImage + Recognize on the same pixels (checked: same words), whose pooled
+    /// mean R is the same work for both; they differ only in what is around it.
+    /// Judged: the parts-based ratio ≥ 0.97, and the direct ratio's 95% interval
+    /// reaching 0.97.
+    private func reportThroughput(_ swift: LectorVariant, against c: CVariant, format pixelFormat: PixelFormat, frames: BenchFrameSet) {
+        let report = bench.report
+        let name = frames.name
+        let direct = c.cpuTotal.mean / swift.cpuTotal.mean
+        let wallRatio = c.total.mean / swift.total.mean
+        let paired = Samples(zip(c.cpuTotal.values, swift.cpuTotal.values).map { $0 / $1 })
+        let spread = paired.standardDeviation / Double(max(1, paired.count)).squareRoot() * 1.96
+        let pooled = Samples(c.cpuRecognize.values + swift.cpuRecognize.values).mean
+        let cOutside = c.cpuTotal.mean - c.cpuRecognize.mean
+        let lectorOutside = swift.cpuOverhead.mean
+        let parts = (pooled + cOutside) / (pooled + lectorOutside)
+        let same = swift.words == c.words
+        let met = parts >= 0.97 && paired.mean + spread >= 0.97
+        report.add(section: "swift vs C", item: "\(name) \(pixelFormat.fourcc): Lector throughput / C loop's",
+                   value: "\(format(parts, 3)) from the parts (outside Tesseract: C \(format(cOutside, 2)) ms, Lector \(format(lectorOutside, 2)) ms; Recognize \(format(pooled, 1)) ms CPU); direct \(format(direct, 3)) by CPU time, paired \(format(paired.mean, 3)) ± \(format(spread, 3)), wall \(format(wallRatio, 3)); same words: \(same ? "yes" : "no")",
+                   target: "≥ 0.97", status: Report.check(met),
+                   numbers: [("throughput_ratio_parts", parts), ("throughput_ratio_cpu", direct), ("throughput_ratio_wall", wallRatio),
+                             ("paired_ratio_mean", paired.mean), ("paired_ratio_ci95", spread),
+                             ("c_outside_cpu_ms", cOutside), ("lector_outside_cpu_ms", lectorOutside), ("recognize_cpu_pooled_ms", pooled),
+                             ("c_frame_cpu_mean_ms", c.cpuTotal.mean), ("lector_frame_cpu_mean_ms", swift.cpuTotal.mean),
+                             ("c_frame_wall_mean_ms", c.total.mean), ("lector_frame_wall_mean_ms", swift.total.mean),
+                             ("same_words", same ? 1 : 0)])
     }
 }
