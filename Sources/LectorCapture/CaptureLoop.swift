@@ -23,12 +23,16 @@ final class CaptureLoop: Sendable {
     private var rejectedKey: String { "capture-rejected \(name)" }
     /// The longest one grab waits, so stop is seen within this.
     static let pollSliceMilliseconds = 100
+    /// The waits before each reopening, from the first.
+    private let retryBackoff: RetryBackoff
 
     /// - Parameters: name: the camera's `--device`; stallTimeout: seconds without a frame
-    ///   before it counts as lost; logger: the camera's logger (with its device).
-    init(name: String, stallTimeout: Double, logger: Logger) {
+    ///   before it counts as lost; retryBackoff: the waits before reopening; logger: the
+    ///   camera's logger (with its device).
+    init(name: String, stallTimeout: Double, retryBackoff: RetryBackoff = RetryBackoff(), logger: Logger) {
         self.name = name
         self.logger = logger
+        self.retryBackoff = retryBackoff
         stallSeconds = Atomic(stallTimeout)
     }
 
@@ -40,7 +44,7 @@ final class CaptureLoop: Sendable {
     /// Streams `device` into `sink`, reopening it whenever it is lost, until `stop`.
     func run<Device: CaptureDevice>(_ device: Device, into sink: any FrameSink, stop: StopSignal) {
         Self.raiseThreadPriority()
-        var backoff = RetryBackoff()
+        var backoff = retryBackoff
         var losses = 0
         defer { sink.report(DeviceInfo(path: name, state: .idle)) }
         while !stop.isRaised {

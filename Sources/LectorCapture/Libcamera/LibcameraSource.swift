@@ -38,7 +38,7 @@ public final class LibcameraSource: FrameSource, CaptureDevice {
         cameraID = String(settings.path.dropFirst(Self.devicePrefix.count))
         self.settings = settings
         let logger = logger.with("device", settings.path)
-        loop = CaptureLoop(name: settings.path, stallTimeout: settings.stallTimeout, logger: logger)
+        loop = CaptureLoop(name: settings.path, stallTimeout: settings.stallTimeout, retryBackoff: settings.retryBackoff, logger: logger)
         var metadata = CameraMetadata()
         do {
             metadata = try LibcameraCamera.describe(id: cameraID).metadata

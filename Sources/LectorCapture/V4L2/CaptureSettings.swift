@@ -24,6 +24,8 @@ public struct CaptureSettings: Sendable {
     public var bufferCount = 4
     /// A device that delivers nothing for this long is treated as lost.
     public var stallTimeout: Double = 3
+    /// The waits before reopening a camera that is not there or was lost.
+    public var retryBackoff = RetryBackoff()
     /// The system calls for each I/O path (tests substitute fakes here).
     public var syscalls: @Sendable (V4L2IOMode) -> any V4L2Syscalls = { $0.syscalls }
 

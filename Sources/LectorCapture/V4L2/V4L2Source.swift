@@ -24,7 +24,8 @@ public final class V4L2Source: FrameSource, CaptureDevice {
         name = settings.path
         self.settings = settings
         self.logger = logger.with("device", settings.path)
-        loop = CaptureLoop(name: settings.path, stallTimeout: settings.stallTimeout, logger: self.logger)
+        loop = CaptureLoop(name: settings.path, stallTimeout: settings.stallTimeout, retryBackoff: settings.retryBackoff,
+                           logger: self.logger)
         var metadata = CameraMetadata()
         do throws(CaptureError) {
             let probe = try CaptureSession.openAndDescribe(settings)
