@@ -115,7 +115,7 @@ extension ServerLoop {
                 client.stalledSince = .now()
             }
         } catch {
-            close(client, reason: error.errno == EPIPE || error.errno == ECONNRESET ? nil : "\(error)")
+            self.close(client, reason: error.errno == EPIPE || error.errno == ECONNRESET ? nil : "\(error)")
         }
     }
 }

@@ -38,11 +38,11 @@ extension ServerLoop {
                 flush(client)
             }
             if client.closing && client.outbound.isEmpty {
-                close(client, reason: nil)
+                self.close(client, reason: nil)
             } else if let since = client.stalledSince, now.milliseconds(since: since) > configuration.clientTimeout * 1000 {
                 logger.warning("client takes nothing; disconnecting", [("client", "\(client.id)"),
                     ("pending_bytes", "\(client.outbound.pendingBytes)"), ("dropped", "\(client.outbound.droppedTotal)")])
-                close(client, reason: nil)
+                self.close(client, reason: nil)
             } else {
                 updateInterest(client)
             }

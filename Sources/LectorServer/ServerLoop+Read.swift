@@ -18,7 +18,7 @@ extension ServerLoop {
                 }
                 result = try outcome.get()
             } catch {
-                close(client, reason: "\(error)")
+                self.close(client, reason: "\(error)")
                 return
             }
             guard case let .done(count) = result else { break }

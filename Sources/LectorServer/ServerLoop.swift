@@ -107,7 +107,7 @@ package final class ServerLoop: @unchecked Sendable {
                 default:
                     guard let client = clientsByID[Int(event.token)], !client.closed else { continue }
                     let events = Int32(event.events)
-                    if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { read(client) }
+                    if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 && !client.closing && !client.inputEnded { self.read(client) }
                     if events & Int32(POLLOUT) != 0, !client.closed { flush(client) }
                     // Hung up (both directions; a half-close is only an end of input): nothing
                     // can reach it any more, and epoll would report it for ever.

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, FIXTURES, LECTOR, LECTORD, Client as BaseClient, Daemon, Suite, cpu_seconds, no_nulls, workdir, write  # noqa: E402
+from lectortest import ENV, FIXTURES, LECTOR, LECTORD, Client as BaseClient, Daemon, Suite, cpu_seconds, no_nulls, real_time, workdir, write  # noqa: E402
 
 suite = Suite("clients")
 test = suite.test
@@ -166,7 +166,7 @@ def sigterm_with_8_watchers():
         elapsed = time.time() - started
         print("    exit %d after %.3f s; socket %s" % (rc, elapsed, "left" if os.path.exists(d.path) else "removed"))
         assert rc == 0, rc
-        assert elapsed < 1.0, elapsed
+        assert elapsed < real_time(1.0), (elapsed, real_time(1.0))
         assert not os.path.exists(d.path)
         for c in clients:
             c.drain()
@@ -260,7 +260,9 @@ def stdout_mode_unchanged():
                        env=dict(ENV, XDG_RUNTIME_DIR=runtime), text=True)
     assert r.returncode == 0, r
     classes = [json.loads(l)["class"] for l in r.stdout.splitlines()]
-    assert classes == ["TEXT", "FRAME", "TEXT", "FRAME"], classes
+    # TRACK lines follow when the two frames read caught the same page twice (its lines
+    # settle): which frames the reads catch depends on how busy the machine is.
+    assert classes[:4] == ["TEXT", "FRAME", "TEXT", "FRAME"] and set(classes[4:]) <= {"TRACK"}, classes
     assert os.listdir(runtime) == [], "--stdout alone serves no socket"
 
 

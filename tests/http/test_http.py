@@ -27,7 +27,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lectortest import (ENV, FIXTURES, LECTOR_HTTP, ROOT, STARTUP_SECONDS, Client, Daemon, Process, Suite,  # noqa: E402
-                        free_port, wait_for, workdir)
+                        free_port, real_time, wait_for, workdir)
 
 FIXTURE = os.path.join(FIXTURES, "hello-640x480.png")
 KNOWN = [line.strip() for line in open(FIXTURE[:-4] + ".txt") if line.strip()]
@@ -402,8 +402,8 @@ def check_orientation_buttons():
     W.browser.click(".camera button.rotate")
     # The gate reads a still scene again at once after an orientation change (not at its
     # 10 s refresh): the bound is well below that.
-    rotated = W.watcher.latest(lambda t: t["seq"] > before and t["orientation"]["exif"] == 6, 5)
-    assert rotated, "no TEXT with orientation 6 (right) within 5 s of the rotate button"
+    rotated = W.watcher.latest(lambda t: t["seq"] > before and t["orientation"]["exif"] == 6, real_time(5))
+    assert rotated, "no TEXT with orientation 6 (right) within %.0f s of the rotate button" % real_time(5)
     assert (rotated["width"], rotated["height"]) == (480, 640), (rotated["width"], rotated["height"])
     wait_for(lambda: "right" in page_state()["orientation"], 10, "the page to show orientation right")
     # The live view shows the frame of a TEXT at orientation 6: a captured-frame preview
