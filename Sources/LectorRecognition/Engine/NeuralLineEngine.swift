@@ -188,8 +188,11 @@ public final class NeuralLineEngine {
     }
 
     /// Reads the line `quad` of `image`: cuts it out straightened at the network's height
-    /// (``LineCrop``), runs the network, decodes it (``CTCDecoding``), and maps each
-    /// word's and symbol's span back through the crop into `image`'s pixels.
+    /// (``LineCrop``, no margin: measured on ../shared/testdata/realworld's detector lines,
+    /// growing the quad by 5, 10 or 20% of its thickness on every side read documents at a
+    /// recall of 0.935, 0.920, 0.838 instead of 0.956), runs the network, decodes it
+    /// (``CTCDecoding``), and maps each word's and symbol's span back through the crop
+    /// into `image`'s pixels.
     /// - Parameters:
     ///   - mask: only these characters are decoded (a whitelist; nil: all).
     ///   - symbols: whether words carry their characters.
