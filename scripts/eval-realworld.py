@@ -17,10 +17,12 @@ With --engines, it compares the line engines instead (issue 26): lector-bench's
 `engines` section detects each photo's lines once and reads every line with Tesseract
 (page segmentation 7) and with each installed neural model; this script scores each
 engine with the same rules, and the cascades "Tesseract first, the neural model where
-Tesseract's line confidence is below T", one row each:
+Tesseract's line confidence is below T" (each also with "lines shorter than --short
+times their thickness to the neural model at once"), one row each:
 
-  engine                docs R/P       scene  plates  crops  ms/line  cpu ms  re-read
+  engine                docs R/P       scene  plates  crops  ms/line  cpu ms  doc ms  neural
 
+doc ms: ms/line of the document photos' lines alone; neural: lines the neural model read.
 ms/line is the mean wall time over every line of every set (a cascade: Tesseract's
 plus the neural reads it made), cpu ms the same in the reading thread's CPU time (steadier
 on a shared machine). --lines FILE scores a file lector-bench already wrote.
@@ -29,7 +31,7 @@ The images stay where they are: nothing is copied into the repository.
 
 usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesseract,detector]
                                  [--sets docphoto,scene,platefull,platecrop] [--verbose] [-- LECTORD-ARGS...]
-       scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9]
+       scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9] [--short 4]
 """
 import argparse
 import collections
@@ -146,36 +148,43 @@ def compare_engines(args):
     engines = [name for name in ("tesseract", "neural-full", "neural-latin") if records and name in records[0]]
     print(f"# data {os.path.realpath(args.data)}; {len(records)} detected lines; {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; "
           f"load average {os.getloadavg()[0]:.1f}")
-    print(f"{'engine':<34} {'docs R/P':<14} {'scene':>6} {'plates':>7} {'crops':>6} {'ms/line':>8} {'cpu ms':>7} {'re-read':>8}")
+    print(f"{'engine':<40} {'docs R/P':<14} {'scene':>6} {'plates':>7} {'crops':>6} {'ms/line':>8} {'cpu ms':>7} {'doc ms':>8} {'neural':>7}")
 
     def row(label, choose):
-        """`choose(record)` -> (text, [engines read], re-read) per line."""
-        texts, total_ms, total_cpu, reread = collections.defaultdict(list), 0.0, 0.0, 0
+        """`choose(record)` -> (text, [engines that read it]) per line."""
+        texts, total_ms, total_cpu, neural = collections.defaultdict(list), 0.0, 0.0, 0
+        doc_ms, doc_lines = 0.0, 0
         for record in records:
-            text, read, again = choose(record)
+            text, read = choose(record)
             texts[(record["set"], record["image"])].append(text)
             total_ms += sum(record[name]["ms"] for name in read)
+            if record["set"] == "docphoto":
+                doc_ms += sum(record[name]["ms"] for name in read)
+                doc_lines += 1
             total_cpu += sum(record[name].get("cpu_ms", 0) for name in read)
-            reread += int(again)
+            neural += int(any(name != "tesseract" for name in read))
         recall, precision, scene, plates = score(truth_rows, {key: "\n".join(value) for key, value in texts.items()}, sets)
-        print(f"{label:<34} {f'{recall:.3f} / {precision:.3f}':<14} {scene['matched']:>3}/{scene['truth']:<2} "
+        print(f"{label:<40} {f'{recall:.3f} / {precision:.3f}':<14} {scene['matched']:>3}/{scene['truth']:<2} "
               f"{plates['platefull'][0]:>4}/{plates['platefull'][1]:<2} {plates['platecrop'][0]:>3}/{plates['platecrop'][1]:<2} "
-              f"{total_ms / max(len(records), 1):>8.1f} {total_cpu / max(len(records), 1):>7.1f} {reread:>8}", flush=True)
+              f"{total_ms / max(len(records), 1):>8.1f} {total_cpu / max(len(records), 1):>7.1f} {doc_ms / max(doc_lines, 1):>8.1f} {neural:>7}", flush=True)
 
     for name in engines:
-        row(name, lambda r, name=name: (r[name]["text"], [name], False))
+        row(name, lambda r, name=name: (r[name]["text"], [name]))
     for name in [e for e in engines if e != "tesseract"]:
         for threshold in [float(t) for t in args.thresholds.split(",")]:
             def cascade(r, name=name, threshold=threshold):
                 first = r["tesseract"]
                 if first["confidence"] >= threshold:
-                    return first["text"], ["tesseract"], False
-                return r[name]["text"], ["tesseract", name], True
+                    return first["text"], ["tesseract"]
+                return r[name]["text"], ["tesseract", name]
             row(f"tesseract, {name} < {threshold:.2f}", cascade)
+            # Short lines (a plate, a number, a word on a sign) straight to the neural model.
+            row(f"  {name} if shorter than {args.short:g}x", lambda r, name=name, cascade=cascade:
+                (r[name]["text"], [name]) if r["length"] < args.short * r["thickness"] else cascade(r))
         # The better-confident of both (both always read): an upper bound of a confidence vote.
         row(f"both, higher confidence ({name})",
             lambda r, name=name: ((r[name] if r[name]["confidence"] >= r["tesseract"]["confidence"] else r["tesseract"])["text"],
-                                  ["tesseract", name], True))
+                                  ["tesseract", name]))
 
 
 def main():
@@ -190,6 +199,8 @@ def main():
     parser.add_argument("--bench", default=None, help="lector-bench to run (default .build/release, else .build/debug)")
     parser.add_argument("--lines", default=None, help="the lines lector-bench wrote (read when it exists, else written there)")
     parser.add_argument("--thresholds", default="0.5,0.7,0.8,0.9,0.95", help="Tesseract line confidences below which a cascade re-reads")
+    parser.add_argument("--short", type=float, default=4,
+                        help="a cascade's line shorter than this many times its thickness goes to the neural model at once")
     parser.add_argument("extra", nargs="*", help="more lectord arguments (after --)")
     args = parser.parse_args()
     if args.engines:
