@@ -13,10 +13,25 @@ matched once; scene: truth words matched; a plate counts as read when its string
 appears in the output with everything but letters and digits removed. ms/doc frame is
 the mean `recognize_ms` of the FRAME lines of the document photos.
 
+With --engines, it compares the line engines instead (issue 26): lector-bench's
+`engines` section detects each photo's lines once and reads every line with Tesseract
+(page segmentation 7) and with each installed neural model; this script scores each
+engine with the same rules, and the cascades "Tesseract first, the neural model where
+Tesseract's line confidence is below T" (each also with "lines shorter than --short
+times their thickness to the neural model at once"), one row each:
+
+  engine                docs R/P       scene  plates  crops  ms/line  cpu ms  doc ms  neural
+
+doc ms: ms/line of the document photos' lines alone; neural: lines the neural model read.
+ms/line is the mean wall time over every line of every set (a cascade: Tesseract's
+plus the neural reads it made), cpu ms the same in the reading thread's CPU time (steadier
+on a shared machine). --lines FILE scores a file lector-bench already wrote.
+
 The images stay where they are: nothing is copied into the repository.
 
 usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesseract,detector]
                                  [--sets docphoto,scene,platefull,platecrop] [--verbose] [-- LECTORD-ARGS...]
+       scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9] [--short 4]
 """
 import argparse
 import collections
@@ -69,6 +84,109 @@ def read_image(lectord, path, lang, layout, extra, timeout):
     return "\n".join(text), recognize, elapsed, problem
 
 
+def read_truth(data):
+    rows = []
+    with open(os.path.join(data, "truth.tsv"), encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 3:
+                rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
+    return rows
+
+
+def score(truth_rows, texts, sets):
+    """(recall, precision, scene matched, scene truth, plates {set: [read, count]}) of `texts` {(set, name): text}."""
+    docs = {"truth": 0, "output": 0, "matched": 0}
+    scene = {"truth": 0, "matched": 0}
+    plates = {"platefull": [0, 0], "platecrop": [0, 0]}
+    for set_name, name, _, truth in truth_rows:
+        if set_name not in sets or (set_name, name) not in texts:
+            continue
+        text = texts[(set_name, name)]
+        if set_name in ("docphoto", "scene"):
+            want, got = collections.Counter(words(truth)), collections.Counter(words(text))
+            matched = sum((want & got).values())
+            target = docs if set_name == "docphoto" else scene
+            target["truth"] += sum(want.values())
+            target["matched"] += matched
+            if set_name == "docphoto":
+                docs["output"] += sum(got.values())
+        else:
+            plates[set_name][0] += int(alnum(truth) != "" and alnum(truth) in alnum(text))
+            plates[set_name][1] += 1
+    recall = docs["matched"] / docs["truth"] if docs["truth"] else 0
+    precision = docs["matched"] / docs["output"] if docs["output"] else 0
+    return recall, precision, scene, plates
+
+
+def compare_engines(args):
+    """The --engines mode: lector-bench reads every detected line with each engine; scored here."""
+    lines_path = args.lines
+    if lines_path is None or not os.path.exists(lines_path):
+        bench = args.bench
+        if bench is None:
+            for build in ("release", "debug"):
+                candidate = os.path.join(ROOT, ".build", build, "lector-bench")
+                if os.access(candidate, os.X_OK):
+                    bench = candidate
+                    break
+        if bench is None:
+            sys.exit("eval-realworld: no built lector-bench (swift build -c release --product lector-bench), or give --bench")
+        if lines_path is None:
+            lines_path = f"/tmp/lector-eval-lines-{os.getpid()}.jsonl"
+        print(f"# {bench} --only engines --realworld {os.path.realpath(args.data)} --lines {lines_path}", flush=True)
+        subprocess.run([bench, "--only", "engines", "--realworld", args.data, "--lines", lines_path], check=True,
+                       stdout=sys.stderr)
+    truth_rows = read_truth(args.data)
+    sets = args.sets.split(",")
+    records = []
+    with open(lines_path, encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            if "line" in record:
+                records.append(record)
+    engines = [name for name in ("tesseract", "neural-full", "neural-latin") if records and name in records[0]]
+    print(f"# data {os.path.realpath(args.data)}; {len(records)} detected lines; {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'engine':<40} {'docs R/P':<14} {'scene':>6} {'plates':>7} {'crops':>6} {'ms/line':>8} {'cpu ms':>7} {'doc ms':>8} {'neural':>7}")
+
+    def row(label, choose):
+        """`choose(record)` -> (text, [engines that read it]) per line."""
+        texts, total_ms, total_cpu, neural = collections.defaultdict(list), 0.0, 0.0, 0
+        doc_ms, doc_lines = 0.0, 0
+        for record in records:
+            text, read = choose(record)
+            texts[(record["set"], record["image"])].append(text)
+            total_ms += sum(record[name]["ms"] for name in read)
+            if record["set"] == "docphoto":
+                doc_ms += sum(record[name]["ms"] for name in read)
+                doc_lines += 1
+            total_cpu += sum(record[name].get("cpu_ms", 0) for name in read)
+            neural += int(any(name != "tesseract" for name in read))
+        recall, precision, scene, plates = score(truth_rows, {key: "\n".join(value) for key, value in texts.items()}, sets)
+        print(f"{label:<40} {f'{recall:.3f} / {precision:.3f}':<14} {scene['matched']:>3}/{scene['truth']:<2} "
+              f"{plates['platefull'][0]:>4}/{plates['platefull'][1]:<2} {plates['platecrop'][0]:>3}/{plates['platecrop'][1]:<2} "
+              f"{total_ms / max(len(records), 1):>8.1f} {total_cpu / max(len(records), 1):>7.1f} {doc_ms / max(doc_lines, 1):>8.1f} {neural:>7}", flush=True)
+
+    for name in engines:
+        row(name, lambda r, name=name: (r[name]["text"], [name]))
+    for name in [e for e in engines if e != "tesseract"]:
+        for threshold in [float(t) for t in args.thresholds.split(",")]:
+            def cascade(r, name=name, threshold=threshold):
+                first = r["tesseract"]
+                if first["confidence"] >= threshold:
+                    return first["text"], ["tesseract"]
+                return r[name]["text"], ["tesseract", name]
+            row(f"tesseract, {name} < {threshold:.2f}", cascade)
+            # Short lines (a plate, a number, a word on a sign) straight to the neural model.
+            row(f"  {name} if shorter than {args.short:g}x", lambda r, name=name, cascade=cascade:
+                (r[name]["text"], [name]) if r["length"] < args.short * r["thickness"] else cascade(r))
+        # The better-confident of both (both always read): an upper bound of a confidence vote.
+        row(f"both, higher confidence ({name})",
+            lambda r, name=name: ((r[name] if r[name]["confidence"] >= r["tesseract"]["confidence"] else r["tesseract"])["text"],
+                                  ["tesseract", name]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lectord", default=None, help="lectord to run (default .build/release/lectord, else .build/debug)")
@@ -77,8 +195,17 @@ def main():
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--verbose", action="store_true", help="print each image's score")
+    parser.add_argument("--engines", action="store_true", help="compare the line engines on the detector's lines (lector-bench)")
+    parser.add_argument("--bench", default=None, help="lector-bench to run (default .build/release, else .build/debug)")
+    parser.add_argument("--lines", default=None, help="the lines lector-bench wrote (read when it exists, else written there)")
+    parser.add_argument("--thresholds", default="0.5,0.7,0.8,0.9,0.95", help="Tesseract line confidences below which a cascade re-reads")
+    parser.add_argument("--short", type=float, default=4,
+                        help="a cascade's line shorter than this many times its thickness goes to the neural model at once")
     parser.add_argument("extra", nargs="*", help="more lectord arguments (after --)")
     args = parser.parse_args()
+    if args.engines:
+        compare_engines(args)
+        return
     lectord = args.lectord
     if lectord is None:
         for build in ("release", "debug"):

@@ -6,13 +6,16 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, engines
+
+        /// Sections that run only when named in `--only` (engines reads 117 photos).
+        static let onlyWhenAsked: Set<Section> = [.engines]
     }
 
     var smoke = false
     var showHelp = false
     var jsonPath: String?
-    var sections = Set(Section.allCases)
+    var sections = Set(Section.allCases).subtracting(Section.onlyWhenAsked)
     /// Recognition rounds per frame size (each round runs every variant once, interleaved).
     var rounds = 20
     /// Iterations of each cheap stage per frame size.
@@ -30,19 +33,27 @@ struct BenchOptions {
     /// The Python interpreter that has pytesseract.
     var python: String?
     var sizes: [String] = ["640x480", "1280x720", "1920x1080"]
+    /// The realworld photos (engines; default ../shared/testdata/realworld from the working directory).
+    var realworld: String?
+    /// Where engines writes every line's reads (JSON lines), for scripts/eval-realworld.py --engines.
+    var linesPath: String?
 
     static let usage = """
         usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--rounds N] [--frames N]
                             [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
+                            [--realworld DIR] [--lines FILE]
           --smoke             A short run of every section (under a minute), for CI.
           --json FILE         Writes every measured number to FILE as JSON.
-          --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ",")).
+          --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ","))
+                              (without it, all but \(Section.onlyWhenAsked.map(\.rawValue).sorted().joined(separator: ","))).
           --rounds N          Recognition rounds per frame size (default 20).
           --frames N          Captured frames per stand-in latency run (default 10000).
           --real-frames N     Published results per real-Tesseract latency run (default 300).
           --memory-frames N   Frames lectord recognizes in the memory run (default 2000).
           --peer-rounds N     pytesseract frames per variant (default 8).
           --python PATH       A Python with pytesseract (default: .build/bench-venv/bin/python3).
+          --realworld DIR     The realworld photos engines reads (default: ../shared/testdata/realworld).
+          --lines FILE        Writes every line engines read, each engine's text, confidence and ms, as JSON lines.
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
@@ -71,6 +82,8 @@ struct BenchOptions {
             case "--memory-frames": options.memoryFrames = try scanner.integer(for: argument, in: 2...10_000_000)
             case "--peer-rounds": options.peerRounds = try scanner.integer(for: argument, in: 1...10_000)
             case "--python": options.python = try scanner.value(for: argument)
+            case "--realworld": options.realworld = try scanner.value(for: argument)
+            case "--lines": options.linesPath = try scanner.value(for: argument)
             default: throw UsageError("unknown option '\(argument)'")
             }
         }

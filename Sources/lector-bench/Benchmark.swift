@@ -54,6 +54,7 @@ final class Benchmark {
             case .live: LiveBenchmark(bench: self).run()
             case .preview: PreviewBenchmark(bench: self).run()
             case .detector: DetectorBenchmark(bench: self).run()  // issue 17: per frame with and without the detector
+            case .engines: EngineBenchmark(bench: self).run()  // issue 26: line engines on ../shared/testdata/realworld
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
             // Memory needs lectord built beside the benchmark and peer needs pytesseract;

@@ -62,8 +62,15 @@ public struct LineCrop: Equatable, Sendable {
     /// The pixel box in the image (`imageWidth` × `imageHeight`, clipped to it) that holds
     /// crop box `box`'s four corners.
     public func imageBox(ofCrop box: PixelBox, imageWidth: Int, imageHeight: Int) -> PixelBox {
-        let corners = [ImagePoint(x: Double(box.x), y: Double(box.y)), ImagePoint(x: Double(box.maxX), y: Double(box.y)),
-                       ImagePoint(x: Double(box.maxX), y: Double(box.maxY)), ImagePoint(x: Double(box.x), y: Double(box.maxY))]
+        imageBox(ofCrop: PixelBoxBounds(minX: Double(box.x), minY: Double(box.y), maxX: Double(box.maxX), maxY: Double(box.maxY)),
+                 imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+
+    /// The pixel box in the image (clipped to it) that holds the four corners of the
+    /// continuous crop rectangle `bounds` (a neural line's columns are fractional).
+    public func imageBox(ofCrop bounds: PixelBoxBounds, imageWidth: Int, imageHeight: Int) -> PixelBox {
+        let corners = [ImagePoint(x: bounds.minX, y: bounds.minY), ImagePoint(x: bounds.maxX, y: bounds.minY),
+                       ImagePoint(x: bounds.maxX, y: bounds.maxY), ImagePoint(x: bounds.minX, y: bounds.maxY)]
             .map(imagePoint(ofCrop:))
         let minX = Int(corners.map(\.x).min().map { ($0 + 1e-6).rounded(.down) } ?? 0)
         let minY = Int(corners.map(\.y).min().map { ($0 + 1e-6).rounded(.down) } ?? 0)

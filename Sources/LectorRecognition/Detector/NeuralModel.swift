@@ -1,0 +1,64 @@
+import Foundation
+
+/// The neural line recognizer's model files and where lectord finds them: the same
+/// folders as the detector's model (``DetectorModel/searchFolders(environment:)``), where
+/// scripts/fetch-engine-model installs two variants, each an ONNX network with its
+/// character list beside it (same name, `.txt`: one character per line; class i of the
+/// network is line i, class 0 is CTC's blank, the last class a space).
+public enum NeuralModel {
+    /// Which of the installed networks.
+    public enum Variant: String, CaseIterable, Sendable {
+        /// All 18,710 classes: Latin script (about 50 languages), Chinese, Japanese kana.
+        case full
+        /// Only the classes of Latin script (689): the same Latin reads, cheaper (the
+        /// classifier is most of the network's last layer).
+        case latin
+
+        /// The network's file name (scripts/fetch-engine-model installs it under this name).
+        public var fileName: String {
+            switch self {
+            case .full: "PP-OCRv6_rec_small_opencv.onnx"
+            case .latin: "PP-OCRv6_rec_small_latin_opencv.onnx"
+            }
+        }
+    }
+
+    /// The character list beside the network at `modelPath` (its `.onnx` replaced by `.txt`).
+    public static func charactersPath(forModel modelPath: String) -> String {
+        (modelPath.hasSuffix(".onnx") ? String(modelPath.dropLast(5)) : modelPath) + ".txt"
+    }
+
+    /// The network to load: `explicit` when given (it must exist), else the first file
+    /// named `variant`'s file name in the detector model's folders.
+    /// - Throws: ``NeuralEngineError/modelNotFound(searched:)`` naming where it looked, or
+    ///   ``NeuralEngineError/modelUnreadable(_:)`` for an `explicit` path that is no readable file.
+    public static func locate(explicit: String?, variant: Variant = .latin,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) throws(NeuralEngineError) -> String {
+        if let explicit {
+            guard isReadableFile(explicit) else { throw .modelUnreadable(explicit) }
+            return explicit
+        }
+        let folders = DetectorModel.searchFolders(environment: environment)
+        guard let found = folders.map({ $0 + "/" + variant.fileName }).first(where: isReadableFile) else {
+            throw .modelNotFound(searched: folders)
+        }
+        return found
+    }
+
+    /// The characters in the file at `path`, one per line (nothing trimmed: a line may be
+    /// a space of its own, as the full model's U+3000 is).
+    /// - Throws: ``NeuralEngineError/charactersUnreadable(_:)``.
+    public static func characters(at path: String) throws(NeuralEngineError) -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .charactersUnreadable(path) }
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        guard !lines.isEmpty, lines.allSatisfy({ !$0.isEmpty }) else { throw .charactersUnreadable(path) }
+        return lines
+    }
+
+    static func isReadableFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isReadableFile(atPath: path)
+    }
+}
