@@ -46,7 +46,7 @@ public enum ConfigCheck {
                 }
             }
             var recognition = "  recognition: lang \(recognizer.language), psm \(recognizer.pageSegmentation), "
-                + "downscale \(recognizer.downscale), deadline \(recognizer.deadlineMilliseconds) ms"
+                + "downscale \(recognizer.downscale), deadline \(recognizer.deadlineDescription)"
             if let box = recognizer.regionOfInterest { recognition += ", roi \(box.x),\(box.y),\(box.width),\(box.height)" }
             if recognizer.symbols { recognition += ", symbols" }
             if !recognizer.deskew { recognition += ", deskew off" }

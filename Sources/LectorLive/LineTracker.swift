@@ -46,11 +46,15 @@ public final class LineTracker {
         /// square root of the frames its image averages (noise falls with that root), so
         /// a reading of a full stack outweighs the first readings of a single frame.
         public var strength: Double
+        /// The line as an earlier frame of the scene read it (a read that ran out of time
+        /// carries it over): it keeps its track alive but is no new vote.
+        public var isCarried: Bool
 
-        public init(words: [VotedWord], box: PixelBox, strength: Double = 1) {
+        public init(words: [VotedWord], box: PixelBox, strength: Double = 1, isCarried: Bool = false) {
             self.strength = strength
             self.words = words
             self.box = box
+            self.isCarried = isCarried
         }
     }
 
@@ -89,9 +93,13 @@ public final class LineTracker {
             lineTaken.insert(candidate.line)
             trackTaken.insert(candidate.track)
             let line = lines[candidate.line]
-            tracks[candidate.track].observe(.init(words: line.words, box: line.box, position: positions[candidate.line], time: time,
-                                                  strength: line.strength),
-                                            window: settings.window)
+            if line.isCarried {
+                tracks[candidate.track].touch(at: time)
+            } else {
+                tracks[candidate.track].observe(.init(words: line.words, box: line.box, position: positions[candidate.line], time: time,
+                                                      strength: line.strength),
+                                                window: settings.window)
+            }
             ids[candidate.line] = tracks[candidate.track].id
         }
         let replaced: Set<String> = !newScene ? [] : Set(tracks.indices.filter { index in

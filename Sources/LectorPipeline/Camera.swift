@@ -53,6 +53,7 @@ public final class Camera: @unchecked Sendable {
         self.orientation = OrientationControl(orientation)
         self.logger = logger.with("device", name)
         let colorPreview = ColorPreviewDemand()
+        let options = Self.reading(options, from: source)
         stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
         loop = try RecognitionLoop(device: name, options: options,
                                    recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview,
@@ -63,6 +64,14 @@ public final class Camera: @unchecked Sendable {
         // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
         if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
         _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil)
+    }
+
+    /// `options` for frames from `source`: a file read offline (paced by its recognizer)
+    /// is read whole unless a deadline was given.
+    private static func reading(_ options: RecognizerOptions, from source: any FrameSource) -> RecognizerOptions {
+        var options = options
+        options.readsWhole = source.isPacedByRecognizer
+        return options
     }
 
     /// One start-to-end of the two threads.
@@ -139,6 +148,7 @@ public final class Camera: @unchecked Sendable {
     /// - Throws: when Tesseract cannot start with them; the camera goes on as before.
     public func replaceRecognizer(options: RecognizerOptions) throws(RecognitionError) {
         let before = loop.recognizerOptions
+        let options = Self.reading(options, from: source)
         try loop.replaceRecognizer(options: options)
         // New zones are listed at once (a camera nobody watches reads no frame); whether
         // they fit is said again with the next frame.

@@ -73,8 +73,17 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
     private let warn: @Sendable (String?) -> Void
-    /// The warning last given to `warn` (under `lock`: recognizer threads share it).
-    private var lastWarning: String?
+    /// What is wrong with how the camera reads (under `lock`: recognizer threads share it).
+    private var warnings = Warnings()
+
+    /// The camera's warnings; DEVICES shows one (``shown``).
+    private struct Warnings {
+        /// The region of interest does not fit the image.
+        var region: String?
+        /// Reads run out of time.
+        var deadline: String?
+        var shown: String? { region ?? deadline }
+    }
     /// Told the camera's zones, with what of them does not fit the frames, when that changes.
     private let reportZones: @Sendable ([ZoneInfo]?) -> Void
     /// The zones last given to `reportZones` (under `lock`).
@@ -86,7 +95,8 @@ public final class RecognitionLoop: @unchecked Sendable {
     public let tracker: LineTracker
     /// The stack generation, signature, capture time, fullness and reading setup of the
     /// frame last recognized (the gate's reference).
-    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool, setup: ReadingSetup)?
+    private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool, complete: Bool,
+                                 setup: ReadingSetup)?
     /// Counts recognizer replacements (SIGHUP; under `lock`).
     private var recognizerRevision = 0
     /// Reads of the current still scene since its stack filled.
@@ -205,10 +215,10 @@ public final class RecognitionLoop: @unchecked Sendable {
         let (live, setup) = readingSettings()
         if skipsUnchangedScene(frame, setup: setup, live: live) { return }
         guard let prepared = prepare(frame, worker: worker) else { return }
-        guard let text = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
+        guard let (text, progress) = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
         logger.clearOnce("frame")
         let recognized = MonotonicInstant.now()
-        publishInCaptureOrder(frame, prepared: prepared, text: text, live: live, setup: setup,
+        publishInCaptureOrder(frame, prepared: prepared, read: (text, progress), live: live, setup: setup,
                               times: (start: start, recognized: recognized))
     }
 
@@ -289,8 +299,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// what of the region of interest and the zones does not fit it.
     /// - Parameter stack: the frame's stack: its scene lets the detector layout re-read
     ///   the lines it knows and deskew reuse its angle.
-    /// - Returns: nil when the read was cancelled (counted dropped) or failed (counted rejected).
-    private func read(_ prepared: PreparedFrame, stack: StackedFrameInfo?, slot: Int) -> RecognizedText? {
+    /// - Returns: the text and how far the read got; nil when the read was cancelled
+    ///   (counted dropped) or failed (counted rejected).
+    private func read(_ prepared: PreparedFrame, stack: StackedFrameInfo?, slot: Int) -> (RecognizedText, ReadProgress)? {
         let upright = prepared.upright
         do {
             let recognizer = pool.begin(slot: slot)
@@ -299,7 +310,8 @@ public final class RecognitionLoop: @unchecked Sendable {
             warnOfZones(recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height))
             let text = try recognizer.recognize(upright, scene: Self.sceneHint(of: stack, transform: prepared.transform))
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
-            return text
+            warnOfDeadline(recognizer.lastProgress, deadline: recognizer.options.deadline)
+            return (text, recognizer.lastProgress)
         } catch .cancelled {
             counters.countDropped()  // shutdown: the frame was fine, nobody wants its text now
             return nil
@@ -311,17 +323,42 @@ public final class RecognitionLoop: @unchecked Sendable {
     }
 
     /// A region of interest outside the image (--roi, roi =): said once per change, in
-    /// the log and in DEVICES (recognizer threads share `lastWarning`, under `lock`).
+    /// the log and in DEVICES.
     private func warnOfRegion(_ problem: String?) {
-        let changed = lock.withLock {
-            guard problem != lastWarning else { return false }
-            lastWarning = problem
+        let changed = updateWarnings { warnings in
+            guard problem != warnings.region else { return false }
+            warnings.region = problem
             return true
         }
-        if changed {
-            if let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
-            warn(problem)
+        if changed, let problem { logger.warning("region of interest does not fit the image", [("problem", problem)]) }
+    }
+
+    /// Says (once, in the log and in DEVICES' `warning`) that reads run out of time and
+    /// publish partial text, and takes the warning back when a read is whole again.
+    private func warnOfDeadline(_ progress: ReadProgress, deadline: Int) {
+        let warning = progress.outOfTime
+            ? "reads run out of time (deadline \(deadline) ms): publishing the lines read so far and reading "
+                + "the rest over the next frames; see --deadline-ms"
+            : nil
+        let changed = updateWarnings { warnings in
+            guard (warnings.deadline == nil) != (warning == nil) else { return false }
+            warnings.deadline = warning
+            return true
         }
+        if changed, let warning { logger.warning(warning, [("unread_lines", "\(progress.unreadLines)")]) }
+    }
+
+    /// Changes the camera's warnings (under `lock`: recognizer threads share them) and
+    /// tells DEVICES when the one shown changed.
+    /// - Returns: what `change` returned (whether it changed anything).
+    private func updateWarnings(_ change: (inout Warnings) -> Bool) -> Bool {
+        let (changed, shown): (Bool, String??) = lock.withLock {
+            let before = warnings.shown
+            let changed = change(&warnings)
+            return (changed, warnings.shown == before ? .none : .some(warnings.shown))
+        }
+        if let shown { warn(shown) }
+        return changed
     }
 
     /// Reports the zones when they changed (`lastZones`, under `lock`), logging each
@@ -353,8 +390,10 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// is dropped; else its lines update the tracks, the gate remembers the frame, and
     /// the TEXT and FRAME reports are published, so results reach clients in capture order.
     /// - Parameter times: when the frame's processing started, and when its read ended.
-    private func publishInCaptureOrder(_ frame: Frame, prepared: PreparedFrame, text: RecognizedText, live: LiveSettings,
-                                       setup: ReadingSetup, times: (start: MonotonicInstant, recognized: MonotonicInstant)) {
+    private func publishInCaptureOrder(_ frame: Frame, prepared: PreparedFrame, read: (text: RecognizedText, progress: ReadProgress),
+                                       live: LiveSettings, setup: ReadingSetup,
+                                       times: (start: MonotonicInstant, recognized: MonotonicInstant)) {
+        let text = read.text
         ordering.withLock {
             // Another recognizer published a newer frame meanwhile: this result is late.
             if let last = lastPublished, frame.timestamp <= last {
@@ -368,9 +407,10 @@ public final class RecognitionLoop: @unchecked Sendable {
                                     unixTime: frame.timestamp.unixTime, transform: prepared.transform, text: text,
                                     recognizeMilliseconds: times.recognized.milliseconds(since: prepared.prepared))
             report.automaticOrientation = prepared.inForce.automatic
-            let (events, consensus) = track(text, of: frame, orientation: prepared.inForce.orientation,
-                                            transform: prepared.transform, report: &report)
-            rememberRecognized(frame, setup: setup, orientation: prepared.inForce.orientation)
+            report.unreadLines = read.progress.unreadLines
+            let (events, consensus) = track(text, carried: read.progress.carriedLines, of: frame,
+                                            orientation: prepared.inForce.orientation, transform: prepared.transform, report: &report)
+            rememberRecognized(frame, setup: setup, orientation: prepared.inForce.orientation, complete: read.progress.isComplete)
             let line = report.message().bytes
             let frameReport = frameReport(of: frame, prepared: prepared, text: text, report: report, times: times,
                                           done: MonotonicInstant.now())
@@ -385,8 +425,10 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// judged against the frame last recognized) and notes each line's track in `report`.
     /// - Returns: the TRACK events (tracks ended by a turn first) and the voted text of
     ///   each line's track, one per line.
-    private func track(_ text: RecognizedText, of frame: Frame, orientation: ImageOrientation, transform: OrientationTransform,
-                       report: inout TextReport) -> (events: [TrackEvent], consensus: String) {
+    /// - Parameter carried: boxes of the lines an earlier frame of the scene read: they
+    ///   keep their tracks alive without voting again.
+    private func track(_ text: RecognizedText, carried: Set<PixelBox>, of frame: Frame, orientation: ImageOrientation,
+                       transform: OrientationTransform, report: inout TextReport) -> (events: [TrackEvent], consensus: String) {
         let lines = text.blocks.flatMap(\.lines)
         // Turned another way: the upright image's geometry changed, so every track
         // ends now (`gone`) and the lines start new ones, instead of the old tracks
@@ -395,7 +437,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         let placed = tracker.update(
             lines: lines.map { line in
                 LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
-                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot())
+                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot(), isCarried: carried.contains(line.box))
             },
             shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp,
             // A stack started since the frame last read: the scene changed.
@@ -406,13 +448,14 @@ public final class RecognitionLoop: @unchecked Sendable {
     }
 
     /// The gate's reference (inside `ordering`): a stacked frame just recognized, read
-    /// with `setup` turned to `orientation`, and how often its still scene was read full.
-    private func rememberRecognized(_ frame: Frame, setup: ReadingSetup, orientation: ImageOrientation) {
+    /// with `setup` turned to `orientation`, whether every line of its scene has been
+    /// read (`complete`), and how often its still scene was read full.
+    private func rememberRecognized(_ frame: Frame, setup: ReadingSetup, orientation: ImageOrientation, complete: Bool) {
         guard let info = frame.stackInfo else { return }
         readsOfScene = info.generation == lastRecognized?.generation && info.isFull ? readsOfScene + 1 : (info.isFull ? 1 : 0)
         var used = setup
         used.orientation = orientation
-        lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull, used)
+        lastRecognized = (info.generation, info.signature, frame.timestamp, info.isFull, complete, used)
     }
 
     /// The FRAME report: the frame's format and size, the counters, and where its time
@@ -439,7 +482,8 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// readings without settling (text too poor to agree on: more reads of the same
     /// image will not help) — and the refresh interval has not passed.
     private func isUnchanged(_ info: StackedFrameInfo, setup: ReadingSetup, live: LiveSettings, at time: MonotonicInstant) -> Bool {
-        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full, last.setup == setup,
+        // A scene read in part (the deadline came first) is read on until every line was read.
+        guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full, last.complete, last.setup == setup,
               time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
               info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
         else { return false }

@@ -20,6 +20,8 @@ public struct TextReport: Sendable {
     public var lineTracks: [PixelBox: String] = [:]
     /// Whether the orientation's quarter turn was found from the text (`rotation auto`).
     public var automaticOrientation = false
+    /// Lines of the scene not read yet (the read ran out of time; TEXT's `unread`).
+    public var unreadLines = 0
 
     public init(device: String, sequence: UInt32, captureTime: MonotonicInstant, unixTime: Double,
                 transform: OrientationTransform, text: RecognizedText, recognizeMilliseconds: Double) {
@@ -57,7 +59,7 @@ public struct TextReport: Sendable {
                     orientation: transform.orientation, width: transform.uprightWidth, height: transform.uprightHeight,
                     tree: filtered(minimumConfidence: minimumConfidence), level: level,
                     recognizeMilliseconds: recognizeMilliseconds, lineTracks: lineTracks,
-                    automaticOrientation: automaticOrientation) { [transform] box in
+                    automaticOrientation: automaticOrientation, unreadLines: unreadLines) { [transform] box in
             transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) }
         }
     }

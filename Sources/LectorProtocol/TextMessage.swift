@@ -104,10 +104,16 @@ public struct TextMessage: ProtocolMessage {
     /// Whether the orientation's quarter turn was found from the text (`"auto":true` in
     /// `orientation`, proto_minor 6).
     public var automaticOrientation: Bool
+    /// Lines of the scene found but not read yet (proto_minor 8): the read ran out of
+    /// time, and the text holds the lines read so far in this scene. 0 when the scene is
+    /// read whole; on the wire `"partial":true` and `"unread"` only when above 0.
+    public var unreadLines: Int
 
     public init(device: String, sequence: UInt32, time: String, orientation: ImageOrientation, width: Int, height: Int,
-                text: String, blocks: [TextElement], recognizeMilliseconds: Double, automaticOrientation: Bool = false) {
+                text: String, blocks: [TextElement], recognizeMilliseconds: Double, automaticOrientation: Bool = false,
+                unreadLines: Int = 0) {
         self.automaticOrientation = automaticOrientation
+        self.unreadLines = unreadLines
         self.device = device
         self.sequence = sequence
         self.time = time
@@ -125,7 +131,8 @@ public struct TextMessage: ProtocolMessage {
     /// `lineTracks` gives each line's track id by the line's box.
     public init(device: String, sequence: UInt32, time: String, orientation: ImageOrientation, width: Int, height: Int,
                 tree: RecognizedText, level: DetailLevel, recognizeMilliseconds: Double,
-                lineTracks: [PixelBox: String] = [:], automaticOrientation: Bool = false, corners: (PixelBox) -> [PixelPoint]) {
+                lineTracks: [PixelBox: String] = [:], automaticOrientation: Bool = false, unreadLines: Int = 0,
+                corners: (PixelBox) -> [PixelPoint]) {
         func element(_ text: String, _ box: PixelBox, _ confidence: Double, _ language: String? = nil, zone: String? = nil,
                      children: [TextElement]?, track: String? = nil) -> TextElement {
             TextElement(text: text, box: box, corners: corners(box), confidence: (confidence * 1000).rounded() / 1000,
@@ -142,7 +149,7 @@ public struct TextMessage: ProtocolMessage {
         }
         self.init(device: device, sequence: sequence, time: time, orientation: orientation, width: width, height: height,
                   text: tree.text, blocks: blocks, recognizeMilliseconds: recognizeMilliseconds,
-                  automaticOrientation: automaticOrientation)
+                  automaticOrientation: automaticOrientation, unreadLines: unreadLines)
     }
 
     /// The deepest level the message holds (`block` when it holds no lines).
@@ -168,7 +175,8 @@ public struct TextMessage: ProtocolMessage {
                       }
                   },
                   recognizeMilliseconds: try m.required("recognize_ms", m.double),
-                  automaticOrientation: try m.automaticOrientation("orientation"))
+                  automaticOrientation: try m.automaticOrientation("orientation"),
+                  unreadLines: try m.int("unread") ?? 0)
     }
 
     public var json: JSONValue {
@@ -182,6 +190,10 @@ public struct TextMessage: ProtocolMessage {
         message.add("text", text)
         message.add("blocks", .array(blocks.map { $0.json(at: .block) }))
         message.add("recognize_ms", recognizeMilliseconds)
+        if unreadLines > 0 {
+            message.add("partial", true)
+            message.add("unread", unreadLines)
+        }
         return message.value
     }
 }

@@ -40,8 +40,26 @@ public struct RecognizerOptions: Equatable, Sendable {
     public var downscale = Downscale.auto
     /// Only this part of the upright image is read.
     public var regionOfInterest: PixelBox?
-    /// A frame still being recognized after this many milliseconds is abandoned.
-    public var deadlineMilliseconds = 3000
+    /// `--deadline-ms`: milliseconds a frame's read may take. When it runs out, the
+    /// detector layout publishes what it read and goes on with the next frames;
+    /// Tesseract's layout abandons the frame. nil: the default, ``liveDeadlineMilliseconds``
+    /// for a camera and none for a file read offline (``readsWhole``).
+    public var deadlineMilliseconds: Int?
+    /// The source is a file read offline (a replay without `--fps`, paced by its
+    /// recognizer): without a deadline given, it is read whole, however long that takes.
+    public var readsWhole = false
+    /// A camera's deadline when none is given.
+    public static let liveDeadlineMilliseconds = 3000
+    /// What stands for no deadline (a day: Tesseract takes milliseconds as an Int32).
+    static let noDeadlineMilliseconds = 86_400_000
+
+    /// The deadline a read has: as given, else the source's default.
+    public var deadline: Int { deadlineMilliseconds ?? (readsWhole ? Self.noDeadlineMilliseconds : Self.liveDeadlineMilliseconds) }
+
+    /// What the deadline is, in words (`--check-config`, logs).
+    public var deadlineDescription: String {
+        deadline == Self.noDeadlineMilliseconds ? "none (a file read whole)" : "\(deadline) ms"
+    }
     /// Pixels per inch Tesseract assumes (set so that it does not estimate per frame).
     public var resolution = 300
     /// Report characters too.
@@ -90,6 +108,9 @@ public final class TextRecognizer {
     private var halveNext = false
     /// The angle the last frame was levelled by (clockwise degrees), nil when it was read as it was.
     public private(set) var lastSkewDegrees: Double?
+    /// How far the last read got (the detector layout reads a scene over several frames
+    /// when a frame's deadline is too short for all its lines).
+    public private(set) var lastProgress = ReadProgress()
     /// The skew estimated last and the scene it was estimated on (reused while the scene stays).
     private var skewEstimate: (scene: SceneHint, angle: Double?)?
 
@@ -218,11 +239,16 @@ public final class TextRecognizer {
             croppedImage = image.cropped(to: roi)
         }
         let input = region == nil ? image : croppedImage
+        lastProgress = ReadProgress()
         if let detectorLayout {
             // Each detected line is straightened on its own: no deskew here.
-            return try detectorLayout.recognize(input, resolution: options.resolution, deadline: options.deadlineMilliseconds,
-                                                symbols: options.symbols, scene: scene)
+            let text = try detectorLayout.recognize(input, resolution: options.resolution, deadline: options.deadline,
+                                                    symbols: options.symbols, scene: scene)
                 .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
+            let read = detectorLayout.lastRead
+            lastProgress = ReadProgress(unreadLines: read.unread, outOfTime: read.outOfTime,
+                                        carriedLines: Set(read.carried.map { $0.offset(dx: region?.x ?? 0, dy: region?.y ?? 0) }))
+            return text
         }
         // Tesseract's layout; `engine` is set whenever there are no zones and no detector.
         guard let engine else { return try recognizeZones(image) }
@@ -236,7 +262,7 @@ public final class TextRecognizer {
         lastSkewDegrees = rotation?.degrees
         var result = try engine.recognize(rotation.map { $0.apply(read, background: Deskew.background(of: read)) } ?? read,
                                           resolution: options.resolution / scale,
-                                          deadline: options.deadlineMilliseconds, symbols: options.symbols)
+                                          deadline: options.deadline, symbols: options.symbols)
         if let rotation { result = result.mapped { rotation.sourceBox(ofTurned: $0) } }
         result = result.mapped(scale: scale, dx: region?.x ?? 0, dy: region?.y ?? 0)
         if options.downscale == .auto { halveNext = Self.medianLineHeight(result).map { $0 >= Self.autoHalvingLineHeight } ?? false }
@@ -267,7 +293,7 @@ public final class TextRecognizer {
             let scale = zone.profile.scale
             if scale > 1 { crop = crop.upscaled(by: scale) }
             let read = try engine.recognize(crop, resolution: options.resolution * scale,
-                                            deadline: options.deadlineMilliseconds, symbols: options.symbols)
+                                            deadline: options.deadline, symbols: options.symbols)
             let mapped = read.mapped { box in
                 let x = box.x / scale, y = box.y / scale
                 return PixelBox(x: rect.x + x, y: rect.y + y,

@@ -221,6 +221,30 @@ struct LineTrackerTests {
         #expect(events.map(\.kind) == [.new] && events.first?.observations == 2, "\(events)")
     }
 
+    /// A line an earlier frame read, carried into a partial read's text, keeps its track
+    /// alive but is no second vote: one reading, however often carried, settles nothing.
+    @Test("a carried line keeps its track without voting", arguments: [1, 5, 20])
+    func carriedLines(carried: Int) {
+        let tracker = LineTracker(device: "cam")
+        var events = tracker.update(lines: [Self.line("Exit only")], shift: (0, 0), at: Self.start).events
+        var ids: [String] = []
+        for index in 1...carried {
+            var line = Self.line("Exit only")
+            line.isCarried = true
+            // Past the timeout since the reading: the carried line is what keeps the track.
+            let placed = tracker.update(lines: [line], shift: (0, 0), at: Self.start.adding(milliseconds: Double(index) * 1000))
+            events += placed.events
+            ids += placed.ids
+        }
+        #expect(events.isEmpty, "one reading is announced by nothing: \(events)")
+        #expect(Set(ids) == ["1"], "every carried line stayed on the first track: \(ids)")
+        #expect(tracker.tracks.first?.observationCount == 1)
+        // A fresh reading that agrees settles it.
+        let settled = tracker.update(lines: [Self.line("Exit only")], shift: (0, 0),
+                                     at: Self.start.adding(milliseconds: Double(carried + 1) * 1000)).events
+        #expect(settled.map(\.kind) == [.new], "\(settled)")
+    }
+
     /// Readings split differently ("500g", "500 g") are voted as one split: the one with
     /// more confidence behind it.
     @Test("readings that differ only in spaces vote together")

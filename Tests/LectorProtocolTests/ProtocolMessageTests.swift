@@ -26,7 +26,7 @@ enum SampleMessages {
 
     static let blockText = TextMessage(
         device: "demo", sequence: 0, time: "1970-01-01T00:00:00.000Z", orientation: .upMirrored, width: 16, height: 16,
-        text: "", blocks: [element("a\nb", 0, language: "deu"), element("c", 5)], recognizeMilliseconds: 0)
+        text: "", blocks: [element("a\nb", 0, language: "deu"), element("c", 5)], recognizeMilliseconds: 0, unreadLines: 4)
 
     static let emptyText = TextMessage(
         device: "demo", sequence: 7, time: "2026-11-30T21:00:00.999Z", orientation: .left, width: 640, height: 480,
@@ -253,5 +253,18 @@ struct ProtocolMessageTests {
         }
         // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5.
         #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH"]))
+    }
+}
+
+@Suite("TEXT of a partial read")
+struct PartialTextTests {
+    @Test("a read that ran out of time says so and how many lines it left; a whole read says nothing", arguments: [0, 1, 17])
+    func partialMembers(unread: Int) throws {
+        var message = SampleMessages.emptyText
+        message.unreadLines = unread
+        let line = String(decoding: message.bytes, as: UTF8.self)
+        #expect(line.contains(#""partial":true"#) == (unread > 0), "\(line)")
+        #expect(line.contains(#""unread":\#(unread)"#) == (unread > 0), "\(line)")
+        #expect(try TextMessage(json: JSONParser.parse(line)).unreadLines == unread)
     }
 }

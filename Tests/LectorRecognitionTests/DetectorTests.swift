@@ -293,4 +293,33 @@ struct DetectorTests {
         _ = try recognizer.recognize(blank, scene: SceneHint(generation: 3, dx: 0, dy: 0))
         #expect(recognizer.lastDetectorRead?.detected == true, "lost lines are detected again")
     }
+
+    @Test("a read that runs out of time keeps what it read; the next frames read the rest, without detecting again",
+          .enabled(if: model != nil))
+    func partialReads() throws {
+        let image = try ImageFile.readGray(path: TestSupport.fixture("page-640x480.png"))
+        let scene = SceneHint(generation: 1, dx: 0, dy: 0)
+        var options = RecognizerOptions.untimed
+        options.layout = .detector
+        let whole = try TextRecognizer(options: options).recognize(image, scene: scene)
+        // Far too short for a line: every frame reads only the line it always reads first.
+        options.deadlineMilliseconds = 10
+        let recognizer = try TextRecognizer(options: options)
+        var reads: [(text: RecognizedText, progress: ReadProgress, detected: Bool)] = []
+        while reads.count < 60, reads.last?.progress.isComplete != true {
+            let text = try recognizer.recognize(image, scene: scene)
+            reads.append((text, recognizer.lastProgress, recognizer.lastDetectorRead?.detected == true))
+        }
+        let lines = whole.blocks.flatMap(\.lines).count
+        #expect(lines >= 5, "the page has lines to read over several frames")
+        #expect(reads.first?.progress.outOfTime == true && (reads.first?.progress.unreadLines ?? 0) > 0, "the first read ran out of time")
+        #expect(reads.last?.progress.isComplete == true, "the scene was read whole in \(reads.count) frames")
+        // Each frame reads a line: the direction vote's samples (3) first, then one a frame.
+        #expect(reads.count <= lines + 3, "\(reads.count) frames for \(lines) lines")
+        #expect(reads.dropFirst().allSatisfy { !$0.detected }, "the lines were detected once")
+        #expect(zip(reads, reads.dropFirst()).allSatisfy { $1.progress.unreadLines <= $0.progress.unreadLines
+                && $1.text.words.count >= $0.text.words.count }, "what was read stays in the text")
+        #expect(reads.dropFirst(4).allSatisfy { !$0.progress.carriedLines.isEmpty }, "earlier frames' lines are carried, not read again")
+        #expect(reads.last?.text.words.map(\.text) == whole.words.map(\.text), "the scene read over frames reads as one whole read")
+    }
 }

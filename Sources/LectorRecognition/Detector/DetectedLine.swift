@@ -124,3 +124,13 @@ public struct PixelBoxBounds: Equatable, Sendable {
     public var maxX: Double
     public var maxY: Double
 }
+
+extension DetectedLine {
+    /// The line moved by a shift of the scene.
+    func moved(dx: Int, dy: Int) -> DetectedLine {
+        var moved = self
+        moved.centerX += Double(dx)
+        moved.centerY += Double(dy)
+        return moved
+    }
+}

@@ -11,8 +11,10 @@ import LectorSystem
 /// Detection is the expensive part (a network on the whole frame), so on a still scene
 /// the lines found are kept and only read again: lines are detected again when the
 /// scene changes (a new stack generation, or no scene hint at all), when a line that
-/// read before comes back empty or far less confident (a lost track), and at least
-/// every ``redetectSeconds``.
+/// read before comes back empty or far less confident (a lost track), and, once every
+/// line was read, at least every ``redetectSeconds``. A frame's read that runs out of
+/// time keeps what it read, and the next frames of the scene go on with the lines not
+/// read yet (a slow machine reads a scene over several frames).
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
 final class DetectorLayout {
@@ -30,27 +32,19 @@ final class DetectorLayout {
     static let upsideDownCheckBelow = 0.6
     /// OpenCV's worker threads for the detector (process-wide).
     static let openCVThreads = 1
+    /// The first line a frame reads may take this long even past the frame's deadline,
+    /// so that every frame reads at least one line and a scene is read whole on any
+    /// machine: a line takes Tesseract 20–45 ms on these machines, about 3× that on a
+    /// Pi 4's core. Past this, the line is abandoned (a stuck Tesseract call).
+    static let firstLineMilliseconds = 5000
 
     /// Shared with the camera's other recognizers.
     let detectors: DetectorPool
     private let engine: IsolatedRecognizer
-    /// Lines of the scene last detected.
-    private var known: Known?
+    /// The scene last detected: its lines and what each read.
+    private var known: Scene?
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
     private(set) var lastRead = DetectorRead()
-
-    private struct Known {
-        var generation: Int?
-        var orientation: Int?
-        var dx: Int
-        var dy: Int
-        var time: MonotonicInstant
-        /// Each line and its confidence when it was last read (0: it read nothing).
-        var lines: [KnownLine]
-        var lost = false
-        var imageWidth: Int
-        var imageHeight: Int
-    }
 
     init(detectors: DetectorPool, language: String, dataPath: String?) throws(RecognitionError) {
         self.detectors = detectors
@@ -76,26 +70,39 @@ final class DetectorLayout {
     /// Forgets the lines known (the next read detects).
     func forget() { known = nil }
 
-    /// Reads `image`: detects lines (or re-uses the known ones, see the type's comment),
-    /// decides their reading direction, reads each in turn, remembers them for the next
-    /// frames, and builds the tree with boxes in `image`'s pixels.
+    /// Reads `image` within its deadline: finds the scene's lines (detected now, or the
+    /// known ones moved with the scene, see the type's comment), decides their reading
+    /// direction, then reads them in order of value (lines not read yet in this scene
+    /// first, then those read longest ago) until every line is read or the deadline comes,
+    /// and builds the tree of every line read in this scene so far, boxes in `image`'s
+    /// pixels. A read that runs out of time ends at a line boundary and keeps what it read:
+    /// the next frames of the scene go on with the lines not read yet
+    /// (``lastRead``'s ``DetectorRead/unread``).
     /// - Parameters:
     ///   - deadline: milliseconds for the whole read, detection included.
     ///   - scene: the frame's scene from the live-text stack; nil: detect every frame.
+    /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` only when a detection
+    ///   that outlasted the deadline found no line; ``RecognitionError/cancelled`` and
+    ///   the engine's other errors.
     func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
-                   scene: SceneHint?) throws(RecognitionError) -> RecognizedText {
+                   scene hint: SceneHint?) throws(RecognitionError) -> RecognizedText {
         var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now())
-        let lines = try linesToRead(scene: scene, read: &read)
-        var readings: [Int: LineReading] = [:]
-        let steepFlipped = try voteFlipped(steep: true, lines: lines, readings: &readings, read: &read)
-        let shallowFlipped = try voteFlipped(steep: false, lines: lines, readings: &readings, read: &read)
-        let ordered = Self.inReadingOrder(lines, steepFlipped: steepFlipped, shallowFlipped: shallowFlipped)
-        let (readLines, memory, lost) = try readAll(ordered, readings: readings, read: &read)
-        remember(memory, lost: lost, scene: scene, read: read)
-        read.stats.lines = lines.count
+        var scene = try sceneToRead(hint: hint, read: &read)
+        defer { known = scene }
+        do {
+            try decideDirections(of: &scene, read: &read)
+            for index in scene.readingOrder() { try readSceneLine(index, of: &scene, read: &read) }
+        } catch .deadlineExceeded {
+            read.stats.outOfTime = true  // what was read stays; the next frames go on
+        }
+        defer { scene.rounds += 1 }
+        read.stats.lines = scene.lines.count
+        read.stats.unread = scene.lines.filter { $0.reading == nil }.count
+        let lines = scene.readLines()
+        read.stats.carried = lines.filter { !$0.fresh }.map(\.read.line.box)
         read.stats.totalMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
         lastRead = read.stats
-        return RecognizedText(blocks: LineBlocks.blocks(of: readLines))
+        return RecognizedText(blocks: LineBlocks.blocks(of: lines.map(\.read)))
     }
 
     /// One read in progress: the image, how it is read, the time it has, and what it did.
@@ -107,9 +114,12 @@ final class DetectorLayout {
         let deadline: Int
         let started: MonotonicInstant
         var stats = DetectorRead()
+        /// The scene's offset in this frame from where its lines were detected.
+        var dx = 0, dy = 0
 
         /// Milliseconds left for the read.
-        /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` when 1 ms or less is left.
+        /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` (the frame's
+        ///   deadline) when 1 ms or less is left.
         func remaining() throws(RecognitionError) -> Int {
             let left = Double(deadline) - MonotonicInstant.now().milliseconds(since: started)
             guard left > 1 else { throw .deadlineExceeded(milliseconds: deadline) }
@@ -117,66 +127,159 @@ final class DetectorLayout {
         }
     }
 
-    /// A line to read and its direction (`flipped`: upside down along the line); nil
-    /// while the direction vote has not decided it.
-    private typealias LineToRead = (line: DetectedLine, flipped: Bool?)
     /// One line read: its words in image pixels and their mean confidence (0: no words).
     private typealias LineReading = (words: [TextWord], confidence: Double)
-    /// A line as remembered for the next frames: its direction and the confidence it read with.
-    private typealias KnownLine = (line: DetectedLine, flipped: Bool, confidence: Double)
 
-    /// The lines of this frame: the known ones moved with the scene when they can be
-    /// read again (see the type's comment), else lines detected now.
-    private func linesToRead(scene: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> [LineToRead] {
-        if let known, let scene, known.generation == scene.generation, known.orientation == scene.orientation, !known.lost,
-           known.imageWidth == read.image.width, known.imageHeight == read.image.height,
-           read.started.milliseconds(since: known.time) < Self.redetectSeconds * 1000 {
-            let dx = Double(scene.dx - known.dx), dy = Double(scene.dy - known.dy)
-            return known.lines.map { entry in
-                var moved = entry.line
-                moved.centerX += dx
-                moved.centerY += dy
-                return (moved, entry.flipped)
+    /// The lines of one still scene and what each read, kept from frame to frame.
+    private struct Scene {
+        var generation: Int?
+        var orientation: Int?
+        /// The scene's shift when its lines were detected (they are kept at that place).
+        var dx: Int
+        var dy: Int
+        var time: MonotonicInstant
+        var lines: [SceneLine]
+        /// The reading direction voted for steep and for shallow lines (nil: not yet).
+        var steepFlipped: Bool?
+        var shallowFlipped: Bool?
+        /// A line read again came back empty or far less confident: detect again.
+        var lost = false
+        var imageWidth: Int
+        var imageHeight: Int
+        /// Reads of the scene so far.
+        var rounds = 0
+        /// What detecting the scene's lines took.
+        var detectMilliseconds = 0.0
+
+        /// Whether a still scene is due to be detected again: once all its lines were
+        /// read, every ``DetectorLayout/redetectSeconds`` (or four detections' time, on a
+        /// machine where one takes longer), so that lines that came into view are found;
+        /// never while lines are still unread (a slow machine would never finish).
+        func isDue(at time: MonotonicInstant) -> Bool {
+            lines.allSatisfy { $0.reading != nil }
+                && time.milliseconds(since: self.time) >= max(DetectorLayout.redetectSeconds * 1000, 4 * detectMilliseconds)
+        }
+
+        /// The order of value: lines not read yet (thickest first: large text reads
+        /// surest and soonest), then the others, read longest ago first.
+        func readingOrder() -> [Int] {
+            let unread = lines.indices.filter { lines[$0].reading == nil }
+                .sorted { lines[$0].line.quad().thickness > lines[$1].line.quad().thickness }
+            let read = lines.indices.filter { lines[$0].reading != nil }.sorted { lines[$0].lastRound < lines[$1].lastRound }
+            return unread + read
+        }
+
+        /// Every line read in the scene so far, moved to this frame, in the detector's
+        /// order; `fresh`: read by this frame's read (the others an earlier frame's).
+        func readLines() -> [(read: LineBlocks.ReadLine, fresh: Bool)] {
+            lines.compactMap { entry in
+                guard let reading = entry.reading, !reading.words.isEmpty else { return nil }
+                let words = reading.words.map { $0.moved(dx: shift.dx, dy: shift.dy) }
+                let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
+                let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words),
+                                               quad: entry.line.moved(dx: shift.dx, dy: shift.dy).quad(flipped: entry.flipped ?? false))
+                return (line, entry.lastRound == rounds)
             }
         }
-        return try detectLines(scene: scene, read: &read)
+
+        /// This frame's offset from where the lines were detected (set per read).
+        var shift = (dx: 0, dy: 0)
+    }
+
+    /// A line of the scene: where it was detected, which way it reads, and what it read.
+    private struct SceneLine {
+        var line: DetectedLine
+        /// Upside down along the line; nil until the direction vote decided it.
+        var flipped: Bool?
+        /// Its last reading, words placed where the line was detected; nil: not read yet.
+        var reading: LineReading?
+        /// The direction vote's readings (plain, turned), kept until it decides.
+        var plain: LineReading?
+        var turned: LineReading?
+        /// The scene's read (``Scene/rounds``) that last read it.
+        var lastRound = -1
+        /// The best confidence it read with in the scene (0: nothing yet).
+        var confidence = 0.0
+    }
+
+    /// The scene of this frame: the known one moved with the frame when it can be read
+    /// again (see the type's comment), else one detected now.
+    /// - Throws: what ``detectScene(hint:read:)`` throws.
+    private func sceneToRead(hint: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> Scene {
+        if var scene = known, let hint, scene.generation == hint.generation, scene.orientation == hint.orientation, !scene.lost,
+           scene.imageWidth == read.image.width, scene.imageHeight == read.image.height, !scene.isDue(at: read.started) {
+            scene.shift = (hint.dx - scene.dx, hint.dy - scene.dy)
+            return scene
+        }
+        return try detectScene(hint: hint, read: &read)
     }
 
     /// Detects the frame's lines (too small ones left out) and keeps them at once as the
-    /// known lines, their direction undecided.
+    /// known scene, nothing read yet, so that a read that runs out of time leaves them
+    /// for the next frames (under load, detecting again every frame would never finish a
+    /// frame: seen with 14 replayed cameras on 2 cores). The reading direction last voted
+    /// carries over.
     /// - Throws: ``RecognitionError/detectorFailed(_:)``; ``RecognitionError/deadlineExceeded(milliseconds:)``
-    ///   when detection outlasted the deadline.
-    private func detectLines(scene: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> [LineToRead] {
+    ///   when a detection that outlasted the deadline found no line (a frame of noise:
+    ///   nothing to go on with).
+    private func detectScene(hint: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> Scene {
         let detected: [DetectedLine]
-        do { detected = try detectors.detect(read.image, waiting: scene != nil) } catch { throw .detectorFailed(error.description) }
+        do { detected = try detectors.detect(read.image, waiting: hint != nil) } catch { throw .detectorFailed(error.description) }
         read.stats.detected = true
         read.stats.detectMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
-        let lines: [LineToRead] = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }.map { ($0, nil) }
-        // Kept at once: a read that runs out of time below still leaves the lines for
-        // the next frame to read (under load, detecting again every frame would
-        // never finish a frame: seen with 14 replayed cameras on 2 cores).
-        known = Known(generation: scene?.generation, orientation: scene?.orientation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0,
-                      time: read.started,
-                      lines: lines.map { entry in
-                          (entry.line, known?.lines.first(where: { $0.line.isSteep == entry.line.isSteep })?.flipped == true, 0)
-                      },
-                      lost: false, imageWidth: read.image.width, imageHeight: read.image.height)
-        // The network cannot be stopped midway; a detection that outlasted the
-        // deadline ends the read here, as a late Tesseract read does, whether or not
-        // it found lines (a frame of noise finds none).
-        if read.stats.detectMilliseconds > Double(read.deadline) { throw .deadlineExceeded(milliseconds: read.deadline) }
-        return lines
+        let lines = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }
+        let scene = Scene(generation: hint?.generation, orientation: hint?.orientation, dx: hint?.dx ?? 0, dy: hint?.dy ?? 0,
+                          time: read.started, lines: sceneLines(lines, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height),
+                          steepFlipped: known?.steepFlipped, shallowFlipped: known?.shallowFlipped,
+                          imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds)
+        // The network cannot be stopped midway: a detection that outlasted the deadline
+        // ends the read here, as a late Tesseract read does, when it found no lines.
+        if lines.isEmpty, read.stats.detectMilliseconds > Double(read.deadline) {
+            known = scene
+            throw .deadlineExceeded(milliseconds: read.deadline)
+        }
+        return scene
+    }
+
+    /// The scene's lines for lines just detected: on the still scene known already (its
+    /// timed detection again), a line found where a known one was keeps what it read, so
+    /// the text does not start over; others start unread.
+    private func sceneLines(_ lines: [DetectedLine], hint: SceneHint?, imageWidth: Int, imageHeight: Int) -> [SceneLine] {
+        guard let old = known, let hint, old.generation == hint.generation, old.orientation == hint.orientation, !old.lost,
+              old.imageWidth == imageWidth, old.imageHeight == imageHeight else { return lines.map { SceneLine(line: $0) } }
+        let dx = hint.dx - old.dx, dy = hint.dy - old.dy
+        return lines.map { line in
+            let thickness = min(line.width, line.height)
+            guard let match = old.lines.first(where: { known in
+                let moved = known.line.moved(dx: dx, dy: dy)
+                return abs(moved.centerX - line.centerX) < thickness / 2 && abs(moved.centerY - line.centerY) < thickness / 2
+                    && abs(max(moved.width, moved.height) - max(line.width, line.height)) < 0.2 * max(line.width, line.height)
+            }), let reading = match.reading else { return SceneLine(line: line) }
+            var kept = match
+            kept.line = line
+            // From where the known lines were detected to where these were (this frame).
+            kept.reading = (reading.words.map { $0.moved(dx: dx, dy: dy) }, reading.confidence)
+            return kept
+        }
     }
 
     /// Cuts `line` out of the image, straightened (`flipped`: turned half a turn), reads
     /// it as one line, and maps its words back to the image, dropping the least confident.
+    /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
+    ///   deadline when the line could not be read in the time left.
     private func readLine(_ line: DetectedLine, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let image = read.image
         let quad = line.grown(across: grow).quad(flipped: flipped)
         let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness),
                             padding: padding)
         let pixels = crop.image(from: image)
-        let text = try engine.recognize(pixels, resolution: read.resolution, deadline: try read.remaining(), symbols: read.symbols)
+        let text: RecognizedText
+        do {
+            let budget = read.stats.linesRead == 0 ? max(read.deadline, Self.firstLineMilliseconds) : try read.remaining()
+            text = try engine.recognize(pixels, resolution: read.resolution, deadline: budget, symbols: read.symbols)
+        } catch .deadlineExceeded {
+            throw .deadlineExceeded(milliseconds: read.deadline)  // the frame's deadline, not the line's share of it
+        }
         read.stats.linesRead += 1
         let words = text.words.compactMap { word -> TextWord? in
             var word = word
@@ -192,94 +295,84 @@ final class DetectorLayout {
         return (words, confidence)
     }
 
-    /// The reading direction of the undecided lines of one kind, once per detection, from
-    /// the longest few read both ways: of steep lines (a page turned a quarter either
-    /// way) always, of shallow lines (upside-down text: a camera turned half a turn) when
-    /// their plain reads are poor. The direction with more confidence-weighted characters
-    /// wins for all lines of that kind.
-    /// - Parameter readings: the sample lines' readings in the winning direction, by index
-    ///   (they are not read again).
-    /// - Returns: whether lines of that kind read flipped.
-    private func voteFlipped(steep: Bool, lines: [LineToRead], readings: inout [Int: LineReading],
-                             read: inout FrameRead) throws(RecognitionError) -> Bool {
-        let undecided = lines.indices.filter { lines[$0].flipped == nil && lines[$0].line.isSteep == steep }
-        guard !undecided.isEmpty else { return false }
-        let samples = undecided.sorted { lines[$0].line.quad().length > lines[$1].line.quad().length }.prefix(Self.directionSamples)
+    /// Reads line `index` of `scene` in its direction and keeps the reading.
+    private func readSceneLine(_ index: Int, of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
+        let entry = scene.lines[index]
+        let flipped = entry.flipped ?? (entry.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) ?? false
+        keep(try readLine(index, of: scene, flipped: flipped, read: &read), flipped: flipped, at: index, of: &scene)
+    }
+
+    /// Reads line `index` of `scene` where it is in this frame; the words come back placed
+    /// where the line was detected (the scene's reference).
+    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+        let shift = scene.shift
+        let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped, read: &read)
+        return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence)
+    }
+
+    /// Keeps `reading` (placed in the scene's reference) as line `index`'s reading, and
+    /// notes a line that lost its text.
+    private func keep(_ reading: LineReading, flipped: Bool, at index: Int, of scene: inout Scene) {
+        // Read again empty or at less than half its best confidence: the scene changed under it.
+        if scene.lines[index].confidence > 0, reading.confidence < scene.lines[index].confidence * 0.5 { scene.lost = true }
+        scene.lines[index].flipped = flipped
+        scene.lines[index].reading = reading
+        scene.lines[index].lastRound = scene.rounds
+        scene.lines[index].confidence = max(scene.lines[index].confidence, reading.confidence)
+    }
+
+    /// Votes the reading direction of steep lines (a page turned a quarter either way)
+    /// and of shallow ones (upside-down text: a camera turned half a turn) while undecided.
+    private func decideDirections(of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
+        if scene.steepFlipped == nil, scene.lines.contains(where: \.line.isSteep) {
+            scene.steepFlipped = try voteFlipped(steep: true, scene: &scene, read: &read)
+        }
+        if scene.shallowFlipped == nil, scene.lines.contains(where: { !$0.line.isSteep }) {
+            scene.shallowFlipped = try voteFlipped(steep: false, scene: &scene, read: &read)
+        }
+    }
+
+    /// The reading direction of one kind of line, from the longest few read both ways:
+    /// steep lines always, shallow lines when their plain reads are poor. The direction
+    /// with more confidence-weighted characters wins for all lines of that kind; the
+    /// samples keep their readings in it. Readings are kept as they come, so a vote the
+    /// deadline cut short goes on where it stopped with the next frame.
+    private func voteFlipped(steep: Bool, scene: inout Scene, read: inout FrameRead) throws(RecognitionError) -> Bool {
+        let samples = scene.lines.indices.filter { scene.lines[$0].line.isSteep == steep }
+            .sorted { scene.lines[$0].line.quad().length > scene.lines[$1].line.quad().length }.prefix(Self.directionSamples)
         // A direction's evidence: its reads' mean confidence (a read without words
         // counting 0), and their characters weighted by confidence (a short garbage
         // read, "19" at 0.9, is less than a long line read at 0.7).
-        var plain = (confidence: 0.0, characters: 0.0), turned = plain
-        func add(_ reading: LineReading, to total: inout (confidence: Double, characters: Double)) {
-            total.confidence += reading.words.isEmpty ? 0 : reading.confidence / Double(samples.count)
-            total.characters += reading.words.reduce(0) { $0 + $1.confidence * Double($1.text.count) }
+        func evidence(_ readings: [LineReading]) -> (confidence: Double, characters: Double) {
+            (readings.reduce(0) { $0 + ($1.words.isEmpty ? 0 : $1.confidence) } / Double(samples.count),
+             readings.reduce(0) { total, reading in total + reading.words.reduce(0) { $0 + $1.confidence * Double($1.text.count) } })
+        }
+        for index in samples where scene.lines[index].plain == nil {
+            let reading = try readLine(index, of: scene, flipped: false, read: &read)
+            scene.lines[index].plain = reading
+            // Shallow text is upright far more often than not: its plain reading shows at
+            // once (a read that runs out of time publishes it), until the vote says otherwise.
+            if !steep { keep(reading, flipped: false, at: index, of: &scene) }
+        }
+        let plain = evidence(samples.compactMap { scene.lines[$0].plain })
+        var flipped = false
+        if steep || plain.confidence < Self.upsideDownCheckBelow {
+            for index in samples where scene.lines[index].turned == nil {
+                scene.lines[index].turned = try readLine(index, of: scene, flipped: true, read: &read)
+            }
+            let turned = evidence(samples.compactMap { scene.lines[$0].turned })
+            // Upside down only when the turned reads are good where the plain ones were
+            // poor: a poor line (a plate, a blurred sign) can read as garbage either way.
+            flipped = turned.characters > plain.characters && (steep || turned.confidence >= Self.upsideDownCheckBelow)
         }
         for index in samples {
-            let reading = try readLine(lines[index].line, flipped: false, read: &read)
-            readings[index] = reading
-            add(reading, to: &plain)
-        }
-        if !steep && plain.confidence >= Self.upsideDownCheckBelow { return false }
-        var turnedReads: [Int: LineReading] = [:]
-        for index in samples {
-            let reading = try readLine(lines[index].line, flipped: true, read: &read)
-            turnedReads[index] = reading
-            add(reading, to: &turned)
-        }
-        // Upside down only when the turned reads are good where the plain ones were
-        // poor: a poor line (a plate, a blurred sign) can read as garbage either way.
-        guard turned.characters > plain.characters, steep || turned.confidence >= Self.upsideDownCheckBelow else { return false }
-        for (index, reading) in turnedReads { readings[index] = reading }
-        return true
-    }
-
-    /// The lines in the order they are read (the detector's), each with its direction:
-    /// its own when known, else its kind's as voted.
-    private static func inReadingOrder(_ lines: [LineToRead], steepFlipped: Bool,
-                                       shallowFlipped: Bool) -> [(line: DetectedLine, flipped: Bool)] {
-        lines.map { entry in (entry.line, entry.flipped ?? (entry.line.isSteep ? steepFlipped : shallowFlipped)) }
-    }
-
-    /// Reads the lines in order (those the vote read already are not read again) until
-    /// the last, or until the deadline throws.
-    /// - Returns: the lines that read words, with their boxes; every line as it is to be
-    ///   remembered; and whether a known line was lost (read empty or at less than half
-    ///   its confidence: the scene changed under it).
-    private func readAll(_ lines: [(line: DetectedLine, flipped: Bool)], readings: [Int: LineReading], read: inout FrameRead)
-        throws(RecognitionError) -> (lines: [LineBlocks.ReadLine], memory: [KnownLine], lost: Bool) {
-        var readLines: [LineBlocks.ReadLine] = []
-        var memory: [KnownLine] = []
-        var lost = false
-        for (index, entry) in lines.enumerated() {
-            let reading: LineReading
-            if let done = readings[index] { reading = done } else { reading = try readLine(entry.line, flipped: entry.flipped, read: &read) }
-            if read.stats.detected == false, let previous = known?.lines[index].confidence, previous > 0,
-               reading.confidence < previous * 0.5 {
-                lost = true
+            if let reading = flipped ? scene.lines[index].turned : scene.lines[index].plain {
+                keep(reading, flipped: flipped, at: index, of: &scene)
             }
-            memory.append((entry.line, entry.flipped, reading.confidence))
-            if !reading.words.isEmpty {
-                readLines.append(LineBlocks.ReadLine(line: TextLine(box: reading.words.dropFirst().reduce(reading.words[0].box) { $0.union($1.box) },
-                                                                    confidence: reading.confidence, words: reading.words),
-                                                     quad: entry.line.quad(flipped: entry.flipped)))
-            }
+            scene.lines[index].plain = nil
+            scene.lines[index].turned = nil
         }
-        return (readLines, memory, lost)
-    }
-
-    /// Remembers the lines read for the next frames: all of them after a detection; after
-    /// a re-read, whether one was lost and each line's better confidence.
-    private func remember(_ memory: [KnownLine], lost: Bool, scene: SceneHint?, read: FrameRead) {
-        if read.stats.detected {
-            known = Known(generation: scene?.generation, orientation: scene?.orientation, dx: scene?.dx ?? 0, dy: scene?.dy ?? 0,
-                          time: read.started, lines: memory, lost: false, imageWidth: read.image.width, imageHeight: read.image.height)
-        } else if var kept = known {
-            kept.lost = lost
-            // Keep the confidence a line had when detected, unless it reads better now.
-            for index in kept.lines.indices where index < memory.count {
-                kept.lines[index].confidence = max(kept.lines[index].confidence, memory[index].confidence)
-            }
-            known = kept
-        }
+        return flipped
     }
 }
 
@@ -295,6 +388,13 @@ public struct DetectorRead: Equatable, Sendable {
     public var lines = 0
     /// Tesseract single-line reads (lines, plus the direction vote's second readings).
     public var linesRead = 0
+    /// Lines of the scene not read yet: the read ran out of time before them (the next
+    /// frames of the scene go on with them).
+    public var unread = 0
+    /// Whether the deadline ended the read before every line was read in it.
+    public var outOfTime = false
+    /// Boxes of the lines in the text that an earlier frame of the scene read.
+    public var carried: [PixelBox] = []
 
     public init() {}
 }

@@ -1,0 +1,23 @@
+import LectorProtocol
+
+/// How far one read got. A read that runs out of time keeps the lines it read and the
+/// next frames of the scene go on with the others (the detector layout); a read of
+/// Tesseract's layout is whole or fails.
+public struct ReadProgress: Equatable, Sendable {
+    /// Lines of the scene not read yet.
+    public var unreadLines = 0
+    /// Whether the deadline ended the read before every line was read in it.
+    public var outOfTime = false
+    /// Boxes of the lines in the text that an earlier frame of the scene read (this read
+    /// did not): seen again, not read again.
+    public var carriedLines: Set<PixelBox> = []
+
+    /// Whether every line of the scene has been read.
+    public var isComplete: Bool { unreadLines == 0 }
+
+    public init(unreadLines: Int = 0, outOfTime: Bool = false, carriedLines: Set<PixelBox> = []) {
+        self.unreadLines = unreadLines
+        self.outOfTime = outOfTime
+        self.carriedLines = carriedLines
+    }
+}
