@@ -6,13 +6,17 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, slowcpu
+
+        /// The sections of a run without `--only`: all but the slow-machine mode (minutes
+        /// long, and root for its CPU quota), which runs alone with `--slow-machine`.
+        static let defaults = Set(allCases).subtracting([.slowcpu])
     }
 
     var smoke = false
     var showHelp = false
     var jsonPath: String?
-    var sections = Set(Section.allCases)
+    var sections = Section.defaults
     /// Recognition rounds per frame size (each round runs every variant once, interleaved).
     var rounds = 20
     /// Iterations of each cheap stage per frame size.
@@ -32,11 +36,14 @@ struct BenchOptions {
     var sizes: [String] = ["640x480", "1280x720", "1920x1080"]
 
     static let usage = """
-        usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--rounds N] [--frames N]
+        usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--slow-machine] [--rounds N] [--frames N]
                             [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
           --smoke             A short run of every section (under a minute), for CI.
           --json FILE         Writes every measured number to FILE as JSON.
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ",")).
+          --slow-machine      Only the slow-machine mode (issue 25): lectord in a third of a core on the realworld
+                              photos replayed as cameras, against their offline reads (about 7 minutes, needs root;
+                              the same as --only slowcpu).
           --rounds N          Recognition rounds per frame size (default 20).
           --frames N          Captured frames per stand-in latency run (default 10000).
           --real-frames N     Published results per real-Tesseract latency run (default 300).
@@ -65,6 +72,7 @@ struct BenchOptions {
                     sections.insert(section)
                 }
                 options.sections = sections
+            case "--slow-machine": if try scanner.flag(argument) { options.sections = [.slowcpu] }
             case "--rounds": options.rounds = try scanner.integer(for: argument, in: 1...10_000)
             case "--frames": options.standInFrames = try scanner.integer(for: argument, in: 10...10_000_000)
             case "--real-frames": options.realFrames = try scanner.integer(for: argument, in: 5...1_000_000)
