@@ -61,6 +61,17 @@ struct SlowMachineBenchmark {
         let ratioTarget = result["recall_ratio_target"]?.doubleValue ?? 0.9
         let seconds = result["seconds"]?.doubleValue ?? 40
         let quota = result["quota_percent"]?.doubleValue ?? 33
+        for photo in result["photos"]?.arrayValue ?? [] {
+            guard let set = photo["set"]?.stringValue, let name = photo["photo"]?.stringValue,
+                  let matched = photo["offline_matched"]?.doubleValue, let total = photo["total"]?.doubleValue,
+                  let best = photo["best_recall"]?.doubleValue else { continue }
+            let first = photo["first_half_text_s"]?.doubleValue
+            bench.report.add(section: "slowcpu", item: "\(set)/\(name)",
+                             value: "first half-text \(first.map { "\(format($0, 1)) s" } ?? "none"), best recall \(format(best, 3)) "
+                                 + "(offline read \(Int(matched))/\(Int(total)))",
+                             numbers: [("first_half_text_s", first ?? .nan), ("best_recall", best),
+                                       ("offline_matched", matched), ("truth_words", total)])
+        }
         for entry in sets {
             guard let name = entry["set"]?.stringValue, let photos = entry["photos"]?.doubleValue,
                   let within = entry["first_half_text_within_target"]?.doubleValue,

@@ -89,6 +89,8 @@ def third_of_a_core():
     chosen = slowcpu.photos()
     for photo in chosen:
         offline(photo)
+    problems = [f"{p.set}/{p.name}: {offline(p)['problem']}" for p in chosen if offline(p)["problem"]]
+    suite.check("the offline reads (the reference) ran to their end", not problems, "; ".join(problems))
     rows, summary = slowcpu.measure(lectord(), chosen, out=lambda text: print("     " + text, flush=True))
     for row in rows:
         what = (f"half of the offline read's {row['offline_matched']} words" if row["offline_matched"]
