@@ -103,18 +103,12 @@ class CPUQuota:
             self.close()
             raise
 
-    def add(self, pid):
-        """Moves process `pid` (all its threads) into the group."""
-        _write(os.path.join(self.path, "cgroup.procs"), pid)
-
-    def enter(self):
-        """Moves the calling process into the group: a `preexec_fn`, so that a child runs
-        in the quota from its first instruction."""
-        self.add(os.getpid())
-
     def popen(self, args, **kw):
-        """A subprocess.Popen of `args` that runs in the group from its start."""
-        return subprocess.Popen(args, preexec_fn=self.enter, **kw)
+        """A subprocess.Popen of `args` that runs in the group from its start: a shell
+        moves itself into the group and then executes `args` (so its PID is theirs). Not a
+        `preexec_fn`, which is unsafe in a program with threads."""
+        procs = os.path.join(self.path, "cgroup.procs")
+        return subprocess.Popen(["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + list(args), **kw)
 
     def throttling(self):
         """(scheduling periods the group ran in, periods in which the quota stopped it)."""

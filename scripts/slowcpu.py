@@ -60,12 +60,19 @@ ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 
 Photo = collections.namedtuple("Photo", "set name lang truth path")
 _RUNNING = set()  # the lectords of the Cameras running now
+_STOPPING = threading.Event()  # set by a signal: no Camera starts, running ones end
+
+
+class Stopped(Exception):
+    """A Camera asked to run after a stop signal."""
 
 
 def stop_on_signals():
     """SIGTERM and SIGINT stop every running Camera's lectord (whose run then cleans up
-    its quota group) and end the program with KeyboardInterrupt; call from the main thread."""
+    its quota group), start no other, and end the program with KeyboardInterrupt; call
+    from the main thread."""
     def stop(number, _frame):
+        _STOPPING.set()
         for process in list(_RUNNING):
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -138,6 +145,8 @@ class Camera:
     def run(self, seconds, streaming_timeout=30):
         """Runs lectord until `seconds` after its last camera streams (or `streaming_timeout`
         after its start if one never does), then stops it; returns self."""
+        if _STOPPING.is_set():
+            raise Stopped("stopping")
         quota = CPUQuota(self.quota_percent) if self.quota_percent else None
         try:
             self.started = time.monotonic()
@@ -151,10 +160,11 @@ class Camera:
             cameras = len([a for a in self.args if a == "--replay"])
             try:
                 deadline = self.started + streaming_timeout
-                while len(self.streaming) < cameras and time.monotonic() < deadline and process.poll() is None:
+                running = lambda: process.poll() is None and not _STOPPING.is_set()
+                while len(self.streaming) < cameras and time.monotonic() < deadline and running():
                     time.sleep(0.05)
                 begin = max(self.streaming.values()) + self.started if len(self.streaming) == cameras else time.monotonic()
-                while time.monotonic() < begin + seconds and process.poll() is None:
+                while time.monotonic() < begin + seconds and running():
                     time.sleep(0.1)
                 if process.poll() is None:
                     self.cpu = cpu_seconds(process.pid)
@@ -284,12 +294,17 @@ def measure(lectord, chosen, quota_percent=QUOTA_PERCENT, seconds=SECONDS, jobs=
             out(f"  offline read of {photo.set}/{photo.name}: {offline[photo]['problem']}")
     out(HEADER)
     rows = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    try:
         futures = {pool.submit(measure_photo, lectord, photo, offline[photo], quota_percent, seconds): photo for photo in chosen}
         for future in concurrent.futures.as_completed(futures):
             row = future.result()
             rows[futures[future]] = row
             out(describe(row))
+    finally:
+        # On an error or a stop signal: the photos not started never start; the running
+        # ones end (their groups removed) before this returns.
+        pool.shutdown(wait=True, cancel_futures=True)
     ordered = [rows[photo] for photo in chosen]
     return ordered, set_summary(ordered)
 

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LectorProtocol
 
 /// Issue 25: lectord on a slow machine. Each realworld photo (every `docphoto`, the first
@@ -29,7 +28,7 @@ struct SlowMachineBenchmark {
             bench.report.note("slowcpu: \(Self.script) is missing (run from the source tree): section skipped")
             return
         }
-        let jsonPath = NSTemporaryDirectory() + "lector-bench-slowcpu-\(getpid()).json"
+        let jsonPath = NSTemporaryDirectory() + "lector-bench-slowcpu-\(ProcessInfo.processInfo.processIdentifier).json"
         defer { try? FileManager.default.removeItem(atPath: jsonPath) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
