@@ -21,7 +21,7 @@ publish a TEXT with words within 20 s of streaming.
 
 Photos are measured two at a time, each lectord in its own 33 % group (two thirds of a
 core on two cores; the "cpu" column shows the share each really had). The whole suite
-takes about 10 minutes on a 2-core machine: 7 min for the quota part, 3 for the loaded one.
+takes 9-11 minutes on a 2-core machine: about 6.5 for the quota part, 3-4 for the loaded one.
 """
 import os
 import subprocess
