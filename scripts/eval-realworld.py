@@ -34,54 +34,12 @@ usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesser
        scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9] [--short 4]
 """
 import argparse
-import collections
-import json
 import os
-import subprocess
 import sys
 import time
-import unicodedata
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SETS = ["docphoto", "scene", "platefull", "platecrop"]
-
-
-def words(text):
-    """Normalized words: case-folded, every non-alphanumeric character removed."""
-    out = []
-    for word in unicodedata.normalize("NFC", text).split():
-        kept = "".join(c for c in word.casefold() if c.isalnum())
-        if kept:
-            out.append(kept)
-    return out
-
-
-def alnum(text):
-    return "".join(c for c in unicodedata.normalize("NFC", text).upper() if c.isalnum())
-
-
-def read_image(lectord, path, lang, layout, extra, timeout):
-    """(text, recognize_ms, seconds) of lectord reading `path` once."""
-    command = [lectord, "--replay", path, "--stdout", "--max-frames", "1", "--lang", lang, "--layout", layout,
-               "--socket", f"/tmp/lector-eval-{os.getpid()}.sock", "--log-level", "warning"] + extra
-    started = time.monotonic()
-    try:
-        run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, text=True)
-    except subprocess.TimeoutExpired:
-        return "", None, timeout, "timeout"
-    elapsed = time.monotonic() - started
-    text, recognize = [], None
-    for line in run.stdout.splitlines():
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if message.get("class") == "TEXT":
-            text.append(message.get("text", ""))
-        elif message.get("class") == "FRAME" and "recognize_ms" in message:
-            recognize = message["recognize_ms"]
-    problem = None if run.returncode == 0 else f"exit {run.returncode}: {run.stderr.strip()[-300:]}"
-    return "\n".join(text), recognize, elapsed, problem
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from realworld import ROOT, SETS, read_image, score, truth_rows, words  # noqa: E402  (the shared scoring)
 
 
 def read_truth(data):
@@ -215,12 +173,6 @@ def main():
                 break
     if lectord is None:
         sys.exit("eval-realworld: no built lectord (swift build -c release), or give --lectord")
-    truth_rows = []
-    with open(os.path.join(args.data, "truth.tsv"), encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) >= 3:
-                truth_rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
     sets = args.sets.split(",")
     print(f"# lectord {lectord}; data {os.path.realpath(args.data)}; {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -231,7 +183,7 @@ def main():
         scene = {"truth": 0, "matched": 0}
         plates = {"platefull": [0, 0], "platecrop": [0, 0]}
         doc_ms, seconds, problems = [], [], []
-        for set_name, name, lang, truth in truth_rows:
+        for set_name, name, lang, truth in truth_rows(args.data):
             if set_name not in sets:
                 continue
             path = os.path.join(args.data, set_name, name)
@@ -240,22 +192,21 @@ def main():
             if problem:
                 problems.append(f"{set_name}/{name}: {problem}")
             if set_name in ("docphoto", "scene"):
-                want, got = collections.Counter(words(truth)), collections.Counter(words(text))
-                matched = sum((want & got).values())
+                matched, total = score(set_name, truth, text)
                 if set_name == "docphoto":
-                    docs["truth"] += sum(want.values())
-                    docs["output"] += sum(got.values())
+                    docs["truth"] += total
+                    docs["output"] += len(words(text))
                     docs["matched"] += matched
                     if recognize is not None:
                         doc_ms.append(recognize)
                 else:
-                    scene["truth"] += sum(want.values())
+                    scene["truth"] += total
                     scene["matched"] += matched
                 if args.verbose:
-                    print(f"  {layout} {set_name}/{name}: {matched}/{sum(want.values())} truth words, "
-                          f"{sum(got.values())} read, {recognize} ms", file=sys.stderr)
+                    print(f"  {layout} {set_name}/{name}: {matched}/{total} truth words, "
+                          f"{len(words(text))} read, {recognize} ms", file=sys.stderr)
             else:
-                hit = alnum(truth) != "" and alnum(truth) in alnum(text)
+                hit = score(set_name, truth, text)[0] == 1
                 plates[set_name][0] += int(hit)
                 plates[set_name][1] += 1
                 if args.verbose:

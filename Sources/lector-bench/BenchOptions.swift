@@ -6,10 +6,12 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, engines
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, engines, slowcpu
 
-        /// Sections that run only when named in `--only` (engines reads 117 photos).
-        static let onlyWhenAsked: Set<Section> = [.engines]
+        /// Sections that run only when named in `--only`: engines reads 117 photos; the
+        /// slow-machine mode is minutes long and needs root for its CPU quota (it runs
+        /// alone with `--slow-machine`).
+        static let onlyWhenAsked: Set<Section> = [.engines, .slowcpu]
     }
 
     var smoke = false
@@ -39,13 +41,16 @@ struct BenchOptions {
     var linesPath: String?
 
     static let usage = """
-        usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--rounds N] [--frames N]
+        usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--slow-machine] [--rounds N] [--frames N]
                             [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
                             [--realworld DIR] [--lines FILE]
           --smoke             A short run of every section (under a minute), for CI.
           --json FILE         Writes every measured number to FILE as JSON.
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ","))
                               (without it, all but \(Section.onlyWhenAsked.map(\.rawValue).sorted().joined(separator: ","))).
+          --slow-machine      Only the slow-machine mode (issue 25): lectord in a third of a core on the realworld
+                              photos replayed as cameras, against their offline reads (about 7 minutes, needs root;
+                              the same as --only slowcpu).
           --rounds N          Recognition rounds per frame size (default 20).
           --frames N          Captured frames per stand-in latency run (default 10000).
           --real-frames N     Published results per real-Tesseract latency run (default 300).
@@ -76,6 +81,7 @@ struct BenchOptions {
                     sections.insert(section)
                 }
                 options.sections = sections
+            case "--slow-machine": if try scanner.flag(argument) { options.sections = [.slowcpu] }
             case "--rounds": options.rounds = try scanner.integer(for: argument, in: 1...10_000)
             case "--frames": options.standInFrames = try scanner.integer(for: argument, in: 10...10_000_000)
             case "--real-frames": options.realFrames = try scanner.integer(for: argument, in: 5...1_000_000)

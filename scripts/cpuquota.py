@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Runs programs in a CPU quota, as on a slower machine (issue 25): the one place that
+knows cgroups.
+
+A Pi 4 core is roughly 3x slower than one core here; a process held to 33 ms of CPU per
+100 ms period meets its wall-clock deadlines as it would there (docs/PERFORMANCE.md).
+cgroup v1's `cpu` controller (/sys/fs/cgroup/cpu: `cpu.cfs_period_us`,
+`cpu.cfs_quota_us`, the PID into `cgroup.procs`) where it is mounted and writable, else
+cgroup v2's `cpu.max` (where the unified hierarchy offers the `cpu` controller); root is
+needed for either. `CPUQuota.probe()` says which, or why neither (then callers skip).
+
+Each quota is a group of its own, `lector-quota-PID-N`, made by `CPUQuota(...)` and
+removed by `close()` (or the end of a `with`) on every path: the processes still in it
+are moved back to the parent group first. Groups left by a run that was killed are
+removed by the next one (`remove_stale()`).
+
+The group also gets a high scheduling weight (v1 `cpu.shares`, v2 `cpu.weight`): on a
+shared machine it still receives its whole quota, so the quota, not the other load, is
+what limits it; `throttling()` says how often it hit the quota.
+
+As a command: `scripts/cpuquota.py PERCENT -- COMMAND [ARGS...]` runs COMMAND in a quota
+of PERCENT % of one core and exits with its status (77 and a "skip" line when no cgroup
+controller is writable here).
+"""
+import itertools
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+PERIOD_US = 100_000
+V1_ROOT = "/sys/fs/cgroup/cpu"
+V2_ROOTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
+PREFIX = "lector-quota-"
+_NUMBERS = itertools.count(1)
+
+
+class Unavailable(Exception):
+    """No writable cgroup cpu controller here (the message says what was tried)."""
+
+
+def _write(path, value):
+    with open(path, "w") as handle:
+        handle.write(str(value))
+
+
+def _read(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+def _v2_root():
+    """The cgroup v2 mount that offers the cpu controller, or None."""
+    for root in V2_ROOTS:
+        try:
+            if "cpu" in _read(os.path.join(root, "cgroup.controllers")).split():
+                return root
+        except OSError:
+            continue
+    return None
+
+
+class CPUQuota:
+    """A cgroup holding its processes to `percent` % of one core."""
+
+    @staticmethod
+    def probe():
+        """("v1", root) or ("v2", root) for the controller that will be used; raises
+        Unavailable when neither is writable."""
+        if os.path.isfile(os.path.join(V1_ROOT, "cpu.cfs_quota_us")):
+            if os.access(V1_ROOT, os.W_OK):
+                return "v1", V1_ROOT
+            v1 = f"{V1_ROOT} (cgroup v1 cpu) is not writable"
+        else:
+            v1 = f"no cgroup v1 cpu controller at {V1_ROOT}"
+        root = _v2_root()
+        if root is not None and os.access(root, os.W_OK):
+            return "v2", root
+        v2 = "no cgroup v2 cpu controller" if root is None else f"{root} (cgroup v2 cpu.max) is not writable"
+        raise Unavailable(f"{v1}; {v2} (run as root on a machine with either)")
+
+    def __init__(self, percent):
+        self.percent = percent
+        self.kind, self.root = CPUQuota.probe()
+        self.remove_stale()
+        self.path = os.path.join(self.root, f"{PREFIX}{os.getpid()}-{next(_NUMBERS)}")
+        quota = int(PERIOD_US * percent / 100)
+        os.mkdir(self.path)
+        try:
+            if self.kind == "v1":
+                _write(os.path.join(self.path, "cpu.cfs_period_us"), PERIOD_US)
+                _write(os.path.join(self.path, "cpu.cfs_quota_us"), quota)
+                _write(os.path.join(self.path, "cpu.shares"), 10240)
+            else:
+                subtree = os.path.join(self.root, "cgroup.subtree_control")
+                if "cpu" not in _read(subtree).split():
+                    _write(subtree, "+cpu")
+                _write(os.path.join(self.path, "cpu.max"), f"{quota} {PERIOD_US}")
+                _write(os.path.join(self.path, "cpu.weight"), 10000)
+        except BaseException:
+            self.close()
+            raise
+
+    def popen(self, args, **kw):
+        """A subprocess.Popen of `args` that runs in the group from its start: a shell
+        moves itself into the group and then executes `args` (so its PID is theirs). Not a
+        `preexec_fn`, which is unsafe in a program with threads."""
+        procs = os.path.join(self.path, "cgroup.procs")
+        return subprocess.Popen(["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + list(args), **kw)
+
+    def throttling(self):
+        """(scheduling periods the group ran in, periods in which the quota stopped it)."""
+        stat = dict(line.split() for line in _read(os.path.join(self.path, "cpu.stat")).splitlines())
+        return int(stat.get("nr_periods", 0)), int(stat.get("nr_throttled", 0))
+
+    def close(self):
+        """Moves what is left in the group to the parent and removes the group."""
+        if self.path is None:
+            return
+        _empty_and_remove(self.path, self.root)
+        self.path = None
+
+    @staticmethod
+    def remove_stale():
+        """Removes the groups of earlier runs whose process is gone."""
+        try:
+            kind, root = CPUQuota.probe()
+        except Unavailable:
+            return
+        for name in os.listdir(root):
+            found = re.fullmatch(re.escape(PREFIX) + r"(\d+)-\d+", name)
+            if found and not os.path.exists(f"/proc/{found.group(1)}"):
+                _empty_and_remove(os.path.join(root, name), root)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _empty_and_remove(path, root):
+    for _ in range(50):
+        try:
+            pids = _read(os.path.join(path, "cgroup.procs")).split()
+        except FileNotFoundError:
+            return
+        for pid in pids:
+            try:
+                _write(os.path.join(root, "cgroup.procs"), pid)
+            except OSError:
+                pass  # exited meanwhile
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.1)  # a process that was exiting, or just forked
+    print(f"cpuquota: could not remove {path}", file=sys.stderr)
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] != "--" or not re.fullmatch(r"\d+(\.\d+)?", argv[0]):
+        print("usage: scripts/cpuquota.py PERCENT -- COMMAND [ARGS...]", file=sys.stderr)
+        return 2
+    try:
+        quota = CPUQuota(float(argv[0]))
+    except Unavailable as why:
+        print(f"skip: {why}")
+        return 77
+    with quota:
+        print(f"cpuquota: {argv[0]} % of a core (cgroup {quota.kind}, {quota.path})", file=sys.stderr)
+        child = quota.popen(argv[2:])
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, lambda n, _frame: child.send_signal(n))
+        status = child.wait()
+    return status if status >= 0 else 128 - status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
