@@ -206,8 +206,8 @@ final class DetectorLayout {
     /// again (see the type's comment), else one detected now.
     /// - Throws: what ``detectScene(hint:read:)`` throws.
     private func sceneToRead(hint: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> Scene {
-        if var scene = known, let hint, scene.generation == hint.generation, scene.orientation == hint.orientation, !scene.lost,
-           scene.imageWidth == read.image.width, scene.imageHeight == read.image.height, !scene.isDue(at: read.started) {
+        if var scene = known, let hint, isStill(scene, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height),
+           !scene.isDue(at: read.started) {
             scene.shift = (hint.dx - scene.dx, hint.dy - scene.dy)
             return scene
         }
@@ -228,9 +228,15 @@ final class DetectorLayout {
         read.stats.detected = true
         read.stats.detectMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
         let lines = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }
+        // The same still scene detected again (its timed detection) keeps what it read and
+        // its reading directions; a new scene reads and votes afresh.
+        let still = known.flatMap { old in
+            isStill(old, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height) ? old : nil
+        }
         let scene = Scene(generation: hint?.generation, orientation: hint?.orientation, dx: hint?.dx ?? 0, dy: hint?.dy ?? 0,
-                          time: read.started, lines: sceneLines(lines, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height),
-                          steepFlipped: known?.steepFlipped, shallowFlipped: known?.shallowFlipped,
+                          time: read.started, lines: still.map { Self.sceneLines(lines, keepingFrom: $0, hint: hint) }
+                              ?? lines.map { SceneLine(line: $0) },
+                          steepFlipped: still?.steepFlipped, shallowFlipped: still?.shallowFlipped,
                           imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds)
         // The network cannot be stopped midway: a detection that outlasted the deadline
         // ends the read here, as a late Tesseract read does, when it found no lines.
@@ -241,13 +247,18 @@ final class DetectorLayout {
         return scene
     }
 
-    /// The scene's lines for lines just detected: on the still scene known already (its
-    /// timed detection again), a line found where a known one was keeps what it read, so
-    /// the text does not start over; others start unread.
-    private func sceneLines(_ lines: [DetectedLine], hint: SceneHint?, imageWidth: Int, imageHeight: Int) -> [SceneLine] {
-        guard let old = known, let hint, old.generation == hint.generation, old.orientation == hint.orientation, !old.lost,
-              old.imageWidth == imageWidth, old.imageHeight == imageHeight else { return lines.map { SceneLine(line: $0) } }
-        let dx = hint.dx - old.dx, dy = hint.dy - old.dy
+    /// Whether `old` is the scene `hint` shows, read the same way and not lost.
+    private func isStill(_ old: Scene, hint: SceneHint?, imageWidth: Int, imageHeight: Int) -> Bool {
+        guard let hint else { return false }
+        return old.generation == hint.generation && old.orientation == hint.orientation && !old.lost
+            && old.imageWidth == imageWidth && old.imageHeight == imageHeight
+    }
+
+    /// The scene's lines for lines just detected again in the still scene `old`: a line
+    /// found where a known one was keeps what it read, so the text does not start over;
+    /// others start unread.
+    private static func sceneLines(_ lines: [DetectedLine], keepingFrom old: Scene, hint: SceneHint?) -> [SceneLine] {
+        let dx = (hint?.dx ?? old.dx) - old.dx, dy = (hint?.dy ?? old.dy) - old.dy
         return lines.map { line in
             let thickness = min(line.width, line.height)
             guard let match = old.lines.first(where: { known in
