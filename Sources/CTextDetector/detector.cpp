@@ -1,6 +1,7 @@
 // detector.cpp — PP-OCRv4's DB text detector through OpenCV's DNN module, and DB's
 // post-processing (PaddleOCR's DBPostProcess) with imgproc. See lector_text_detector.h.
 #include "lector_text_detector.h"
+#include "shim.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,19 +25,8 @@ struct lector_td {
 
 namespace {
 
-// Reads the network, set up for OpenCV's own CPU backend; empty when the file holds none.
-cv::dnn::Net read_network(const std::string &model_path) {
-    cv::dnn::Net net = cv::dnn::readNetFromONNX(model_path);
-    if (net.empty()) return net;
-    net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-    net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-    return net;
-}
-
-void set_error(char *error, size_t size, const std::string &message) {
-    if (error == nullptr || size == 0) return;
-    std::snprintf(error, size, "%s", message.c_str());
-}
+using lector_shim::read_network;
+using lector_shim::set_error;
 
 // ImageNet's mean and standard deviation, per BGR channel as PaddleOCR feeds them
 // (the model was trained on RGB read as BGR: mean 0.485/0.456/0.406 for B, G, R).
@@ -125,45 +116,23 @@ extern "C" void lector_td_default_params(lector_td_params *params) {
 }
 
 extern "C" lector_td *lector_td_create(const char *model_path, int threads, char *error, size_t error_size) {
-    try {
+    return lector_shim::loaded_or_null(model_path, error, error_size, [&]() -> lector_td * {
         if (threads > 0) cv::setNumThreads(threads);
-        auto *detector = new lector_td;
-        try {
-            detector->model_path = model_path;
-            detector->net = read_network(detector->model_path);
-            if (detector->net.empty()) {
-                delete detector;
-                set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
-                return nullptr;
-            }
-        } catch (...) {
-            delete detector;
-            throw;
+        auto detector = std::make_unique<lector_td>();
+        detector->model_path = model_path;
+        detector->net = read_network(detector->model_path);
+        if (detector->net.empty()) {
+            set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
+            return nullptr;
         }
-        return detector;
-    } catch (const cv::Exception &e) {
-        set_error(error, error_size, std::string("OpenCV could not load ") + model_path + ": " + e.what());
-    } catch (const std::exception &e) {
-        set_error(error, error_size, std::string("could not load ") + model_path + ": " + e.what());
-    } catch (...) {
-        set_error(error, error_size, std::string("could not load ") + model_path);
-    }
-    return nullptr;
+        return detector.release();
+    });
 }
 
 // The exception barrier of the entry points that return boxes: whatever `body` throws
 // becomes -1 and a message, never an exception crossing into C.
 template <typename Body> static int boxes_or_error(char *error, size_t error_size, Body body) {
-    try {
-        return body();
-    } catch (const cv::Exception &e) {
-        set_error(error, error_size, std::string("OpenCV: ") + e.what());
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "text detection failed");
-    }
-    return -1;
+    return lector_shim::count_or_error(error, error_size, "text detection failed", body);
 }
 
 extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int width, int height, int stride,

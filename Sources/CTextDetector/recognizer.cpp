@@ -1,6 +1,7 @@
 // recognizer.cpp — PP-OCRv6's text-line recognizer through OpenCV's DNN module, with the
 // per-step argmax of its CTC output. See lector_line_recognizer.h.
 #include "lector_line_recognizer.h"
+#include "shim.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/dnn.hpp>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,18 +25,8 @@ constexpr int kMinimumWidth = 320;
 // A line image taller than this many times its width is read turned (PaddleOCR's rule).
 constexpr double kTurnRatio = 1.5;
 
-void set_error(char *error, size_t size, const std::string &message) {
-    if (error == nullptr || size == 0) return;
-    std::snprintf(error, size, "%s", message.c_str());
-}
-
-cv::dnn::Net read_network(const std::string &model_path) {
-    cv::dnn::Net net = cv::dnn::readNetFromONNX(model_path);
-    if (net.empty()) return net;
-    net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
-    net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-    return net;
-}
+using lector_shim::read_network;
+using lector_shim::set_error;
 
 // The NCHW blob of a BGR or gray line `image` already `kHeight` rows tall:
 // (x / 255 - 0.5) / 0.5 per channel, zeros (mid-gray) right of its columns up to `width`.
@@ -75,28 +67,18 @@ static cv::Mat forward(lector_lr *recognizer, const cv::Mat &blob, cv::Mat &outp
 }
 
 extern "C" lector_lr *lector_lr_create(const char *model_path, int threads, char *error, size_t error_size) {
-    lector_lr *recognizer = nullptr;
-    try {
+    return lector_shim::loaded_or_null(model_path, error, error_size, [&]() -> lector_lr * {
         if (threads > 0) cv::setNumThreads(threads);
-        recognizer = new lector_lr;
+        auto recognizer = std::make_unique<lector_lr>();
         recognizer->net = read_network(model_path);
         if (recognizer->net.empty()) {
-            delete recognizer;
             set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
             return nullptr;
         }
         cv::Mat blank(kHeight, kMinimumWidth, CV_8UC1, cv::Scalar(255)), output;
-        recognizer->classes = forward(recognizer, blob_of(blank, kMinimumWidth), output).cols;
-        return recognizer;
-    } catch (const cv::Exception &e) {
-        set_error(error, error_size, std::string("OpenCV could not load ") + model_path + ": " + e.what());
-    } catch (const std::exception &e) {
-        set_error(error, error_size, std::string("could not load ") + model_path + ": " + e.what());
-    } catch (...) {
-        set_error(error, error_size, std::string("could not load ") + model_path);
-    }
-    delete recognizer;
-    return nullptr;
+        recognizer->classes = forward(recognizer.get(), blob_of(blank, kMinimumWidth), output).cols;
+        return recognizer.release();
+    });
 }
 
 extern "C" int lector_lr_classes(const lector_lr *recognizer) { return recognizer->classes; }
@@ -104,7 +86,7 @@ extern "C" int lector_lr_classes(const lector_lr *recognizer) { return recognize
 extern "C" int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int width, int height, int stride, int channels,
                               const uint8_t *allowed, int allowed_count, const int32_t **classes, const float **probabilities,
                               lector_lr_geometry *geometry, char *error, size_t error_size) {
-    try {
+    return lector_shim::count_or_error(error, error_size, "line recognition failed", [&]() -> int {
         if (width < 1 || height < 1 || (channels != 1 && channels != 3) || stride < width * channels) {
             set_error(error, error_size, "no line image (empty, or not 1 or 3 channels of 8 bits)");
             return -1;
@@ -148,14 +130,7 @@ extern "C" int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int 
             *geometry = lector_lr_geometry{steps.rows, input, content, static_cast<float>(scale), turned ? 1 : 0};
         }
         return steps.rows;
-    } catch (const cv::Exception &e) {
-        set_error(error, error_size, std::string("OpenCV: ") + e.what());
-    } catch (const std::exception &e) {
-        set_error(error, error_size, e.what());
-    } catch (...) {
-        set_error(error, error_size, "line recognition failed");
-    }
-    return -1;
+    });
 }
 
 extern "C" void lector_lr_destroy(lector_lr *recognizer) { delete recognizer; }
