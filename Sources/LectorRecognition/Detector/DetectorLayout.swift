@@ -114,8 +114,6 @@ final class DetectorLayout {
         let deadline: Int
         let started: MonotonicInstant
         var stats = DetectorRead()
-        /// The scene's offset in this frame from where its lines were detected.
-        var dx = 0, dy = 0
 
         /// Milliseconds left for the read.
         /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` (the frame's
