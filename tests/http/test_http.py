@@ -368,7 +368,10 @@ def drawn_boxes_match(state, text):
 
 
 def boxes_drawn():
-    return wait_for(lambda: (lambda s: s if s["words"] and s["seq"] is not None and s["seq"] == s["boxesSeq"] else None)(page_state()),
+    # Drawn on a frame the browser has decoded: a loaded machine (CI beside other work)
+    # can show the boxes of a frame whose image is still loading (natural size 0×0).
+    return wait_for(lambda: (lambda s: s if s["words"] and s["seq"] is not None and s["seq"] == s["boxesSeq"]
+                             and s["natural"] != [0, 0] else None)(page_state()),
                     20, "boxes drawn")
 
 
