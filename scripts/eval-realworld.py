@@ -34,30 +34,32 @@ usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesser
        scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9] [--short 4]
 """
 import argparse
+import collections
+import json
 import os
+import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from realworld import ROOT, SETS, read_image, score, truth_rows, words  # noqa: E402  (the shared scoring)
+from realworld import ROOT, SETS, alnum, read_image, score, truth_rows, words  # noqa: E402  (the shared scoring)
 
 
-def read_truth(data):
-    rows = []
-    with open(os.path.join(data, "truth.tsv"), encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) >= 3:
-                rows.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
-    return rows
+def built(program):
+    """The built `program` (the release build first), or None."""
+    for build in ("release", "debug"):
+        candidate = os.path.join(ROOT, ".build", build, program)
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
-def score(truth_rows, texts, sets):
-    """(recall, precision, scene matched, scene truth, plates {set: [read, count]}) of `texts` {(set, name): text}."""
+def score_engine(rows, texts, sets):
+    """One engine's reads of the detected lines, scored over the sets: (recall, precision, scene matched, scene truth, plates {set: [read, count]}) of `texts` {(set, name): text}."""
     docs = {"truth": 0, "output": 0, "matched": 0}
     scene = {"truth": 0, "matched": 0}
     plates = {"platefull": [0, 0], "platecrop": [0, 0]}
-    for set_name, name, _, truth in truth_rows:
+    for set_name, name, _, truth in rows:
         if set_name not in sets or (set_name, name) not in texts:
             continue
         text = texts[(set_name, name)]
@@ -81,13 +83,7 @@ def compare_engines(args):
     """The --engines mode: lector-bench reads every detected line with each engine; scored here."""
     lines_path = args.lines
     if lines_path is None or not os.path.exists(lines_path):
-        bench = args.bench
-        if bench is None:
-            for build in ("release", "debug"):
-                candidate = os.path.join(ROOT, ".build", build, "lector-bench")
-                if os.access(candidate, os.X_OK):
-                    bench = candidate
-                    break
+        bench = args.bench or built("lector-bench")
         if bench is None:
             sys.exit("eval-realworld: no built lector-bench (swift build -c release --product lector-bench), or give --bench")
         if lines_path is None:
@@ -95,7 +91,7 @@ def compare_engines(args):
         print(f"# {bench} --only engines --realworld {os.path.realpath(args.data)} --lines {lines_path}", flush=True)
         subprocess.run([bench, "--only", "engines", "--realworld", args.data, "--lines", lines_path], check=True,
                        stdout=sys.stderr)
-    truth_rows = read_truth(args.data)
+    rows = truth_rows(args.data)
     sets = args.sets.split(",")
     records = []
     with open(lines_path, encoding="utf-8") as handle:
@@ -121,7 +117,7 @@ def compare_engines(args):
                 doc_lines += 1
             total_cpu += sum(record[name].get("cpu_ms", 0) for name in read)
             neural += int(any(name != "tesseract" for name in read))
-        recall, precision, scene, plates = score(truth_rows, {key: "\n".join(value) for key, value in texts.items()}, sets)
+        recall, precision, scene, plates = score_engine(rows, {key: "\n".join(value) for key, value in texts.items()}, sets)
         print(f"{label:<40} {f'{recall:.3f} / {precision:.3f}':<14} {scene['matched']:>3}/{scene['truth']:<2} "
               f"{plates['platefull'][0]:>4}/{plates['platefull'][1]:<2} {plates['platecrop'][0]:>3}/{plates['platecrop'][1]:<2} "
               f"{total_ms / max(len(records), 1):>8.1f} {total_cpu / max(len(records), 1):>7.1f} {doc_ms / max(doc_lines, 1):>8.1f} {neural:>7}", flush=True)
@@ -164,13 +160,7 @@ def main():
     if args.engines:
         compare_engines(args)
         return
-    lectord = args.lectord
-    if lectord is None:
-        for build in ("release", "debug"):
-            candidate = os.path.join(ROOT, ".build", build, "lectord")
-            if os.access(candidate, os.X_OK):
-                lectord = candidate
-                break
+    lectord = args.lectord or built("lectord")
     if lectord is None:
         sys.exit("eval-realworld: no built lectord (swift build -c release), or give --lectord")
     sets = args.sets.split(",")
