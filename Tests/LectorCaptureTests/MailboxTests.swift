@@ -53,7 +53,9 @@ struct MailboxTests {
         let counters = FrameCounters()
         let sink = CameraFrameSink(mailbox: mailbox, counters: counters)
         let buffers = (0..<200).map { _ in TrackedBuffer() }
+        let consumerDone = DispatchSemaphore(value: 0)
         let consumer = Thread {
+            defer { consumerDone.signal() }
             while let frame = mailbox.take() {
                 Thread.sleep(forTimeInterval: 0.002)  // a recognizer slower than the source
                 frame.giveBack()
@@ -68,8 +70,8 @@ struct MailboxTests {
             Thread.sleep(forTimeInterval: 0.0002)
         }
         _ = mailbox.waitUntilEmpty()
-        Thread.sleep(forTimeInterval: 0.02)
         if mailbox.close() { counters.countDropped() }
+        consumerDone.wait()  // the frame in recognition is finished, however loaded the machine
         let counts = counters.snapshot
         #expect(counts.captured == 200)
         #expect(counts.dropped > 0, "a slow recognizer must cause drops")

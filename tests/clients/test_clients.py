@@ -193,8 +193,11 @@ def socat_reads_the_stream():
             proc.wait()
         assert classes[0] == "VERSION" and "WATCH" in classes and "FRAME" in classes, classes
         # One-shot request through socat, the way a shell script would ask.
-        out = subprocess.run(["socat", "-", "UNIX-CONNECT:" + d.path], input=b'{"class":"DEVICES"}\n',
-                             capture_output=True, timeout=10).stdout.decode().splitlines()
+        # socat waits -t seconds after the end of its input for the answer (0.5 s by
+        # default: too short for a loaded machine).
+        linger = "%.1f" % real_time(1.0)
+        out = subprocess.run(["socat", "-t", linger, "-", "UNIX-CONNECT:" + d.path], input=b'{"class":"DEVICES"}\n',
+                             capture_output=True, timeout=30).stdout.decode().splitlines()
         assert [json.loads(l)["class"] for l in out] == ["VERSION", "DEVICES"], out
 
 
