@@ -20,6 +20,7 @@ public final class BridgeRouter: @unchecked Sendable {
     private let auth: BasicAuth?
     private let hosts: AllowedHosts
     private let throttle: LoginThrottle
+    private let foreignHost: RateLimitedWarning
     private let logger: Logger
 
     /// Sent with every response: nothing but this origin may be loaded or framed.
@@ -39,6 +40,7 @@ public final class BridgeRouter: @unchecked Sendable {
         self.auth = auth
         self.hosts = hosts
         self.throttle = LoginThrottle(logger: logger)
+        foreignHost = RateLimitedWarning(logger: logger, message: "refused requests for another host name (DNS rebinding?); --allow-host NAME serves one")
         self.logger = logger
     }
 
@@ -108,8 +110,7 @@ public final class BridgeRouter: @unchecked Sendable {
             return Self.text(400, "bad path\n")
         }
         guard hosts.accepts(request.headers["host"]) else {
-            logger.once("host", .warning, "refused a request for another host name (DNS rebinding?); give --allow-host NAME to serve it",
-                        [("host", Self.headerSafe(request.headers["host"] ?? "")), ("from", request.client)])
+            foreignHost.record([("host", Self.headerSafe(request.headers["host"] ?? "")), ("from", request.client)])
             return Self.text(403, "this server does not answer to that host name (see lector-http --allow-host)\n")
         }
         guard let auth else { return nil }

@@ -6,7 +6,7 @@ import LectorSystem
 /// further one makes that address wait (1 s, doubling up to ``longestWait``) before
 /// its next password is even checked; until then it is answered 429. A right password
 /// clears the address. At most one log line per ``logInterval`` says how many failed
-/// and from where (the count includes those not logged one by one).
+/// since the last line, and the latest address.
 public final class LoginThrottle: @unchecked Sendable {
     private struct Address {
         var failures = 0
@@ -27,11 +27,12 @@ public final class LoginThrottle: @unchecked Sendable {
     // `lock` guards everything below.
     private let lock = NSLock()
     private var addresses: [String: Address] = [:]
-    private var unlogged = 0
-    private var unloggedAddresses: Set<String> = []
-    private var lastLog = Date.distantPast
+    private let warning: RateLimitedWarning
 
-    public init(logger: Logger) { self.logger = logger }
+    public init(logger: Logger) {
+        self.logger = logger
+        warning = RateLimitedWarning(logger: logger, message: "wrong password", interval: Self.logInterval)
+    }
 
     /// Seconds `address` must still wait before its next password is checked (0: now).
     public func wait(for address: String, now: Date = Date()) -> Double {
@@ -55,22 +56,8 @@ public final class LoginThrottle: @unchecked Sendable {
             addresses[oldest] = nil
         }
         addresses[address] = entry
-        unlogged += 1
-        unloggedAddresses.insert(address)
-        let line: (Int, Set<String>, Int)?
-        if now.timeIntervalSince(lastLog) >= Self.logInterval {
-            line = (unlogged, unloggedAddresses, entry.failures)
-            unlogged = 0
-            unloggedAddresses = []
-            lastLog = now
-        } else {
-            line = nil
-        }
         lock.unlock()
-        if let (count, from, failures) = line {
-            logger.warning("wrong password", [("count", "\(count)"), ("from", from.sorted().prefix(5).joined(separator: ",")),
-                                              ("addresses", "\(from.count)"), ("failures_in_a_row", "\(failures)")])
-        }
+        warning.record([("from", address), ("failures_in_a_row", "\(entry.failures)")], now: now)
     }
 
     /// A right password from `address`: it is no longer slowed.
