@@ -11,18 +11,18 @@ let options: HTTPOptions
 let auth: BasicAuth?
 do {
     options = try HTTPOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    if options.help {
+        print(HTTPOptions.usage, terminator: "")
+        Syscalls.exit(0)
+    }
+    if options.version {
+        print("lector-http \(LectorRelease.version)")
+        Syscalls.exit(0)
+    }
     auth = try options.authentication()
 } catch {
     FileHandle.standardError.write(Data("lector-http: \(error)\nTry 'lector-http --help'.\n".utf8))
     Syscalls.exit(2)
-}
-if options.help {
-    print(HTTPOptions.usage, terminator: "")
-    Syscalls.exit(0)
-}
-if options.version {
-    print("lector-http \(LectorRelease.version)")
-    Syscalls.exit(0)
 }
 let logger = Logger(label: "lector-http", level: options.logLevel)
 
