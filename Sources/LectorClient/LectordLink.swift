@@ -63,11 +63,12 @@ public final class LectordLink {
         return connect(now: now)
     }
 
-    /// Connects now, whatever the backoff says (a request that is waited for).
-    func connect(now: Date = Date()) -> Attempt {
+    /// Connects now, whatever the backoff says (a request that is waited for), waiting
+    /// at most `versionTimeout` seconds for lectord's VERSION.
+    func connect(now: Date = Date(), versionTimeout: Double = 5) -> Attempt {
         do {
             let fresh = try LectorConnection(path: path)
-            if awaitsVersion { version = try fresh.read(VersionMessage.self, timeout: 5) }
+            if awaitsVersion { version = try fresh.read(VersionMessage.self, timeout: versionTimeout) }
             connection = fresh
             pending = []
             for request in greeting {

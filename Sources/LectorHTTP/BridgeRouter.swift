@@ -18,6 +18,9 @@ public final class BridgeRouter: @unchecked Sendable {
     private let previews: PreviewHub
     private let files: StaticFiles
     private let auth: BasicAuth?
+    private let hosts: AllowedHosts
+    private let throttle: LoginThrottle
+    private let foreignHost: RateLimitedWarning
     private let logger: Logger
 
     /// Sent with every response: nothing but this origin may be loaded or framed.
@@ -28,65 +31,103 @@ public final class BridgeRouter: @unchecked Sendable {
         ("X-Frame-Options", "DENY"),
     ]
 
-    public init(link: LectordRequests, events: EventHub, previews: PreviewHub, files: StaticFiles, auth: BasicAuth?, logger: Logger) {
+    public init(link: LectordRequests, events: EventHub, previews: PreviewHub, files: StaticFiles, auth: BasicAuth?,
+                hosts: AllowedHosts, logger: Logger) {
         self.link = link
         self.events = events
         self.previews = previews
         self.files = files
         self.auth = auth
+        self.hosts = hosts
+        self.throttle = LoginThrottle(logger: logger)
+        foreignHost = RateLimitedWarning(logger: logger, message: "refused requests for another host name (DNS rebinding?); --allow-host NAME serves one")
         self.logger = logger
     }
 
-    public func respond(_ request: HTTPRequest) -> HTTPResponse {
-        var response = route(request)
-        response.headers += Self.securityHeaders
+    /// The answer to `request`: at once, or made on a worker thread when it needs lectord
+    /// (so the page's files never wait on lectord).
+    public func respond(_ request: HTTPRequest) -> HTTPReply {
+        switch route(request) {
+        case let .now(response): return .now(Self.secured(response))
+        case let .later(make): return .later { Self.secured(make()) }
+        }
+    }
+
+    private static func secured(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers += securityHeaders
         return response
     }
 
-    private func route(_ request: HTTPRequest) -> HTTPResponse {
+    private func route(_ request: HTTPRequest) -> HTTPReply {
+        if let refusal = gate(request) { return .now(refusal) }
+        let path = request.path
+        let isRead = request.method == "GET" || request.method == "HEAD"
+        switch path {
+        case "/api/orientation":
+            guard request.method == "POST" else { return .now(Self.notAllowed("POST")) }
+            guard Self.sameOrigin(request) else { return .now(Self.text(403, "cross-origin request refused\n")) }
+            let query = request.query
+            return .later { [self] in orientation(query) }
+        case "/api/devices", "/api/status", "/api/snapshot.jpg", "/api/stream.mjpeg", "/api/events":
+            guard isRead else { return .now(Self.notAllowed("GET, HEAD")) }
+        default:
+            guard isRead else { return .now(Self.notAllowed("GET, HEAD")) }
+            guard let file = files.file(for: path) else { return .now(Self.text(404, "not found\n")) }
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: .bytes(file.bytes)))
+        }
+        let device = request.query["device"].flatMap { $0.isEmpty ? nil : $0 }
+        let color = Self.flag(request.query["color"])
+        switch path {
+        case "/api/devices": return .later { [self] in passThrough(.devices) }
+        case "/api/status": return .later { [self] in passThrough(.status) }
+        case "/api/snapshot.jpg":
+            guard let (boxes, width) = Self.snapshotOptions(request.query) else { return .now(Self.text(400, "max_width must be a whole number from 16 to 16384\n")) }
+            return .later { [self] in snapshot(device: device, boxes: boxes, maximumWidth: width, color: color) }
+        case "/api/stream.mjpeg":
+            guard let (boxes, width) = Self.snapshotOptions(request.query) else { return .now(Self.text(400, "max_width must be a whole number from 16 to 16384\n")) }
+            let stream = ResponseStream(limit: 8 << 20)
+            guard previews.add(device: device, maximumWidth: width, boxes: boxes, color: color, stream: stream) else {
+                return .now(Self.text(503, "too many different previews at once (at most \(PreviewHub.maximumPumps))\n"))
+            }
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)"),
+                                                            ("Cache-Control", "no-store")], body: .stream(stream)))
+        default:  // "/api/events"
+            let stream = ResponseStream(limit: 1 << 20)
+            stream.write(Array("retry: 1000\n\n".utf8))
+            events.subscribe(device: device, stream: stream)
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                                                            ("X-Accel-Buffering", "no")], body: .stream(stream)))
+        }
+    }
+
+    /// What every request passes first: a safe path, a `Host` of this server's (no DNS
+    /// rebinding), the password (slowed per address after a few wrong ones).
+    private func gate(_ request: HTTPRequest) -> HTTPResponse? {
         let path = request.path
         guard path.hasPrefix("/"), !path.contains(".."), !path.contains("//"), !path.contains("\\"),
               !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             return Self.text(400, "bad path\n")
         }
-        if let auth, !auth.accepts(request.headers["authorization"]) {
-            var response = Self.text(401, "authentication required\n")
-            response.headers.append(("WWW-Authenticate", BasicAuth.challenge))
+        guard hosts.accepts(request.headers["host"]) else {
+            foreignHost.record([("host", Self.headerSafe(request.headers["host"] ?? "")), ("from", request.client)])
+            return Self.text(403, "this server does not answer to that host name (see lector-http --allow-host)\n")
+        }
+        guard let auth else { return nil }
+        let wait = throttle.wait(for: request.client)
+        if wait > 0, request.headers["authorization"] != nil {
+            var response = Self.text(429, "too many wrong passwords: wait \(Int(wait.rounded(.up))) s\n")
+            response.headers.append(("Retry-After", "\(Int(wait.rounded(.up)))"))
             return response
         }
-        let isRead = request.method == "GET" || request.method == "HEAD"
-        switch path {
-        case "/api/orientation":
-            guard request.method == "POST" else { return Self.notAllowed("POST") }
-            guard Self.sameOrigin(request) else { return Self.text(403, "cross-origin request refused\n") }
-            return orientation(request.query)
-        case "/api/devices", "/api/status", "/api/snapshot.jpg", "/api/stream.mjpeg", "/api/events":
-            guard isRead else { return Self.notAllowed("GET, HEAD") }
-        default:
-            guard isRead else { return Self.notAllowed("GET, HEAD") }
-            guard let file = files.file(for: path) else { return Self.text(404, "not found\n") }
-            return HTTPResponse(status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: .bytes(file.bytes))
+        if auth.accepts(request.headers["authorization"]) {
+            throttle.succeeded(request.client)
+            return nil
         }
-        let device = request.query["device"].flatMap { $0.isEmpty ? nil : $0 }
-        switch path {
-        case "/api/devices": return passThrough(.devices)
-        case "/api/status": return passThrough(.status)
-        case "/api/snapshot.jpg":
-            guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
-            return snapshot(device: device, boxes: boxes, maximumWidth: width, color: Self.flag(request.query["color"]))
-        case "/api/stream.mjpeg":
-            guard let (boxes, width) = Self.snapshotOptions(request.query) else { return Self.text(400, "max_width must be a whole number from 16 to 16384\n") }
-            let stream = ResponseStream(limit: 8 << 20)
-            previews.add(device: device, maximumWidth: width, boxes: boxes, color: Self.flag(request.query["color"]), stream: stream)
-            return HTTPResponse(status: 200, headers: [("Content-Type", "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)"),
-                                                       ("Cache-Control", "no-store")], body: .stream(stream))
-        default:  // "/api/events"
-            let stream = ResponseStream(limit: 1 << 20)
-            stream.write(Array("retry: 1000\n\n".utf8))
-            events.subscribe(device: device, stream: stream)
-            return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
-                                                       ("X-Accel-Buffering", "no")], body: .stream(stream))
-        }
+        if request.headers["authorization"] != nil { throttle.failed(request.client) }
+        var response = Self.text(401, "authentication required\n")
+        response.headers.append(("WWW-Authenticate", BasicAuth.challenge))
+        return response
     }
 
     private static func snapshotOptions(_ query: [String: String]) -> (Bool, Int?)? {
@@ -162,8 +203,15 @@ public final class BridgeRouter: @unchecked Sendable {
         }
     }
 
+    /// lectord could not be reached (502), or did not answer in time (503: busy or
+    /// stopped; the page's files are still served).
     private func unreachable(_ error: ConnectionError) -> HTTPResponse {
         logger.once("lectord", .warning, "lectord request failed", [("error", "\(error)")])
+        if case .timedOut = error {
+            var response = Self.json(503, ErrorMessage("lectord: \(error)").json)
+            response.headers.append(("Retry-After", "5"))
+            return response
+        }
         return Self.json(502, ErrorMessage("lectord: \(error)").json)
     }
 
@@ -179,9 +227,7 @@ public final class BridgeRouter: @unchecked Sendable {
         String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
     }
 
-    static func text(_ status: Int, _ body: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")], body: .bytes(Array(body.utf8)))
-    }
+    static func text(_ status: Int, _ body: String) -> HTTPResponse { HTTPResponse.text(status, body) }
 
     static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse { json(status, line: JSONWriter.bytes(value)) }
 

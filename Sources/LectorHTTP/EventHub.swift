@@ -115,14 +115,21 @@ public final class EventHub: @unchecked Sendable {
         return .watch(watch)
     }
 
+    /// Seconds between two DEVICES requests on an unwatched link: lectord closes a
+    /// connection that neither watches nor asks (its `--idle-timeout`, 60 s by default).
+    static let linkKeepalive = 20.0
+
     private func serve(_ link: LectordLink, stop: StopSignal) {
         var watching = false
+        var lastSent = Date()
         while !stop.isRaised {
             let wanted = wantsWatch()
-            if wanted != watching {
-                do { try link.send(Self.watch(wanted)) } catch { return }
-                logger.debug("watch", [("enable", "\(wanted)")])
+            if wanted != watching || (!watching && Date().timeIntervalSince(lastSent) >= Self.linkKeepalive) {
+                let request = wanted != watching ? Self.watch(wanted) : Request.devices
+                do { try link.send(request) } catch { return }
+                if wanted != watching { logger.debug("watch", [("enable", "\(wanted)")]) }
                 watching = wanted
+                lastSent = Date()
             }
             keepalive()
             let line: [UInt8]
@@ -135,7 +142,13 @@ public final class EventHub: @unchecked Sendable {
                 logger.debug("ignored a line from lectord", [("reason", reason)])
                 continue
             } catch {
-                logger.once("events", .warning, "lost lectord's stream", [("error", "\(error)")])
+                // An unwatched link that lectord closed (a shorter idle timeout than the
+                // keepalive's) comes back quietly; a watched one lost is worth a warning.
+                if watching {
+                    logger.once("events", .warning, "lost lectord's stream", [("error", "\(error)")])
+                } else {
+                    logger.debug("lectord closed the unwatched link; reconnecting", [("error", "\(error)")])
+                }
                 link.drop()
                 return
             }

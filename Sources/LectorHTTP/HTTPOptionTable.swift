@@ -15,8 +15,17 @@ public enum HTTPOptionTable {
               example: "/run/lector/http.sock", .value(\.listen, listenUnix)),
         Entry("--socket", inFile: false, "", "PATH", "lectord's socket (default: the standard path, as for lector).",
               example: "/tmp/lector.sock", .optional(\.socketPath, any)),
-        Entry("--password-file", inFile: false, "", "PATH", "File whose first line is the basic-auth password (required beyond loopback).",
+        Entry("--password-file", inFile: false, "", "PATH", "File whose first line is the basic-auth password (or give --no-auth).",
               example: "/etc/lector/http.password", .optional(\.passwordFile, any)),
+        Entry("--no-auth", inFile: false, "", nil, "Serve without a password: everyone who can connect sees the camera (loopback or --listen-unix only).",
+              .value(\.noAuth, .bool)),
+        Entry("--allow-host", inFile: false, "", "NAME", "Also answer requests for this host name (repeatable; numeric addresses and localhost always).",
+              example: "camera.example", OptionAccess(set: { (options: inout HTTPOptions, text: String) throws(OptionValueError) in
+                  guard AllowedHosts.host(of: text) == AllowedHosts.normalized(text), !text.isEmpty else {
+                      throw OptionValueError("must be a host name without port, not \(UsageError.quoted(text))")
+                  }
+                  options.allowedHosts.append(text)
+              }, copy: { $0.allowedHosts = $1.allowedHosts }, describe: { $0.allowedHosts.joined(separator: ",") })),
         Entry("--user", inFile: false, "", "NAME", "Basic-auth user name (default lector).", example: "admin", .value(\.user, any)),
         Entry("--preview-fps", inFile: false, "", "N", "Most frames per second of a live preview (default 5).", example: "2",
               .value(\.previewFPS, .number(0.1...30))),
@@ -24,7 +33,9 @@ public enum HTTPOptionTable {
               .optional(\.pageDirectory, any)),
         Entry("--max-connections", inFile: false, "", "N", "HTTP connections held at once (default 512).", example: "64",
               .value(\.maximumConnections, .integer(1...100_000))),
-        Entry("--idle-timeout", inFile: false, "", "SECONDS", "Seconds before an idle connection is closed (default 15).", example: "30",
+        Entry("--max-connections-per-address", inFile: false, "", "N", "HTTP connections held at once from one client address (default 32).",
+              example: "8", .value(\.maximumConnectionsPerAddress, .integer(1...100_000))),
+        Entry("--idle-timeout", inFile: false, "", "SECONDS", "Seconds before an idle connection is closed, and to send a whole request (default 15).", example: "30",
               .value(\.idleTimeout, .integer(1...3600))),
         Entry("--log-level", inFile: false, "", "LEVEL", "debug, info, notice, warning or error (default info).", example: "debug",
               .value(\.logLevel, .logLevel)),

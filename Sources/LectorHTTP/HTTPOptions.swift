@@ -7,9 +7,14 @@ public struct HTTPOptions: Equatable, Sendable {
     public var socketPath: String?
     public var passwordFile: String?
     public var user = "lector"
+    /// `--no-auth`: serve the camera's frames without a password (loopback or a Unix socket only).
+    public var noAuth = false
+    /// `--allow-host NAME`, each time given: `Host` names answered besides numeric addresses and localhost.
+    public var allowedHosts: [String] = []
     public var previewFPS = 5.0
     public var pageDirectory: String?
     public var maximumConnections = 512
+    public var maximumConnectionsPerAddress = 32
     public var idleTimeout = 15
     public var logLevel = Logger.Level.info
     public var help = false
@@ -31,9 +36,10 @@ public struct HTTPOptions: Equatable, Sendable {
         return options
     }
 
-    /// The basic-auth settings: from `--password-file`, else the systemd credential;
-    /// nil when neither exists. Fails when auth is needed (listening beyond loopback) and
-    /// there is no password.
+    /// The basic-auth settings: from `--password-file`, else the systemd credential; nil
+    /// with `--no-auth`. The page shows the camera's frames, so one of the two is needed
+    /// (on loopback too: every local user could see them), and beyond loopback only a
+    /// password will do.
     public func authentication(environment: [String: String] = ProcessInfo.processInfo.environment) throws(UsageError) -> BasicAuth? {
         var path = passwordFile
         if path == nil, let directory = environment["CREDENTIALS_DIRECTORY"],
@@ -41,9 +47,19 @@ public struct HTTPOptions: Equatable, Sendable {
             path = directory + "/" + Self.credentialName
         }
         guard let path else {
-            if listen.isLocalOnly { return nil }
-            throw UsageError("listening on \(listen) (beyond loopback) needs a password: give --password-file or the \(Self.credentialName) credential")
+            guard listen.isLocalOnly else {
+                throw UsageError("listening on \(listen) (beyond loopback) needs a password: give --password-file or the \(Self.credentialName) credential")
+            }
+            guard noAuth else {
+                throw UsageError("the page shows the camera: give a password (--password-file or the \(Self.credentialName) credential), "
+                                 + "or --no-auth to let everyone who can connect to \(listen) see it")
+            }
+            return nil
         }
+        if noAuth { throw UsageError("--no-auth and a password (\(path)) contradict each other: give one") }
         return BasicAuth(user: user, password: try BasicAuth.readPassword(at: path))
     }
+
+    /// The `Host` names answered (``AllowedHosts``).
+    public var hosts: AllowedHosts { AllowedHosts(names: allowedHosts) }
 }

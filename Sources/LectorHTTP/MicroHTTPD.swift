@@ -1,187 +1,31 @@
 import CMicroHTTPD
 import Foundation
 
-// The only file that calls libmicrohttpd. An `HTTPServer` owns one MHD daemon (an
-// internal epoll thread pool); the router sees plain `HTTPRequest`/`HTTPResponse`
-// values. A streamed body (`ResponseStream`: SSE, MJPEG) suspends its connection while
-// it has nothing to send, so an idle stream costs no thread and no polling.
+// The files MicroHTTPD*.swift are the only ones that call libmicrohttpd. An
+// `HTTPServer` owns one MHD daemon (an internal epoll thread pool); the router sees
+// plain `HTTPRequest`/`HTTPResponse` values. A streamed body (`ResponseStream`: SSE,
+// MJPEG) suspends its connection while it has nothing to send, and so does a reply
+// made later on the worker threads (`HTTPReply.later`): neither holds a thread that
+// serves other connections.
 
 /// Why the HTTP server could not start.
 public struct HTTPServerError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// One HTTP request, as the router sees it.
-public struct HTTPRequest: Sendable {
-    /// `GET`, `POST`, ...
-    public let method: String
-    /// The path, percent-decoded by libmicrohttpd, without the query.
-    public let path: String
-    /// Query arguments (the last value of a repeated name; a bare name maps to "").
-    public let query: [String: String]
-    /// Request headers by lower-cased name.
-    public let headers: [String: String]
-
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:]) {
-        self.method = method
-        self.path = path
-        self.query = query
-        self.headers = headers
-    }
-}
-
-/// A response body: bytes, or a stream written by another thread.
-public enum HTTPBody {
-    case bytes([UInt8])
-    case stream(ResponseStream)
-}
-
-/// One HTTP response.
-public struct HTTPResponse {
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: HTTPBody
-
-    public init(status: Int, headers: [(String, String)] = [], body: HTTPBody = .bytes([])) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-}
-
-/// A response body produced by another thread (SSE lines, MJPEG parts), sent as it
-/// comes. Bounded: a client that does not read ends its stream instead of growing it.
-/// Thread-safe; the connection it serves is resumed when data arrives.
-public final class ResponseStream: @unchecked Sendable {
-    // `lock` guards every member below.
-    private let lock = NSLock()
-    private var chunks: [[UInt8]] = []
-    private var offset = 0
-    private var pendingBytes = 0
-    private var ended = false
-    private var gone = false
-    private var connection: OpaquePointer?
-    private var suspended = false
-    private var closeHandlers: [@Sendable () -> Void] = []
-    /// Pending bytes beyond which the client is considered stalled and the stream ends.
-    public let limit: Int
-
-    public init(limit: Int = 1 << 20) { self.limit = limit }
-
-    /// Whether the client has gone (or the stream was ended).
-    public var isClosed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return gone || ended
-    }
-
-    /// Calls `handler` once when the client has gone (at once if it already has).
-    public func onClose(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        if gone {
-            lock.unlock()
-            handler()
-            return
-        }
-        closeHandlers.append(handler)
-        lock.unlock()
-    }
-
-    /// Queues `bytes`. Returns false when the client has gone or fell `limit` behind
-    /// (the stream then ends).
-    @discardableResult
-    public func write(_ bytes: [UInt8]) -> Bool { enqueue(bytes, replacingUnsent: false) }
-
-    /// Queues `bytes` in place of every chunk not yet started (latest-only: a preview
-    /// frame replaces the one the client has not begun to receive).
-    @discardableResult
-    public func replaceUnsent(_ bytes: [UInt8]) -> Bool { enqueue(bytes, replacingUnsent: true) }
-
-    /// Ends the stream after what is queued.
-    public func finish() {
-        lock.lock()
-        ended = true
-        resumeLocked()
-        lock.unlock()
-    }
-
-    private func enqueue(_ bytes: [UInt8], replacingUnsent: Bool) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !gone, !ended else { return false }
-        if replacingUnsent, !chunks.isEmpty {
-            let keep = offset > 0 ? 1 : 0
-            for chunk in chunks[keep...] { pendingBytes -= chunk.count }
-            chunks.removeSubrange(keep...)
-        }
-        if pendingBytes + bytes.count > limit {
-            ended = true
-            chunks.removeAll()
-            pendingBytes = 0
-            resumeLocked()
-            return false
-        }
-        chunks.append(bytes)
-        pendingBytes += bytes.count
-        resumeLocked()
-        return true
-    }
-
-    private func resumeLocked() {
-        if suspended, let connection {
-            suspended = false
-            MHD_resume_connection(connection)
-        }
-    }
-
-    fileprivate func attach(_ connection: OpaquePointer) {
-        lock.lock()
-        self.connection = connection
-        lock.unlock()
-    }
-
-    /// The client has gone: the connection must not be touched again.
-    fileprivate func detach() {
-        lock.lock()
-        connection = nil
-        gone = true
-        let handlers = closeHandlers
-        closeHandlers = []
-        chunks.removeAll()
-        lock.unlock()
-        for handler in handlers { handler() }
-    }
-
-    /// libmicrohttpd's content reader: copies what is queued, or suspends the connection.
-    fileprivate func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        if let first = chunks.first {
-            let count = min(max, first.count - offset)
-            first.withUnsafeBytes { raw in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + offset, byteCount: count)
-            }
-            offset += count
-            if offset == first.count {
-                chunks.removeFirst()
-                pendingBytes -= first.count
-                offset = 0
-            }
-            return count
-        }
-        if ended || gone { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
-        if let connection {
-            suspended = true
-            MHD_suspend_connection(connection)
-        }
-        return 0
-    }
-}
-
 /// The per-request state libmicrohttpd keeps for us between handler calls.
-private final class RequestContext {
+private final class RequestContext: @unchecked Sendable {
+    /// The request target as the client sent it.
+    let target: String
+    var headChecked = false
     var uploaded = 0
     var stream: ResponseStream?
+    var waitingForWorker = false
+    // `lock` guards `ready` (set by a worker thread).
+    let lock = NSLock()
+    var ready: HTTPResponse?
+
+    init(target: String) { self.target = target }
 }
 
 /// An HTTP server on a listening socket, built on libmicrohttpd.
@@ -192,30 +36,42 @@ public final class HTTPServer: @unchecked Sendable {
         public var threads = 4
         /// Connections held at once; beyond it new ones are closed at once.
         public var connectionLimit = 512
-        /// Seconds a connection may stay idle (no byte received or sent) before it is closed.
+        /// Connections held at once from one client address (TCP only).
+        public var perAddressLimit = 32
+        /// Seconds a connection may stay idle (no byte received or sent) before it is
+        /// closed, and may take to send a whole request.
         public var idleTimeout = 15
         /// Bytes of memory per connection, which bounds the request header size.
         public var memoryLimit = 32 * 1024
         /// Largest request body accepted.
         public var maximumBody = 16 * 1024
+        /// Threads making `HTTPReply.later` replies, and how many may wait for one.
+        public var workers = 8
+        public var workQueue = 64
 
         public init() {}
     }
 
     private var daemon: OpaquePointer?
-    private let handler: (HTTPRequest) -> HTTPResponse
+    private let handler: (HTTPRequest) -> HTTPReply
     private let settings: Settings
+    private let deadlines: RequestDeadlines
+    private let workers: WorkerPool
+    private let callbacks: UnsafeMutablePointer<lector_mhd_callbacks>
 
     /// Serves `listeningDescriptor` (a bound, listening TCP or Unix socket, owned by the
     /// server from now on) with `handler`, called on the server's threads.
     /// The corresponding C function is `MHD_start_daemon`.
-    public init(listeningDescriptor: Int32, settings: Settings, handler: @escaping (HTTPRequest) -> HTTPResponse) throws(HTTPServerError) {
+    public init(listeningDescriptor: Int32, settings: Settings, handler: @escaping (HTTPRequest) -> HTTPReply) throws(HTTPServerError) {
         self.handler = handler
         self.settings = settings
-        let me = Unmanaged.passUnretained(self).toOpaque()
+        deadlines = RequestDeadlines(seconds: Double(settings.idleTimeout))
+        workers = WorkerPool(threads: settings.workers, queueLimit: settings.workQueue, name: "lector-http-worker")
+        callbacks = .allocate(capacity: 1)
+        callbacks.initialize(to: lector_mhd_callbacks(handler: accessHandler, completed: completedHandler, connection: connectionHandler,
+                                                      target: targetHandler, cls: Unmanaged.passUnretained(self).toOpaque()))
         daemon = lector_mhd_start(listeningDescriptor, UInt32(settings.threads), UInt32(settings.connectionLimit),
-                                  UInt32(settings.idleTimeout), settings.memoryLimit,
-                                  accessHandler, me, completedHandler, me)
+                                  UInt32(settings.perAddressLimit), UInt32(settings.idleTimeout), settings.memoryLimit, callbacks)
         if daemon == nil {
             throw HTTPServerError(description: "libmicrohttpd could not start on descriptor \(listeningDescriptor)")
         }
@@ -225,32 +81,79 @@ public final class HTTPServer: @unchecked Sendable {
     public func stop() {
         if let daemon { MHD_stop_daemon(daemon) }
         daemon = nil
+        deadlines.stop()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        callbacks.deallocate()
+    }
 
-    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String,
-                            uploadSize: UnsafeMutablePointer<Int>, context slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        guard let raw = slot.pointee else {
-            slot.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
-            return .YES
+    fileprivate func started(target: String) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
+    }
+
+    fileprivate func handle(_ connection: OpaquePointer, method: String, version: String, uploadSize: UnsafeMutablePointer<Int>,
+                            context slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        if slot.pointee == nil { slot.pointee = started(target: "/") }  // no target seen: refused as a bad path
+        // Not nil: set just above or by the target callback.
+        let context = Unmanaged<RequestContext>.fromOpaque(slot.pointee!).takeUnretainedValue()
+        if !context.headChecked {
+            context.headChecked = true
+            let headers = Self.values(connection, kind: .HEADER_KIND)
+            if let refusal = RequestFraming.refusal(version: version, headers: headers, maximumBody: settings.maximumBody) {
+                return queue(refusal, on: connection, context: context)
+            }
+            return .YES  // libmicrohttpd now reads the body (after `100 Continue` when asked)
         }
-        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             context.uploaded += uploadSize.pointee
             uploadSize.pointee = 0
+            if context.uploaded > settings.maximumBody { return queue(RequestFraming.tooLarge(settings.maximumBody), on: connection, context: context) }
             return .YES
         }
-        let response: HTTPResponse
-        if context.uploaded > settings.maximumBody {
-            response = HTTPResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")], body: .bytes(Array("request body too large\n".utf8)))
-        } else {
-            let request = HTTPRequest(method: method, path: url,
-                                      query: Self.values(connection, kind: .GET_ARGUMENT_KIND, lowercased: false),
-                                      headers: Self.values(connection, kind: .HEADER_KIND, lowercased: true))
-            response = handler(request)
+        if context.waitingForWorker {
+            context.lock.lock()
+            let ready = context.ready
+            context.lock.unlock()
+            // Resumed by the worker, which set `ready` first.
+            return ready.map { queue($0, on: connection, context: context) } ?? .YES
         }
-        return queue(response, on: connection, context: context)
+        if let record = Self.record(of: connection) { deadlines.owes(record, since: nil) }
+        return answer(connection, method: method, context: context)
+    }
+
+    private func answer(_ connection: OpaquePointer, method: String, context: RequestContext) -> MHD_Result {
+        let request: HTTPRequest
+        switch RequestTarget.parse(context.target) {
+        case let .failure(refusal):
+            return queue(HTTPResponse.text(refusal.status, refusal.reason + "\n"), on: connection, context: context)
+        case let .success(target):
+            let headers = Dictionary(Self.values(connection, kind: .HEADER_KIND).map { ($0.name.lowercased(), $0.value) }) { _, last in last }
+            request = HTTPRequest(method: method, path: target.path, query: target.query, headers: headers, client: Self.address(of: connection))
+        }
+        switch handler(request) {
+        case let .now(response):
+            return queue(response, on: connection, context: context)
+        case let .later(make):
+            context.waitingForWorker = true
+            MHD_suspend_connection(connection)
+            let resume = UncheckedConnection(connection)
+            let accepted = workers.submit {
+                let response = make()
+                context.lock.lock()
+                context.ready = response
+                context.lock.unlock()
+                MHD_resume_connection(resume.pointer)
+            }
+            if !accepted {
+                context.lock.lock()
+                context.ready = HTTPResponse.text(503, "busy: too many requests waiting for lectord\n")
+                context.lock.unlock()
+                MHD_resume_connection(connection)
+            }
+            return .YES
+        }
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
@@ -273,40 +176,75 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
-    fileprivate func completed(context slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    fileprivate func completed(_ connection: OpaquePointer?, context slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        if let connection, let record = Self.record(of: connection) { deadlines.owes(record, since: Date()) }
         guard let slot, let raw = slot.pointee else { return }
         slot.pointee = nil
         let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
         context.stream?.detach()
     }
 
-    private final class Collected { var values: [String: String] = [:]; var lowercased = false }
+    fileprivate func connection(_ connection: OpaquePointer, socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>, started: Bool) {
+        if started {
+            var buffer = [CChar](repeating: 0, count: 64)
+            lector_mhd_client_address(connection, &buffer, buffer.count)
+            let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let record = ConnectionRecord(socket: lector_mhd_connection_socket(connection), address: address)
+            socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
+            deadlines.opened(record)
+        } else if let raw = socketContext.pointee {
+            socketContext.pointee = nil
+            deadlines.closed(Unmanaged<ConnectionRecord>.fromOpaque(raw).takeRetainedValue())
+        }
+    }
 
-    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
+    private static func record(of connection: OpaquePointer) -> ConnectionRecord? {
+        lector_mhd_socket_context(connection).map { Unmanaged<ConnectionRecord>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static func address(of connection: OpaquePointer) -> String { record(of: connection)?.address ?? "local" }
+
+    private final class Collected { var values: [(name: String, value: String)] = [] }
+
+    /// Every value of `kind`, in the order received, repeated names included.
+    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
         let collected = Collected()
-        collected.lowercased = lowercased
         _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             let collected = Unmanaged<Collected>.fromOpaque(cls!).takeUnretainedValue()
-            if let key {
-                let name = String(cString: key)
-                collected.values[collected.lowercased ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
-            }
+            if let key { collected.values.append((String(cString: key), value.map { String(cString: $0) } ?? "")) }
             return .YES
         }, Unmanaged.passUnretained(collected).toOpaque())
         return collected.values
     }
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, slot in
+/// A connection handed to a worker thread, which only resumes it.
+private struct UncheckedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, _, uploadSize, slot in
     guard let cls, let connection, let uploadSize, let slot else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    return server.handle(connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "GET",
+    return server.handle(connection, method: method.map { String(cString: $0) } ?? "GET", version: version.map { String(cString: $0) } ?? "",
                          uploadSize: uploadSize, context: slot)
 }
 
-private let completedHandler: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+private let targetHandler: lector_mhd_target_callback = { cls, target in
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
+    return server.started(target: target.map { String(cString: $0) } ?? "/")
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, slot, _ in
     guard let cls else { return }
-    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(context: slot)
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(connection, context: slot)
+}
+
+private let connectionHandler: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let connection, let socketContext else { return }
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        .connection(connection, socketContext: socketContext, started: code.rawValue == 0)  // MHD_CONNECTION_NOTIFY_STARTED
 }
 
 private let contentReader: MHD_ContentReaderCallback = { cls, _, buffer, max in

@@ -2,9 +2,13 @@ import Foundation
 import LectorProtocol
 import LectorSystem
 
-/// MJPEG previews: one pump per (device, size) while at least one client watches it,
-/// asking lectord for a SNAPSHOT at most `fps` times a second and sending each new
-/// frame to every viewer, latest-only (a slow viewer skips frames, never queues them).
+/// MJPEG previews: one pump per (device, size class, boxes, colour) while at least one
+/// client watches it, asking lectord for a SNAPSHOT at most `fps` times a second and
+/// sending each new frame to every viewer, latest-only (a slow viewer skips frames,
+/// never queues them). A `max_width` is rounded down to one of ``sizeClasses`` and at
+/// most ``maximumPumps`` pumps run, so threads and lectord requests are bounded however
+/// many different URLs clients ask for; a pump for a camera lectord does not know ends
+/// its viewers' streams.
 public final class PreviewHub: @unchecked Sendable {
     /// The multipart boundary of `/api/stream.mjpeg`.
     public static let boundary = "lectorframe"
@@ -15,6 +19,12 @@ public final class PreviewHub: @unchecked Sendable {
         let boxes: Bool
         let color: Bool
     }
+
+    /// The widths a preview is sent at (a `max_width` between two is rounded down; below
+    /// the first, the first); without `max_width`, the frame's own size.
+    public static let sizeClasses = [160, 320, 640, 1280, 1920]
+    /// Most pumps at once; a preview that would need another is refused (503).
+    public static let maximumPumps = 32
 
     private let link: LectordRequests
     private let events: EventHub
@@ -32,11 +42,21 @@ public final class PreviewHub: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Adds a viewer; starts the pump for its key if none runs.
-    public func add(device: String?, maximumWidth: Int?, boxes: Bool, color: Bool, stream: ResponseStream) {
-        let key = Key(device: device, maximumWidth: maximumWidth, boxes: boxes, color: color)
+    /// The size class of a requested `max_width`.
+    public static func sizeClass(_ maximumWidth: Int?) -> Int? {
+        maximumWidth.map { width in sizeClasses.last { $0 <= width } ?? sizeClasses[0] }
+    }
+
+    /// Adds a viewer; starts the pump for its key if none runs. False (nothing added)
+    /// when that would take more than ``maximumPumps`` pumps.
+    public func add(device: String?, maximumWidth: Int?, boxes: Bool, color: Bool, stream: ResponseStream) -> Bool {
+        let key = Key(device: device, maximumWidth: Self.sizeClass(maximumWidth), boxes: boxes, color: color)
         lock.lock()
         let start = viewers[key] == nil
+        if start, viewers.count >= Self.maximumPumps {
+            lock.unlock()
+            return false
+        }
         viewers[key, default: []].append(stream)
         lock.unlock()
         events.demand(seconds: 5)
@@ -45,6 +65,22 @@ public final class PreviewHub: @unchecked Sendable {
             thread.name = "lector-http-preview"
             thread.start()
         }
+        return true
+    }
+
+    /// Ends the viewers of `key` (lectord does not know its camera) and forgets it.
+    private func end(_ key: Key) {
+        lock.lock()
+        let ended = viewers.removeValue(forKey: key) ?? []
+        lock.unlock()
+        for viewer in ended { viewer.finish() }
+    }
+
+    /// How many pumps run.
+    public var pumps: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return viewers.count
     }
 
     /// The viewers still connected, or nil (and the pump's key removed) when none is.
@@ -71,8 +107,12 @@ public final class PreviewHub: @unchecked Sendable {
             let started = Date()
             events.demand(seconds: 5)
             let request = Request.snapshot(device: key.device, boxes: key.boxes, maximumWidth: key.maximumWidth, color: key.color)
-            if case let .snapshot(snapshot)? = try? link.request(request).message,
-               Int(snapshot.sequence) != lastSeq {
+            let reply = try? link.request(request).message
+            if case let .error(error)? = reply, error.message.contains("unknown device") {
+                end(key)
+                return
+            }
+            if case let .snapshot(snapshot)? = reply, Int(snapshot.sequence) != lastSeq {
                 let seq = Int(snapshot.sequence)
                 let jpeg = snapshot.data
                 lastSeq = seq

@@ -11,18 +11,18 @@ let options: HTTPOptions
 let auth: BasicAuth?
 do {
     options = try HTTPOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    if options.help {
+        print(HTTPOptions.usage, terminator: "")
+        Syscalls.exit(0)
+    }
+    if options.version {
+        print("lector-http \(LectorRelease.version)")
+        Syscalls.exit(0)
+    }
     auth = try options.authentication()
 } catch {
     FileHandle.standardError.write(Data("lector-http: \(error)\nTry 'lector-http --help'.\n".utf8))
     Syscalls.exit(2)
-}
-if options.help {
-    print(HTTPOptions.usage, terminator: "")
-    Syscalls.exit(0)
-}
-if options.version {
-    print("lector-http \(LectorRelease.version)")
-    Syscalls.exit(0)
 }
 let logger = Logger(label: "lector-http", level: options.logLevel)
 
@@ -49,14 +49,16 @@ let socketPath = options.socketPath ?? SocketPath.standard()
 let stop = StopSignal()
 let link = LectordRequests(socketPath: socketPath)
 let events = EventHub(socketPath: socketPath, logger: logger)
-let previews = PreviewHub(link: link, events: events, fps: options.previewFPS, logger: logger)
-let router = BridgeRouter(link: link, events: events, previews: previews, files: files, auth: auth, logger: logger)
+// Previews have a link of their own: their SNAPSHOTs never hold up an API call's.
+let previews = PreviewHub(link: LectordRequests(socketPath: socketPath), events: events, fps: options.previewFPS, logger: logger)
+let router = BridgeRouter(link: link, events: events, previews: previews, files: files, auth: auth, hosts: options.hosts, logger: logger)
 
 let server: HTTPServer
 do {
     let descriptor = try options.listen.listeningSocket()
     var settings = HTTPServer.Settings()
     settings.connectionLimit = options.maximumConnections
+    settings.perAddressLimit = options.maximumConnectionsPerAddress
     settings.idleTimeout = options.idleTimeout
     server = try HTTPServer(listeningDescriptor: descriptor, settings: settings) { router.respond($0) }
 } catch {
@@ -66,7 +68,8 @@ do {
 let eventThread = Thread { events.run(stop: stop) }
 eventThread.name = "lector-http-events"
 eventThread.start()
-logger.notice("serving", [("listen", options.listen.description), ("socket", socketPath), ("auth", auth == nil ? "none" : "basic")])
+logger.notice("serving", [("listen", options.listen.description), ("socket", socketPath), ("auth", auth == nil ? "none (--no-auth)" : "basic"),
+                          ("allowed_hosts", (["numeric addresses", "localhost"] + options.allowedHosts).joined(separator: ","))])
 
 var received: Int32
 repeat {

@@ -32,13 +32,26 @@ struct LectorHTTPTests {
         #expect(throws: UsageError.self) { try HTTPOptions.parse(["--password", "x"]) }
         #expect(throws: UsageError.self) { try HTTPOptions.parse(["--preview-fps", "0"]) }
         #expect(throws: UsageError.self) { try HTTPOptions.parse(["--listen-unix", "relative.sock"]) }
+        let hosts = try HTTPOptions.parse(["--allow-host", "camera.example", "--allow-host", "Lector.Home.", "--no-auth"])
+        #expect(hosts.allowedHosts == ["camera.example", "Lector.Home."] && hosts.noAuth, "--allow-host repeats")
+        #expect(throws: UsageError.self, "a port is not part of a name") { try HTTPOptions.parse(["--allow-host", "camera.example:80"]) }
     }
 
     @Test func passwordRequiredBeyondLoopback() throws {
         var options = try HTTPOptions.parse(["--listen", "0.0.0.0:8170"])
         #expect(throws: UsageError.self) { try options.authentication(environment: [:]) }
+        #expect(throws: UsageError.self, "--no-auth opens no public address") {
+            var open = options
+            open.noAuth = true
+            return try open.authentication(environment: [:])
+        }
         options.listen = .standard
-        #expect(try options.authentication(environment: [:]) == nil, "loopback needs no password")
+        #expect(throws: UsageError.self, "loopback needs a password or --no-auth") { try options.authentication(environment: [:]) }
+        options.noAuth = true
+        #expect(try options.authentication(environment: [:]) == nil, "--no-auth on loopback: no password")
+        options.listen = .unix(path: "/run/lector-http/http.sock")
+        #expect(try options.authentication(environment: [:]) == nil, "--no-auth on a Unix socket: no password")
+        options.noAuth = false
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-http-\(getpid())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -46,6 +59,10 @@ struct LectorHTTPTests {
         options.listen = .tcp(host: "0.0.0.0", port: 8170)
         let auth = try #require(try options.authentication(environment: ["CREDENTIALS_DIRECTORY": directory]))
         #expect(auth.accepts("Basic " + Data("lector:from credential".utf8).base64EncodedString()))
+        options.noAuth = true
+        #expect(throws: UsageError.self, "--no-auth and a password contradict") {
+            try options.authentication(environment: ["CREDENTIALS_DIRECTORY": directory])
+        }
     }
 
     @Test(arguments: [
