@@ -40,7 +40,11 @@ public enum ConfigCheck {
             let key = "\(recognizer.language)|\(recognizer.dataPath ?? "")"
             if languagesChecked.insert(key).inserted {
                 do {
-                    _ = try TesseractEngine(language: recognizer.language, dataPath: recognizer.dataPath)
+                    // `auto` reads Latin with Latin's language and needs OSD to find scripts.
+                    _ = try TesseractEngine(language: recognizer.baseLanguage, dataPath: recognizer.dataPath)
+                    if recognizer.language == ScriptLanguages.automatic {
+                        _ = try TesseractEngine(language: "osd", dataPath: recognizer.dataPath, pageSegmentation: 0)
+                    }
                 } catch {
                     throw UsageError("\(camera.name): \(error)")
                 }
@@ -63,7 +67,7 @@ public enum ConfigCheck {
             for zone in recognizer.zones {
                 let profile = zone.profile
                 var line = "  zone \(zone.name): \(zone.rect.x),\(zone.rect.y),\(zone.rect.width),\(zone.rect.height), psm \(profile.pageSegmentation)"
-                line += ", lang \(profile.language ?? recognizer.language)"
+                line += ", lang \(profile.language ?? recognizer.baseLanguage)"
                 if let whitelist = profile.whitelist { line += ", whitelist \(whitelist)" }
                 if profile.scale > 1 { line += ", scale \(profile.scale)" }
                 if profile.invert { line += ", inverted" }

@@ -202,7 +202,7 @@ public final class Bridge: @unchecked Sendable {
         logger.info(everConnected ? "reconnected to the broker; republishing retained state" : "connected to the broker",
                     [("broker", "\(configuration.broker)")])
         everConnected = true
-        for filter in ["orientation/set", "snapshot/get"] {
+        for filter in ["orientation/set", "snapshot/get", "live_text/set"] {
             do {
                 try client?.subscribe("\(configuration.root)/+/\(filter)", qos: 1)
             } catch {
@@ -218,6 +218,7 @@ public final class Bridge: @unchecked Sendable {
             if let text = camera.publishedText { enqueue("\(topic(camera))/text", text, kind: .state) }
             if let status = camera.status { enqueue("\(topic(camera))/status", status, kind: .state) }
             if let orientation = camera.orientation { enqueue("\(topic(camera))/orientation", orientation, kind: .state) }
+            publishLiveText(camera)
         }
     }
 
@@ -229,6 +230,10 @@ public final class Bridge: @unchecked Sendable {
         let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard levels.count == 3, let camera = cameras.values.first(where: { $0.level == levels[0] }) else {
             logger.warning("command for an unknown camera", [("topic", topic)])
+            return
+        }
+        if levels[1] == "live_text", levels[2] == "set" {
+            setLiveText(camera.device, payload: payload)
             return
         }
         var members: [(String, JSONValue)] = []
@@ -382,11 +387,8 @@ public final class Bridge: @unchecked Sendable {
         case let .status(status):
             for entry in status.devices { publishStatus(entry) }
         case let .orientation(orientation):
-            var camera = camera(for: orientation.device)
-            let payload = JSONWriter.bytes(.object((orientation.json.objectValue ?? []).filter { $0.0 != "class" }))
-            camera.orientation = payload
-            cameras[orientation.device] = camera
-            enqueue("\(topic(camera))/orientation", payload, kind: .state)
+            publishOrientation(.object((orientation.json.objectValue ?? []).filter { $0.0 != "class" }), of: orientation.device,
+                               always: true)
             logger.info("orientation changed", [("device", orientation.device), ("exif", "\(orientation.orientation.exif)")])
         case let .snapshot(snapshot):
             guard let camera = cameras[snapshot.device] else { return }
@@ -419,13 +421,14 @@ public final class Bridge: @unchecked Sendable {
             var camera = camera(for: listing.device)
             if let state = listing.state { camera.state = state }
             cameras[listing.device] = camera
+            if let orientation = listing.orientation { publishOrientation(orientation, of: listing.device) }
         }
         for (device, camera) in cameras where !present.contains(device) {
             logger.info("camera gone; removing its entities", [("device", device)])
             if configuration.discovery {
                 for topic in discovery.configTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
             }
-            for suffix in ["text", "status", "orientation", "snapshot"] {
+            for suffix in ["text", "status", "orientation", "snapshot", "live_text"] {
                 enqueue("\(topic(camera))/\(suffix)", [], qos: 1, kind: .control)
             }
             cameras[device] = nil
@@ -446,6 +449,7 @@ public final class Bridge: @unchecked Sendable {
         cameras[device] = camera
         logger.info("camera", [("device", device), ("topic", topic(camera))])
         announce(camera)
+        publishLiveText(camera)
         return camera
     }
 
@@ -458,6 +462,36 @@ public final class Bridge: @unchecked Sendable {
         for (topic, payload) in discovery.configs(camera: camera.level, device: camera.device, release: release) {
             enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
         }
+    }
+
+    /// Publishes a camera's orientation: an ORIENTATION reply (`always`), or what
+    /// DEVICES says is in force when it differs from the last one published.
+    private func publishOrientation(_ orientation: JSONValue, of device: String, always: Bool = false) {
+        var camera = camera(for: device)
+        let payload = JSONWriter.bytes(orientation)
+        guard always || payload != camera.orientation else { return }
+        camera.orientation = payload
+        cameras[device] = camera
+        enqueue("\(topic(camera))/orientation", payload, kind: .state)
+    }
+
+    /// `…/live_text/set`: what the camera's `…/text` carries (``LiveTextMode``).
+    private func setLiveText(_ device: String, payload: [UInt8]) {
+        guard var camera = cameras[device] else { return }
+        guard let mode = LiveTextMode(command: String(decoding: payload, as: UTF8.self)) else {
+            logger.warning("live_text/set takes one of: " + LiveTextMode.allCases.map(\.rawValue).joined(separator: ", "),
+                           [("device", device)])
+            return
+        }
+        camera.text.mode = mode
+        cameras[device] = camera
+        logger.info("live text", [("device", device), ("mode", mode.rawValue)])
+        publishLiveText(camera)
+        publishText(device)
+    }
+
+    private func publishLiveText(_ camera: Camera) {
+        enqueue("\(topic(camera))/live_text", camera.text.mode.rawValue, kind: .state)
     }
 
     private func publishText(_ device: String) {

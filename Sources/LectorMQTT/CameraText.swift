@@ -1,7 +1,9 @@
 import LectorProtocol
 
-/// A camera's current text as the bridge publishes it: the consensus of its settled
-/// tracks (TRACK events) while any exist, else the text of its last TEXT message.
+/// A camera's current text as the bridge publishes it: in the ``LiveTextMode/settled``
+/// mode (the default) the consensus of its settled tracks (TRACK events) while any
+/// exist, else the text of its last TEXT message; in ``LiveTextMode/everyFrame`` always
+/// the last TEXT's text.
 public struct CameraText: Equatable, Sendable {
     /// A settled track: its consensus text and where it is (for reading order).
     struct Track: Equatable, Sendable {
@@ -15,11 +17,14 @@ public struct CameraText: Equatable, Sendable {
     private var tracks: [String: Track] = [:]
     private var arrivals = 0
 
+    /// What ``current`` is.
+    public var mode = LiveTextMode.settled
+
     public init() {}
 
     /// The text to publish now.
     public var current: String {
-        guard !tracks.isEmpty else { return lastText }
+        guard mode == .settled, !tracks.isEmpty else { return lastText }
         return tracks.values.sorted { ($0.y, $0.x, $0.arrival) < ($1.y, $1.x, $1.arrival) }
             .map(\.text).filter { !$0.isEmpty }.joined(separator: "\n")
     }

@@ -2,10 +2,15 @@ import LectorProtocol
 
 /// Home Assistant MQTT discovery for one camera: one HA device with a text sensor, a
 /// recognized-frames-per-second sensor, a "streaming" binary sensor and an image entity
-/// for the snapshot, each a retained `<discovery prefix>/<component>/<node>/<object>/config`.
+/// for the snapshot, and three controls: a select for the rotation, a button that takes
+/// a snapshot and a select for what the text is (``LiveTextMode``); each a retained
+/// `<discovery prefix>/<component>/<node>/<object>/config`. The templates
+/// (``Template``) never fail, whatever arrives on their topics.
 public struct Discovery: Sendable {
     /// HA keeps a sensor's state to 255 characters.
     public static let maximumState = 255
+    /// The rotation select's options: clockwise degrees, or `auto` (found from the text).
+    public static let rotations = ["0", "90", "180", "270", "auto"]
 
     public let discoveryPrefix: String
     /// `<prefix>/<hostname>`.
@@ -48,15 +53,15 @@ public struct Discovery: Sendable {
             (topic(component: "sensor", node: node, object: "text"),
              entity("text", "Text", [
                 ("state_topic", .string("\(base)/text")),
-                ("value_template", .string("{{ value[:\(Self.maximumState)] }}")),
+                ("value_template", .string(Template.text)),
                 ("json_attributes_topic", .string("\(base)/text")),
-                ("json_attributes_template", .string("{{ {'text': value} | tojson }}")),
+                ("json_attributes_template", .string(Template.textAttributes)),
                 ("icon", .string("mdi:text-recognition")),
              ])),
             (topic(component: "sensor", node: node, object: "recognize_fps"),
              entity("recognize_fps", "Recognized frames per second", [
                 ("state_topic", .string("\(base)/status")),
-                ("value_template", .string("{{ value_json.recognize_fps }}")),
+                ("value_template", .string(Template.recognizeFPS)),
                 ("unit_of_measurement", .string("fps")),
                 ("state_class", .string("measurement")),
                 ("entity_category", .string("diagnostic")),
@@ -65,13 +70,38 @@ public struct Discovery: Sendable {
             (topic(component: "binary_sensor", node: node, object: "streaming"),
              entity("streaming", "Camera streaming", [
                 ("state_topic", .string("\(base)/status")),
-                ("value_template", .string("{{ 'ON' if value_json.state == 'streaming' else 'OFF' }}")),
+                ("value_template", .string(Template.streaming)),
                 ("device_class", .string("running")),
              ])),
             (topic(component: "image", node: node, object: "snapshot"),
              entity("snapshot", "Snapshot", [
                 ("image_topic", .string("\(base)/snapshot")),
                 ("content_type", .string("image/jpeg")),
+             ])),
+            (topic(component: "select", node: node, object: "rotation"),
+             entity("rotation", "Rotation", [
+                ("command_topic", .string("\(base)/orientation/set")),
+                ("command_template", .string(Template.rotationCommand)),
+                ("state_topic", .string("\(base)/orientation")),
+                ("value_template", .string(Template.rotation)),
+                ("options", .array(Self.rotations.map { .string($0) })),
+                ("entity_category", .string("config")),
+                ("icon", .string("mdi:screen-rotation")),
+             ])),
+            (topic(component: "button", node: node, object: "take_snapshot"),
+             entity("take_snapshot", "Take snapshot", [
+                ("command_topic", .string("\(base)/snapshot/get")),
+                ("payload_press", .string(#"{"boxes":true}"#)),
+                ("icon", .string("mdi:camera")),
+             ])),
+            (topic(component: "select", node: node, object: "live_text"),
+             entity("live_text", "Live text", [
+                ("command_topic", .string("\(base)/live_text/set")),
+                ("state_topic", .string("\(base)/live_text")),
+                ("value_template", .string(Template.liveText)),
+                ("options", .array(LiveTextMode.allCases.map { .string($0.rawValue) })),
+                ("entity_category", .string("config")),
+                ("icon", .string("mdi:text-box-check-outline")),
              ])),
         ]
     }

@@ -16,6 +16,9 @@ enum StreamMessage {
         /// lectord's name for it: `name` from proto_minor 5 on, else `path`.
         var device: String
         var state: String?
+        /// The orientation in force, shaped as the bridge publishes an ORIENTATION
+        /// reply (without `class`); nil when the entry has no `orientation`.
+        var orientation: JSONValue?
     }
 
     /// The stream message in `json`, nil for another class (or one without its device).
@@ -32,10 +35,22 @@ enum StreamMessage {
             self = .devices((json["devices"]?.arrayValue ?? []).compactMap { entry in
                 let name = protocolMinor >= 5 ? entry["name"]?.stringValue : nil
                 guard let device = name ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { return nil }
-                return Listing(device: device, state: entry["state"]?.stringValue)
+                return Listing(device: device, state: entry["state"]?.stringValue,
+                               orientation: Self.orientation(of: entry, device: device))
             })
         default:
             return nil
         }
+    }
+
+    /// A DEVICE entry's orientation members, in the order of an ORIENTATION reply.
+    private static func orientation(of entry: JSONValue, device: String) -> JSONValue? {
+        guard let orientation = entry["orientation"] else { return nil }
+        var object: [(String, JSONValue)] = [("device", .string(device)), ("orientation", orientation)]
+        if let exif = orientation["exif"] { object.append(("exif", exif)) }
+        for key in ["device_orientation", "camera_position", "rotation", "mirror"] {
+            if let value = entry[key] { object.append((key, value)) }
+        }
+        return .object(object)
     }
 }

@@ -46,7 +46,7 @@ public final class Camera: @unchecked Sendable {
         self.name = name
         self.recorder = recorder
         let info = DeviceState(DeviceInfo(path: source.name, state: .idle, name: name), name: name,
-                               zones: options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) })
+                               zones: options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.baseLanguage, problem: nil) })
         self.info = info
         self.stateChanged = stateChanged
         self.source = source
@@ -63,7 +63,7 @@ public final class Camera: @unchecked Sendable {
                                    publish: publish)
         // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
         if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
-        _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil)
+        _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil, languages: loop.pool.installedLanguages)
     }
 
     /// `options` for frames from `source`: a file read offline (paced by its recognizer)
@@ -154,10 +154,13 @@ public final class Camera: @unchecked Sendable {
         // they fit is said again with the next frame.
         if options.zones != before.zones || options.language != before.language {
             loop.forgetZones()
-            let zones = options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.language, problem: nil) }
+            let zones = options.zones.isEmpty ? nil : options.zones.map { $0.info(defaultLanguage: options.baseLanguage, problem: nil) }
             if let changed = info.setZones(zones) { stateChanged(changed) }
         }
-        if let changed = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil) { stateChanged(changed) }
+        if let changed = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil,
+                                        languages: loop.pool.installedLanguages) {
+            stateChanged(changed)
+        }
     }
 
     /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
@@ -185,11 +188,11 @@ public final class Camera: @unchecked Sendable {
 /// What a source reports is relabelled: `path` stays the source's, `name` becomes the
 /// camera's name and the source's own description (a V4L2 card name) moves to `card`.
 private final class DeviceState: Sendable {
-    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?)>
+    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)>
     private let name: String
 
     init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
-        state = Mutex((info, nil, zones, nil))
+        state = Mutex((info, nil, zones, nil, nil))
         self.name = name
     }
 
@@ -202,11 +205,13 @@ private final class DeviceState: Sendable {
         }
     }
 
-    /// Stores the layout the recognizers read with; returns the new state when it changed.
-    func setLayout(_ layout: String?) -> DeviceInfo? {
+    /// Stores the layout the recognizers read with and, with `lang auto`, the languages
+    /// installed; returns the new state when either changed.
+    func setLayout(_ layout: String?, languages: [String]?) -> DeviceInfo? {
         state.withLock { state in
-            guard state.layout != layout else { return nil }
+            guard state.layout != layout || state.languages != languages else { return nil }
             state.layout = layout
+            state.languages = languages
             return Self.merged(state)
         }
     }
@@ -233,11 +238,12 @@ private final class DeviceState: Sendable {
         }
     }
 
-    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?)) -> DeviceInfo {
+    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)) -> DeviceInfo {
         var info = state.info
         info.warning = state.warning
         info.zones = state.zones
         info.layout = state.layout
+        info.languages = state.languages
         return info
     }
 }

@@ -310,6 +310,10 @@ public final class RecognitionLoop: @unchecked Sendable {
             warnOfZones(recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height))
             let text = try recognizer.recognize(upright, scene: Self.sceneHint(of: stack, transform: prepared.transform))
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
+            for language in recognizer.takeMissingLanguages() {
+                logger.warning("a scene's script needs a language that is not installed; it is read as \(ScriptLanguages.latin)",
+                               [("language", language), ("install", ScriptLanguages.package(of: language))])
+            }
             warnOfDeadline(recognizer.lastProgress, deadline: recognizer.options.deadline)
             return (text, recognizer.lastProgress)
         } catch .cancelled {

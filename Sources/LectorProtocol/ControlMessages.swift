@@ -163,6 +163,7 @@ public struct DeviceMessage: ProtocolMessage {
             try ZoneInfo(json: item, messageClass: Self.messageClass, path: path)
         }
         info.layout = try m.string("layout")
+        info.languages = try m.strings("languages")
         self.init(info: info, orientation: try m.required("orientation", m.orientation),
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
@@ -187,6 +188,7 @@ public struct DeviceMessage: ProtocolMessage {
         object.add("warning", info.warning)
         if let zones = info.zones { object.add("zones", .array(zones.map(\.json))) }
         object.add("layout", info.layout)
+        if let languages = info.languages { object.add("languages", .array(languages.map { .string($0) })) }
         object.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

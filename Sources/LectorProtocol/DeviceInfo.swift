@@ -37,6 +37,9 @@ public struct DeviceInfo: Equatable, Sendable {
     /// How the whole frame is laid out into lines (proto_minor 7): `tesseract` (its page
     /// layout) or `detector` (the text-line detector); nil for a camera that reads zones.
     public var layout: String?
+    /// With `lang auto` (proto_minor 10): the Tesseract languages installed, those a
+    /// scene's script can be read with (e.g. `["chi_sim", "eng", "jpn", "osd"]`).
+    public var languages: [String]?
 
     public init(path: String, state: CameraState, name: String? = nil) {
         self.path = path

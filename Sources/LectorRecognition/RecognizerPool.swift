@@ -56,6 +56,9 @@ public final class RecognizerPool: @unchecked Sendable {
         lock.withLock { (current[0].layout, current[0].layoutNote) }
     }
 
+    /// With `lang auto`: the traineddata installed (nil without `auto`).
+    public var installedLanguages: [String]? { lock.withLock { current[0].installedLanguages } }
+
     /// The settings the next frames are recognized with.
     public var options: RecognizerOptions { lock.withLock { current[0].options } }
 

@@ -33,8 +33,13 @@ public enum Downscale: Equatable, Sendable, CustomStringConvertible {
 
 /// Settings of one camera's recognizer.
 public struct RecognizerOptions: Equatable, Sendable {
-    /// Tesseract language(s), e.g. `eng` or `eng+deu`.
+    /// Tesseract language(s), e.g. `eng` or `eng+deu`; `auto`: per scene, the installed
+    /// traineddata that reads the script Tesseract's OSD finds (``ScriptLanguages``).
     public var language = "eng"
+
+    /// The language the whole frame is read with when no script says otherwise, and the
+    /// default of zones: `language`, or Latin's for `auto`.
+    public var baseLanguage: String { language == ScriptLanguages.automatic ? ScriptLanguages.latin : language }
     /// Tesseract page segmentation mode; 3 (automatic) by default.
     public var pageSegmentation = 3
     public var downscale = Downscale.auto
@@ -113,6 +118,10 @@ public final class TextRecognizer {
     public private(set) var lastProgress = ReadProgress()
     /// The skew estimated last and the scene it was estimated on (reused while the scene stays).
     private var skewEstimate: (scene: SceneHint, angle: Double?)?
+    /// With `lang auto`: the script check and the other languages' recognizers.
+    private let autoLanguage: AutoLanguage?
+    /// With `lang auto`: the other language's recognizer that read the last frame (nil: this one).
+    private var lastReader: TextRecognizer?
 
     /// Median line height, in full-resolution pixels, from which auto mode halves the
     /// image (lines then stay ≥ 20 px tall, the height measured to lose nothing).
@@ -138,27 +147,29 @@ public final class TextRecognizer {
                     (layout, note) = (.tesseract, error.description)
                 }
                 if let loaded {
-                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.language, dataPath: options.dataPath)
+                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.baseLanguage, dataPath: options.dataPath)
                 }
             }
             self.layout = layout
             layoutNote = note
             self.detectorLayout = detectorLayout
             if detectorLayout == nil {
-                engine = try IsolatedRecognizer(language: options.language, dataPath: options.dataPath,
+                engine = try IsolatedRecognizer(language: options.baseLanguage, dataPath: options.dataPath,
                                                 pageSegmentation: options.pageSegmentation)
             } else {
                 engine = nil
             }
             zoneEngines = [:]
+            autoLanguage = options.language == ScriptLanguages.automatic ? try AutoLanguage(options: options) : nil
         } else {
+            autoLanguage = nil
             layout = .tesseract
             layoutNote = nil
             detectorLayout = nil
             engine = nil
             var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
             for zone in options.zones {
-                let key = zone.profile.engineKey(defaultLanguage: options.language)
+                let key = zone.profile.engineKey(defaultLanguage: options.baseLanguage)
                 if engines[key] == nil {
                     engines[key] = try IsolatedRecognizer(language: key.language, dataPath: options.dataPath,
                                                           pageSegmentation: key.pageSegmentation, whitelist: key.whitelist)
@@ -180,6 +191,7 @@ public final class TextRecognizer {
     public func cancel() {
         for engine in allEngines { engine.cancel() }
         detectorLayout?.cancel()
+        autoLanguage?.cancel()
     }
 
     /// Whether a recognition was abandoned somewhere in the process and is still inside
@@ -190,20 +202,29 @@ public final class TextRecognizer {
     public func resume() {
         for engine in allEngines { engine.resume() }
         detectorLayout?.resume()
+        autoLanguage?.resume()
     }
+
+    /// With `lang auto`: the traineddata installed (nil without `auto`).
+    public var installedLanguages: [String]? { autoLanguage.map { $0.installed.sorted() } }
+
+    /// With `lang auto`: the languages a scene needed that are not installed, each
+    /// returned once (to be logged with ``ScriptLanguages/package(of:)``).
+    public func takeMissingLanguages() -> [String] { autoLanguage?.takeMissing() ?? [] }
 
     /// Where the last recognition spent its time inside Tesseract's engine (with the
     /// detector layout: its last line).
     public var lastTimings: RecognitionTimings {
-        detectorLayout?.lastTimings ?? (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings()
+        if let lastReader { return lastReader.lastTimings }
+        return detectorLayout?.lastTimings ?? (engine ?? zoneEngines.values.first)?.lastTimings ?? RecognitionTimings()
     }
 
     /// With the detector layout: what the last read did (detected or re-read, lines, times).
-    public var lastDetectorRead: DetectorRead? { detectorLayout?.lastRead }
+    public var lastDetectorRead: DetectorRead? { lastReader?.lastDetectorRead ?? detectorLayout?.lastRead }
 
     /// DEVICES' zones for an upright image of this size, each with what does not fit.
     public func zoneInfos(width: Int, height: Int) -> [ZoneInfo] {
-        options.zones.map { $0.info(defaultLanguage: options.language, problem: $0.problem(width: width, height: height)) }
+        options.zones.map { $0.info(defaultLanguage: options.baseLanguage, problem: $0.problem(width: width, height: height)) }
     }
 
     /// Whether the next call will halve the image.
@@ -231,6 +252,12 @@ public final class TextRecognizer {
     ///   estimated).
     public func recognize(_ image: GrayImage, scene: SceneHint? = nil) throws(RecognitionError) -> RecognizedText {
         guard options.zones.isEmpty else { return try recognizeZones(image) }
+        lastReader = nil
+        if let autoLanguage, let reader = try autoLanguage.reader(for: image, scene: scene) {
+            let text = try reader.recognize(image, scene: scene)
+            (lastReader, lastProgress, lastSkewDegrees) = (reader, reader.lastProgress, reader.lastSkewDegrees)
+            return text
+        }
         // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
         // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
         var region: PixelBox?
@@ -287,7 +314,7 @@ public final class TextRecognizer {
         var blocks: [TextBlock] = []
         for zone in options.zones {
             let rect = zone.rect.clipped(width: image.width, height: image.height)
-            guard rect.area > 0, let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.language)] else { continue }
+            guard rect.area > 0, let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.baseLanguage)] else { continue }
             var crop = image.cropped(to: rect)
             if zone.profile.invert { crop = crop.inverted() }
             let scale = zone.profile.scale

@@ -73,6 +73,9 @@ enum ClientFormat {
             if device.watched { parts.append("watched") }
             if let card = info.card { parts.append("\"\(card)\"") }
             if let layout = info.layout { parts.append("layout \(layout)") }  // proto_minor 7
+            if let languages = info.languages {  // proto_minor 10: lang auto
+                parts.append("lang auto (installed: \(languages.filter { $0 != "osd" }.joined(separator: ", ")))")
+            }
             if let zones = info.zones {
                 for zone in zones { parts.append("zone \(zone.name) \(zone.rect.x),\(zone.rect.y),\(zone.rect.width),\(zone.rect.height)" + (zone.warning.map { " (\($0))" } ?? "")) }
             }

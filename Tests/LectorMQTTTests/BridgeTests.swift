@@ -195,9 +195,32 @@ struct CameraTextTests {
     }
 }
 
+@Suite("Live text mode")
+struct LiveTextModeTests {
+    @Test("a command names a mode", arguments: [("settled", LiveTextMode.settled), ("every frame", .everyFrame),
+                                                ("every_frame", .everyFrame), (" Settled\n", .settled)])
+    func commandNamesMode(payload: String, mode: LiveTextMode) {
+        #expect(LiveTextMode(command: payload) == mode)
+    }
+
+    @Test("an unknown command names none", arguments: ["", "raw", "{\"mode\":\"settled\"}"])
+    func unknownCommand(payload: String) {
+        #expect(LiveTextMode(command: payload) == nil)
+    }
+
+    @Test func everyFrameIgnoresTracks() throws {
+        var text = CameraText()
+        text.apply(text: try JSONParser.parse(#"{"class":"TEXT","text":"H3LLO"}"#))
+        text.apply(track: try JSONParser.parse(#"{"class":"TRACK","id":1,"event":"new","text":"HELLO"}"#))
+        #expect(text.current == "HELLO")
+        text.mode = .everyFrame
+        #expect(text.current == "H3LLO", "every frame: the last TEXT even with settled tracks")
+    }
+}
+
 @Suite("Home Assistant discovery")
 struct DiscoveryTests {
-    @Test func fourEntitiesOfOneDevice() {
+    @Test func sevenEntitiesOfOneDevice() {
         let discovery = Discovery(discoveryPrefix: "homeassistant", root: "lector/pi", hostname: "pi")
         let configs = discovery.configs(camera: "dev_video0", device: "/dev/video0", release: "0.1.0")
         #expect(configs.map(\.topic) == [
@@ -205,6 +228,9 @@ struct DiscoveryTests {
             "homeassistant/sensor/lector_pi_dev_video0/recognize_fps/config",
             "homeassistant/binary_sensor/lector_pi_dev_video0/streaming/config",
             "homeassistant/image/lector_pi_dev_video0/snapshot/config",
+            "homeassistant/select/lector_pi_dev_video0/rotation/config",
+            "homeassistant/button/lector_pi_dev_video0/take_snapshot/config",
+            "homeassistant/select/lector_pi_dev_video0/live_text/config",
         ])
         for (_, payload) in configs {
             #expect(payload["device"]?["identifiers"] == .array([.string("lector_pi_dev_video0")]))
@@ -212,8 +238,12 @@ struct DiscoveryTests {
             #expect(payload["availability_topic"]?.stringValue == "lector/pi/availability")
         }
         #expect(configs[0].payload["state_topic"]?.stringValue == "lector/pi/dev_video0/text")
-        #expect(configs[0].payload["value_template"]?.stringValue == "{{ value[:255] }}")
+        #expect(configs[0].payload["value_template"]?.stringValue?.contains("value[:254] }}…") == true)
         #expect(configs[3].payload["image_topic"]?.stringValue == "lector/pi/dev_video0/snapshot")
+        #expect(configs[4].payload["command_topic"]?.stringValue == "lector/pi/dev_video0/orientation/set")
+        #expect(configs[4].payload["options"] == .array(["0", "90", "180", "270", "auto"].map { .string($0) }))
+        #expect(configs[5].payload["command_topic"]?.stringValue == "lector/pi/dev_video0/snapshot/get")
+        #expect(configs[6].payload["state_topic"]?.stringValue == "lector/pi/dev_video0/live_text")
         #expect(discovery.configTopics(camera: "dev_video0") == configs.map(\.topic))
     }
 }

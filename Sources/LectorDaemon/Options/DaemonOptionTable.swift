@@ -76,7 +76,7 @@ public enum DaemonOptionTable {
         DaemonOption("--mirror", .orientation, nil, "After the rotation, mirror left-right.", reload: .live,
                      .camera(.optional(\.spec.orientation.mirror, .bool))),
         // Recognition
-        DaemonOption("--lang", .recognition, "LANGS", "Tesseract languages, e.g. eng or eng+deu (default eng).", reload: .live,
+        DaemonOption("--lang", .recognition, "LANGS", "Tesseract languages, e.g. eng or eng+deu (default eng); auto: per scene, the installed ones that read the script Tesseract's OSD finds.", reload: .live,
                      example: "eng+deu", .camera(.value(\.spec.recognizer.language, language))),
         DaemonOption("--psm", .recognition, "N", "Tesseract page segmentation mode, 0-13 (default 3, automatic).", reload: .live,
                      example: "6", .camera(.value(\.spec.recognizer.pageSegmentation, .integer(0...13)))),

@@ -125,6 +125,27 @@ public final class TesseractEngine {
         return text
     }
 
+    /// Sets one of Tesseract's variables (e.g. `min_characters_to_try`).
+    /// - Returns: false when Tesseract does not know `name`.
+    @discardableResult
+    public func setVariable(_ name: String, _ value: String) -> Bool {
+        TessBaseAPISetVariable(api, name, value) != 0
+    }
+
+    /// The languages whose traineddata are in the folder this engine loaded from
+    /// (e.g. `["chi_sim", "eng", "osd"]`).
+    public var availableLanguages: [String] {
+        guard let vector = TessBaseAPIGetAvailableLanguagesAsVector(api) else { return [] }
+        defer { TessDeleteTextArray(vector) }
+        var languages: [String] = []
+        var index = 0
+        while let name = vector[index] {
+            languages.append(String(cString: name))
+            index += 1
+        }
+        return languages.sorted()
+    }
+
     /// Runs Tesseract's orientation and script detection (OSD) on an 8-bit gray image:
     /// the quarter turn that makes its text upright. The engine must have been made with
     /// language `osd` (Debian's `tesseract-ocr-osd`; the legacy engine reads it).

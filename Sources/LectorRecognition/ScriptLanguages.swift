@@ -1,0 +1,52 @@
+import Foundation
+
+/// `--lang auto`: which installed traineddata reads a script that Tesseract's OSD names.
+///
+/// Latin stays the camera's cheap default (`eng`): loading every Latin language at once
+/// made a 960x540 frame take over 3 s. Han may be Chinese or Japanese (signs in kanji
+/// alone exist): it reads with every installed one of `chi_sim` and `jpn` together.
+public enum ScriptLanguages {
+    /// What `--lang` says to pick the language per scene.
+    public static let automatic = "auto"
+    /// The language of Latin text, and of any scene whose script is not found.
+    public static let latin = "eng"
+
+    /// The traineddata that read each OSD script, in the order they are combined.
+    static let table: [String: [String]] = [
+        "Latin": [latin],
+        "Han": ["chi_sim", "jpn"],
+        "Japanese": ["jpn"], "Katakana": ["jpn"], "Hiragana": ["jpn"],
+        "Korean": ["kor"], "Hangul": ["kor"],
+        "Devanagari": ["hin"],
+        "Cyrillic": ["rus"], "Greek": ["ell"], "Arabic": ["ara"], "Hebrew": ["heb"], "Thai": ["tha"],
+        "Bengali": ["ben"], "Tamil": ["tam"], "Telugu": ["tel"], "Kannada": ["kan"], "Malayalam": ["mal"],
+        "Gujarati": ["guj"], "Gurmukhi": ["pan"], "Georgian": ["kat"], "Armenian": ["hye"], "Ethiopic": ["amh"],
+        "Khmer": ["khm"], "Lao": ["lao"], "Myanmar": ["mya"], "Sinhala": ["sin"], "Tibetan": ["bod"],
+    ]
+
+    /// The choice for `script` (nil: not found) among the `installed` languages.
+    public struct Choice: Equatable, Sendable {
+        /// The `--lang` to read with (`eng` when nothing that covers the script is installed).
+        public var language: String
+        /// Languages that would read the script and are not installed.
+        public var missing: [String]
+
+        public init(language: String, missing: [String]) {
+            self.language = language
+            self.missing = missing
+        }
+    }
+
+    /// What reads `script` with what is `installed`.
+    public static func choose(script: String?, installed: Set<String>) -> Choice {
+        guard let script, let wanted = table[script] else { return Choice(language: latin, missing: []) }
+        let present = wanted.filter(installed.contains)
+        let missing = wanted.filter { !installed.contains($0) }
+        return Choice(language: present.isEmpty ? latin : present.joined(separator: "+"), missing: missing)
+    }
+
+    /// Debian's package of a language's traineddata (`chi_sim` → `tesseract-ocr-chi-sim`).
+    public static func package(of language: String) -> String {
+        "tesseract-ocr-" + language.lowercased().replacingOccurrences(of: "_", with: "-")
+    }
+}
