@@ -81,7 +81,7 @@ def check_recordings(where, records, folder):
             bad.append((r["number"], "duration", r["duration"], r["spoken_seconds"], full))
         if r["interrupted"] != (r["duration"] < full - 0.01):
             bad.append((r["number"], "cut", r["interrupted"], r["duration"], full))
-    check("%s: %d WAVs, each espeak-ng's of its text (phonemes; whole ones %s s long as espeak-ng's own, cut ones shorter)"
+    check("%s: %d WAVs (%s s), each espeak-ng's of its text: its phonemes; whole ones as long as espeak-ng's own WAV, cut ones shorter"
           % (where, len(records), "/".join("%.2f" % r["duration"] for r in records)), records and not bad, bad)
 
 
