@@ -225,6 +225,46 @@ def scene_switch_cuts_speech_short():
           and not records[1]["interrupted"] and not records[2]["interrupted"], records[1:])
 
 
+# Stands in for the sound card, which the build machine lacks: an `espeak-ng` first on
+# PATH that notes each line it is given and "plays" it for 20 s, noting a SIGTERM.
+SOUND_CARD = """#!/bin/sh
+text=$(cat)
+echo "start $text" >> "$SPEAK_LOG"
+trap 'echo "cut $text" >> "$SPEAK_LOG"; exit 143' TERM
+sleep 20 & wait $!
+echo "done $text" >> "$SPEAK_LOG"
+"""
+
+
+@test
+def speaker_cut_by_a_scene_switch():
+    """Without --wav: one espeak-ng per line, given the line on its standard input; the
+    one playing when the page changes gets SIGTERM, then the new page's first line is
+    played, and SIGINT to lector speak cuts that one too (exit 0)."""
+    folder = workdir("lector-speak-")
+    shim = os.path.join(folder, "bin")
+    os.makedirs(shim)
+    with open(os.path.join(shim, "espeak-ng"), "w") as f:
+        f.write(SOUND_CARD)
+    os.chmod(os.path.join(shim, "espeak-ng"), 0o755)
+    log = os.path.join(folder, "played.log")
+    env = dict(ENV, PATH=shim + ":" + ENV["PATH"], SPEAK_LOG=log)
+    a = render(folder, "a.png", [LONG], font_size=26)
+    b = render(folder, "b.png", ["THE NEXT PAGE", "has other words"])
+    replay = frames(os.path.join(folder, "frames"), [(a, 6), (b, 14)])
+    played = lambda: open(log).read().splitlines() if os.path.exists(log) else []
+    with Daemon("--replay", replay, "--fps", "5") as d:
+        speaker = Process([LECTOR, "speak", "--socket", d.path], os.path.join(folder, "speak.log"), env=env).start()
+        wait_for(lambda: any(line.startswith("start THE NEXT") for line in played()), 90, "the new page played")
+        status = speaker.stop(signal.SIGINT)
+    time.sleep(0.5)
+    lines = [line.split(" ", 1)[0] + " " + (truth_of(line.split(" ", 1)[1], [LONG, "THE NEXT PAGE"]) or line)
+             for line in played()]
+    check("speaker: the long line cut when the page changed, the new page's first line then cut by SIGINT (exit %s)" % status,
+          status == 0 and lines == ["start " + LONG, "cut " + LONG, "start THE NEXT PAGE", "cut THE NEXT PAGE"],
+          (played(), speaker.logtext()[-400:]))
+
+
 @test
 def command_line_edges():
     status, out, err = lector("speak", "--help")
