@@ -2,12 +2,13 @@
 """The Python client module (clients/python/lector) against a real lectord (see run)."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from lectortest import ENV, ROOT, Daemon, Suite, workdir  # noqa: E402
+from lectortest import ENV, ROOT, Daemon, SkipTest, Suite, workdir  # noqa: E402
 
 CLIENT = os.path.join(ROOT, "clients/python")
 sys.path.insert(0, CLIENT)
@@ -87,6 +88,21 @@ def clean_errors_and_socket_discovery():
         check("a stopped lectord: one clear line, no socket trace", out.returncode == 1
               and "lector.errors.NotRunning: lectord is not running" in out.stderr and "socket.py" not in out.stderr,
               out.stderr[-600:])
+
+
+@test
+def socket_of_another_user():
+    """A user outside the socket's group: NoPermission, saying which group to join."""
+    if os.getuid() != 0 or not shutil.which("setpriv") or not os.path.exists("/usr/bin/python3"):
+        raise SkipTest("needs root and setpriv to run as another user")
+    with Daemon() as d:
+        os.chmod(os.path.dirname(d.path), 0o755)
+        code = "import lector\ntry:\n lector.Client(%r)\nexcept lector.NoPermission as e:\n print(type(e).__name__, e)" % d.path
+        out = subprocess.run(["setpriv", "--reuid=64997", "--regid=64997", "--clear-groups", "/usr/bin/env",
+                              "PYTHONPATH=" + CLIENT, "/usr/bin/python3", "-c", code], capture_output=True, text=True, timeout=60)
+        check("a socket this user may not open: NoPermission naming the group to join",
+              out.stdout.startswith("NoPermission cannot connect to") and "join its group" in out.stdout,
+              out.stdout + out.stderr[-500:])
 
 
 def examples(path):

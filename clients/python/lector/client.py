@@ -6,7 +6,7 @@ import pwd
 import socket as _socket
 import struct
 
-from .errors import ConnectionLost, ErrorReply, NotRunning, ProtocolError, UntrustedServer
+from .errors import ConnectionLost, ErrorReply, NoPermission, NotRunning, ProtocolError, UntrustedServer
 from .protocol import parse
 from .sockets import default_socket_path
 
@@ -45,6 +45,9 @@ class Client:
             self._check_peer()
             #: lectord's VERSION: {"release", "proto_major", "proto_minor"}.
             self.version = self.read()
+        except PermissionError:
+            self._sock.close()
+            raise NoPermission(self.path) from None
         except OSError as error:
             self._sock.close()
             raise NotRunning(self.path, error.strerror or str(error)) from None

@@ -1,6 +1,6 @@
 """The errors of the lector module: every one is a LectorError."""
 
-__all__ = ["LectorError", "NotRunning", "UntrustedServer", "ConnectionLost", "ErrorReply", "ProtocolError"]
+__all__ = ["LectorError", "NotRunning", "NoPermission", "UntrustedServer", "ConnectionLost", "ErrorReply", "ProtocolError"]
 
 
 class LectorError(Exception):
@@ -16,6 +16,16 @@ class NotRunning(LectorError):
         self.reason = reason
         super().__init__("lectord is not running: cannot connect to %s (%s); start it (lectord --demo, "
                          "systemctl start lectord) or give socket=PATH / LECTOR_SOCKET" % (path, reason))
+
+
+class NoPermission(LectorError):
+    """lectord's socket is there but this user may not connect to it (mode 0660: the
+    user must be in the socket's group, `lector` for the system service)."""
+
+    def __init__(self, path):
+        self.path = path
+        super().__init__("cannot connect to %s: permission denied (the socket is mode 0660: join its group, "
+                         "e.g. sudo usermod -aG lector $USER, then log in again)" % path)
 
 
 class UntrustedServer(LectorError):
