@@ -65,8 +65,11 @@ public final class EspeakSpeaker: SpeechOutput {
         func finish(interrupted: Bool, now: MonotonicInstant) -> String? {
             if interrupted { child.terminate() }
             let (ending, errors) = child.finish(timeout: interrupted ? 1 : 600)
-            guard !interrupted, ending != .exited(0) else { return nil }
-            return "espeak-ng: \(ending)" + (errors.isEmpty ? "" : ": \(errors)")
+            guard !interrupted else { return nil }
+            // espeak-ng exits 0 even when it found no sound device: its errors say so.
+            let last = errors.split(separator: "\n").last.map(String.init)
+            if ending == .exited(0) { return last.map { "espeak-ng could not play (is there a sound card?): \($0)" } }
+            return "espeak-ng: \(ending)" + (last.map { ": \($0)" } ?? "")
         }
     }
 }
