@@ -201,13 +201,13 @@ LONG = "Expires 2026-11-02 batch 4217-3391"
 
 @test
 def scene_switch_cuts_speech_short():
-    """A long line said slowly; the page is swapped for another after 6 s: the WAV stops
+    """A long line said slowly; the page is swapped for another after 10 s (long enough for its line to settle on a loaded machine): the WAV stops
     there (it holds what was heard), and the new page's lines are said whole."""
     folder = workdir("lector-speak-")
     wavs = os.path.join(folder, "wav")
     a = render(folder, "a.png", [LONG], font_size=26)
     b = render(folder, "b.png", ["THE NEXT PAGE", "has other words"])
-    replay = frames(os.path.join(folder, "frames"), [(a, 6), (b, 14)])
+    replay = frames(os.path.join(folder, "frames"), [(a, 10), (b, 14)])
     with Daemon("--replay", replay, "--fps", "5") as d:
         watcher = tracks_watcher(d.path, folder)
         speaker = speak(d.path, wavs, "--rate", "80")
@@ -251,7 +251,7 @@ def speaker_cut_by_a_scene_switch():
     env = dict(ENV, PATH=shim + ":" + ENV["PATH"], SPEAK_LOG=log)
     a = render(folder, "a.png", [LONG], font_size=26)
     b = render(folder, "b.png", ["THE NEXT PAGE", "has other words"])
-    replay = frames(os.path.join(folder, "frames"), [(a, 6), (b, 14)])
+    replay = frames(os.path.join(folder, "frames"), [(a, 10), (b, 14)])
     played = lambda: open(log).read().splitlines() if os.path.exists(log) else []
     with Daemon("--replay", replay, "--fps", "5") as d:
         speaker = Process([LECTOR, "speak", "--socket", d.path], os.path.join(folder, "speak.log"), env=env).start()

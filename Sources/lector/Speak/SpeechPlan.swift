@@ -2,15 +2,6 @@ import Foundation
 import LectorProtocol
 import LectorSystem
 
-/// One line to speak.
-public struct Utterance: Equatable, Sendable {
-    public var device: String
-    /// The line track it reads (TRACK's id).
-    public var track: String
-    public var text: String
-    public var voice: String
-}
-
 /// What `lector speak` says and when, from the stream of one camera: each line when it
 /// settles (TRACK `new` or `changed`) and nothing else, in reading order, not the same
 /// text twice within ``SpeakSettings/repeatAfter``; a scene change drops what was still
