@@ -21,6 +21,9 @@ public struct SpeakSettings: Equatable, Sendable {
     /// How long the first settled line of a scene waits for the other lines the latest
     /// text holds to settle too, so that they are spoken in reading order.
     public static let orderGraceSeconds = 1.0
+    /// …and how long it waits while the latest text is a partial read (a slow machine
+    /// reads a scene over several frames, not always from its top line).
+    public static let partialGraceSeconds = 5.0
 
     public init() {}
 }

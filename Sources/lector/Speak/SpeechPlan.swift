@@ -36,6 +36,8 @@ public struct SpeechPlan {
     private var language: [String: String] = [:]
     /// The tracks of the latest TEXT, and those announced (settled) so far.
     private var latestTracks: [String] = []
+    /// Whether the latest TEXT was a partial read (lines of the scene not read yet).
+    private var latestPartial = false
     private var announced: Set<String> = []
     /// Texts spoken whole, by their key, and when.
     private var spoken: [String: MonotonicInstant] = [:]
@@ -59,6 +61,7 @@ public struct SpeechPlan {
             }
         }
         latestTracks = ids
+        latestPartial = message.unreadLines > 0
         guard !ids.isEmpty else { return .none }
         if !scene.isEmpty, scene.isDisjoint(with: ids) {
             scene = Set(ids)
@@ -93,14 +96,16 @@ public struct SpeechPlan {
 
     /// The next line to speak, if one is due: the first in reading order, once every line
     /// of the latest text has settled or the first waiting line has waited
-    /// ``SpeakSettings/orderGraceSeconds``.
+    /// ``SpeakSettings/orderGraceSeconds`` (``SpeakSettings/partialGraceSeconds`` while
+    /// the latest text is a partial read: the lines above may not have been read yet).
     public mutating func next(now: MonotonicInstant) -> Utterance? {
         guard speaking == nil else { return nil }
         let repeats = Set(queue.filter { wasSpoken($0.utterance.text, now: now) }.map(\.utterance.track))
         queue.removeAll { repeats.contains($0.utterance.track) }
         guard let oldest = queue.map(\.queued).min() else { return nil }
-        let unsettled = latestTracks.contains { !announced.contains($0) }
-        if unsettled, now.milliseconds(since: oldest) < SpeakSettings.orderGraceSeconds * 1000 { return nil }
+        let waited = now.milliseconds(since: oldest) / 1000
+        if latestPartial, waited < SpeakSettings.partialGraceSeconds { return nil }
+        if latestTracks.contains(where: { !announced.contains($0) }), waited < SpeakSettings.orderGraceSeconds { return nil }
         guard let first = sorted().first else { return nil }
         queue.removeAll { $0.utterance.track == first.utterance.track }
         speaking = first.utterance
