@@ -23,7 +23,7 @@
 #                                              /usr/local/share/lector/models when scripts/setup
 #                                              put it there, else scripts/fetch-detector-model;
 #                                              without it the service reads with Tesseract's layout)
-#   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service,lector-http.service}
+#   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service,lector-http.service,lector-speak.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
 #   /etc/lector/lectord.conf                   only when there is none yet
@@ -50,14 +50,14 @@ while (($#)); do
 done
 [[ "$prefix" == /* ]] || { echo "install.sh: --prefix must be absolute" >&2; exit 2; }
 log() { echo "[install] $*" >&2; }
-units=(lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service)
+units=(lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service lector-speak.service)
 live() { [[ -z "$root" && -d /run/systemd/system ]]; }
 
 if ((uninstall)); then
   R="$root"
   if live; then
     log "stopping and disabling the units"
-    systemctl disable --now lectord.socket lectord.service lector-mqtt.service lector-http.service 2>/dev/null || true
+    systemctl disable --now lectord.socket lectord.service lector-mqtt.service lector-http.service lector-speak.service 2>/dev/null || true
     systemctl stop 'lectord@*.service' 2>/dev/null || true
   fi
   for unit in "${units[@]}"; do rm -f "$R$prefix/lib/systemd/system/$unit"; done
@@ -118,7 +118,7 @@ elif ! "$repo/scripts/fetch-detector-model" --dir "$models"; then
   log "the text-line detector's model is not installed: the service reads with Tesseract's layout"
 fi
 
-for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service; do
+for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service lector-speak.service; do
   sed -e "s|/usr/local/bin/|$prefix/bin/|g" -e "s|/usr/local/share/|$prefix/share/|g" \
     "$repo/systemd/$unit" > "$R$prefix/lib/systemd/system/$unit"
   chmod 0644 "$R$prefix/lib/systemd/system/$unit"
@@ -167,7 +167,7 @@ if live; then
   systemctl daemon-reload
   udevadm control --reload 2>/dev/null && udevadm trigger --subsystem-match=video4linux 2>/dev/null || true
   # An upgrade: units that run now restart on the new binaries (stopped ones stay stopped).
-  systemctl try-restart lectord.service lector-mqtt.service lector-http.service 'lectord@*.service' 2>/dev/null || true
+  systemctl try-restart lectord.service lector-mqtt.service lector-http.service lector-speak.service 'lectord@*.service' 2>/dev/null || true
   log "done. Start it with: systemctl enable --now lectord.socket   (or lectord.service)"
 else
   log "done${root:+ (into $root)}."

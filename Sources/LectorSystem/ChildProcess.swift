@@ -14,6 +14,8 @@ public final class ChildProcess {
     public let processID: pid_t
     private var input: Int32
     private let errors: Int32
+    /// The wait status, once ``hasExited()`` collected it.
+    private var reapedStatus: Int32?
 
     /// How a child ended.
     public enum Ending: Equatable, Sendable, CustomStringConvertible {
@@ -99,6 +101,25 @@ public final class ChildProcess {
         input = -1
     }
 
+    /// Whether the child has ended, without waiting (its status is kept for
+    /// ``finish(timeout:maximumErrorBytes:)``, which the owner still calls).
+    /// The corresponding C function is `waitpid`.
+    public func hasExited() -> Bool {
+        if reapedStatus != nil { return true }
+        var status: Int32 = 0
+        guard waitpid(processID, &status, WNOHANG) == processID else { return false }
+        reapedStatus = status
+        return true
+    }
+
+    /// Asks the child's process group to end now (SIGTERM), e.g. speech cut short; the
+    /// owner then calls ``finish(timeout:maximumErrorBytes:)`` to collect it.
+    /// The corresponding C function is `kill`.
+    public func terminate() {
+        guard reapedStatus == nil else { return }
+        _ = kill(-processID, SIGTERM)
+    }
+
     /// Waits for the child to end, at most `timeout` seconds; past that, its process group
     /// gets SIGTERM and, half a second later, SIGKILL. Collects up to `maximumErrorBytes`
     /// of its standard error. Closes the pipes.
@@ -128,6 +149,10 @@ public final class ChildProcess {
         var status: Int32 = 0
         while true {
             drain()
+            if let reaped = reapedStatus {
+                status = reaped
+                break
+            }
             let done = waitpid(processID, &status, WNOHANG)
             if done == processID { break }
             if done < 0 && Glibc.errno != EINTR { return (.exited(-1), text(collected)) }

@@ -7,7 +7,7 @@ import LectorSystem
 public struct ClientCommand: Equatable, Sendable {
     /// The subcommands.
     public enum Action: String, CaseIterable, Sendable {
-        case watch, devices, status, poll, snapshot, orientation
+        case watch, devices, status, poll, snapshot, orientation, speak
     }
 
     public var action: Action
@@ -36,6 +36,8 @@ public struct ClientCommand: Equatable, Sendable {
     public var maximumWidth: Int?
     // orientation
     public var orientation = OrientationSettings()
+    // speak
+    public var speak = SpeakSettings()
     /// Seconds to wait for an answer (snapshot waits this long for a first TEXT).
     public var timeout = 10.0
 
@@ -68,6 +70,7 @@ public struct ClientCommand: Equatable, Sendable {
       poll          Print the latest text of each camera.
       snapshot      Save the frame that produced the latest text as JPEG.
       orientation   Change how a camera's image is turned upright.
+      speak         Read each line aloud as it settles (espeak-ng), or into WAV files.
 
     Options for every command:
       --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).
@@ -121,6 +124,21 @@ public struct ClientCommand: Equatable, Sendable {
               -o, --output FILE        Where to write the JPEG (- for standard output).
               --boxes                  Draw the recognized word boxes.
               --max-width N            Shrink the image to at most N pixels wide.
+            \(common)
+            """
+        case .speak:
+            return """
+            Usage: lector speak [--device D] [--voice V] [--rate WPM] [--min-confidence C] [--repeat-after SECONDS] [--wav DIR]
+
+            Says each line of text through espeak-ng when it settles (TRACK new or changed), in reading order, in the
+            voice of the line's language; a new scene cuts short what is being said. Runs until interrupted.
+
+              --device D               The camera (needed when there are several).
+              --voice V                This espeak-ng voice for every line (default: from each line's language; en).
+              --rate WPM               Words per minute, 80-450 (default \(SpeakSettings.defaultRate)).
+              --min-confidence C       Leave out lines whose track confidence is below C, 0-1.
+              --repeat-after SECONDS   Say the same text again only this long after it was last said whole (default \(Int(SpeakSettings.defaultRepeatAfter))).
+              --wav DIR                Write numbered WAV files to DIR (in real time, cut where speech is cut) instead of playing.
             \(common)
             """
         case .orientation:
@@ -180,6 +198,18 @@ public struct ClientCommand: Equatable, Sendable {
             case ("--tracks", .watch): command.tracks = try scanner.flag(argument)
             case ("--matches", .watch): command.matches = try scanner.flag(argument)
             case ("--count", .watch): command.count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
+            case ("--device", .speak): command.speak.device = try scanner.value(for: argument)
+            case ("--voice", .speak):
+                let voice = try scanner.value(for: argument)
+                guard !voice.isEmpty, !voice.hasPrefix("-") else { throw UsageError("--voice needs an espeak-ng voice name, such as en-gb") }
+                command.speak.voice = voice
+            case ("--rate", .speak): command.speak.rate = try scanner.integer(for: argument, in: 80...450)
+            case ("--min-confidence", .speak): command.speak.minimumConfidence = try scanner.number(for: argument, in: 0...1)
+            case ("--repeat-after", .speak): command.speak.repeatAfter = try scanner.number(for: argument, in: 0...86400)
+            case ("--wav", .speak):
+                let directory = try scanner.value(for: argument)
+                guard !directory.isEmpty else { throw UsageError("--wav needs a folder, not an empty path") }
+                command.speak.wavDirectory = directory
             case ("-o", .snapshot), ("--output", .snapshot): command.output = try scanner.value(for: argument)
             case ("--boxes", .snapshot): command.boxes = try scanner.flag(argument)
             case ("--max-width", .snapshot): command.maximumWidth = try scanner.integer(for: argument, in: 16...16384)

@@ -60,6 +60,8 @@ public enum LectorCommand {
                 if !command.json { output.standard(ClientFormat.orientation(reply)) }
             case .snapshot:
                 try snapshot(command, connection, output)
+            case .speak:
+                try speak(command, connection, output)
             }
             return ClientCommand.ExitStatus.ok
         } catch let error as ErrorReply {
@@ -77,10 +79,25 @@ public enum LectorCommand {
             default: break
             }
             return ClientCommand.ExitStatus.errorReply
+        } catch let error as SpeakError {
+            output.error("\(error)")
+            if case .severalCameras = error { return ClientCommand.ExitStatus.usage }
+            return ClientCommand.ExitStatus.errorReply
         } catch {
             output.error("\(error)")
             return ClientCommand.ExitStatus.errorReply
         }
+    }
+
+    /// `lector speak`: SIGINT and SIGTERM cut what is being said and end it (exit 0).
+    private static func speak(_ command: ClientCommand, _ connection: LectorConnection, _ output: ClientOutput) throws {
+        let stop = StopSignal()
+        Syscalls.blockSignals([SIGINT, SIGTERM])
+        Thread.detachNewThread {
+            _ = Syscalls.waitForSignal([SIGINT, SIGTERM])
+            stop.raise()
+        }
+        try ReadAloud.run(command.speak, connection: connection, stop: stop, log: output.error)
     }
 
     /// Sends `request` and waits for the reply of type `expected`, skipping stream

@@ -18,9 +18,15 @@ public enum DemoFrames {
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// A replay of the bundled frames, looping at `fps` (nil: as fast as recognized).
+    /// Seconds each page stays in view, as a camera held on a page: long enough for its
+    /// lines to settle (TRACK `new`, after two or three reads) and for `lector speak` to
+    /// read most pages aloud at its default rate before the next one comes.
+    public static let pageSeconds = 8.0
+
+    /// A replay of the bundled frames, looping at `fps` (nil: as fast as recognized, each
+    /// page once), each page held for ``pageSeconds``.
     public static func source(fps: Double?, loop: Bool) throws -> ReplaySource {
         guard let directory = directory() else { throw ReplayError.notFound(path: "the bundled demo frames") }
-        return try ReplaySource(name: "demo", options: ReplayOptions(path: directory, fps: fps, loop: loop))
+        return try ReplaySource(name: "demo", options: ReplayOptions(path: directory, fps: fps, loop: loop, holdSeconds: pageSeconds))
     }
 }

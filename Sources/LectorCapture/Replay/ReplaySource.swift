@@ -11,21 +11,27 @@ public struct ReplayOptions: Equatable, Sendable {
     public var fps: Double?
     /// Start again after the last frame.
     public var loop = false
+    /// Seconds each image stays in front of the camera: with `fps`, each is delivered
+    /// again at that rate for this long (a camera held on a page sends the same picture
+    /// many times) before the next; nil delivers each once.
+    public var holdSeconds: Double?
     /// For raw frame files: the pixel format and size of every frame.
     public var rawFormat: PixelFormat?
     public var rawSize: (width: Int, height: Int)?
 
-    public init(path: String, fps: Double? = nil, loop: Bool = false, rawFormat: PixelFormat? = nil,
+    public init(path: String, fps: Double? = nil, loop: Bool = false, holdSeconds: Double? = nil, rawFormat: PixelFormat? = nil,
                 rawSize: (width: Int, height: Int)? = nil) {
         self.path = path
         self.fps = fps
         self.loop = loop
+        self.holdSeconds = holdSeconds
         self.rawFormat = rawFormat
         self.rawSize = rawSize
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.path == rhs.path && lhs.fps == rhs.fps && lhs.loop == rhs.loop && lhs.rawFormat == rhs.rawFormat
+        lhs.path == rhs.path && lhs.fps == rhs.fps && lhs.loop == rhs.loop && lhs.holdSeconds == rhs.holdSeconds
+            && lhs.rawFormat == rhs.rawFormat
             && lhs.rawSize?.width == rhs.rawSize?.width && lhs.rawSize?.height == rhs.rawSize?.height
     }
 }
@@ -62,6 +68,13 @@ public final class ReplaySource: FrameSource {
     /// Without `--fps` the replay waits for the recognizer to take each frame.
     public var isPacedByRecognizer: Bool { options.fps == nil }
 
+    /// How many times each image is delivered in a row: its hold at the replay's rate
+    /// (at least once).
+    public var deliveriesPerImage: Int {
+        guard let fps = options.fps, let hold = options.holdSeconds else { return 1 }
+        return max(1, Int((hold * fps).rounded()))
+    }
+
     /// One replayed frame, loaded when the source is made.
     enum Entry: Sendable {
         case frame(format: PixelFormat, width: Int, height: Int, buffer: HeapFrameBuffer)
@@ -93,26 +106,34 @@ public final class ReplaySource: FrameSource {
         }
         let interval = options.fps.map { 1 / max($0, 0.001) }
         var next = MonotonicInstant.now()
+        let deliveries = deliveriesPerImage
         repeat {
             for entry in entries {
-                if stop.isRaised { return }
-                if let interval {
-                    let wait = -MonotonicInstant.now().milliseconds(since: next) / 1000
-                    if wait > 0, stop.wait(seconds: wait) { return }
-                    next = next.adding(milliseconds: interval * 1000)
-                } else if !sink.waitForRoom() {
-                    return
+                for _ in 0..<deliveries {
+                    if stop.isRaised { return }
+                    if let interval {
+                        let wait = -MonotonicInstant.now().milliseconds(since: next) / 1000
+                        if wait > 0, stop.wait(seconds: wait) { return }
+                        next = next.adding(milliseconds: interval * 1000)
+                    } else if !sink.waitForRoom() {
+                        return
+                    }
+                    deliver(entry, sequence: sequence, into: sink)
+                    sequence &+= 1
                 }
-                switch entry {
-                case let .frame(format, width, height, buffer):
-                    sink.deliver(Frame(format: format, width: width, height: height, sequence: sequence,
-                                       timestamp: .now(), buffer: buffer))
-                case .unreadable:
-                    sink.reject()
-                }
-                sequence &+= 1
             }
         } while options.loop && !stop.isRaised
+    }
+
+    /// Hands one replayed frame (a new capture time, as a camera's) or a rejection to `sink`.
+    private func deliver(_ entry: Entry, sequence: UInt32, into sink: any FrameSink) {
+        switch entry {
+        case let .frame(format, width, height, buffer):
+            sink.deliver(Frame(format: format, width: width, height: height, sequence: sequence,
+                               timestamp: .now(), buffer: buffer))
+        case .unreadable:
+            sink.reject()
+        }
     }
 
     // MARK: Loading

@@ -1,0 +1,184 @@
+"""lectord's messages as Python objects (docs/PROTOCOL.md; Sources/LectorProtocol).
+
+Each server message a client reads while watching becomes a frozen dataclass: `Text`
+(a TEXT: blocks of lines of words), `Track` (a TRACK: a line that settled, changed or
+went) and `Match` (a MATCH of one of lectord's rules). Members the protocol leaves out
+are None (the protocol sends no nulls: absent means unknown or not asked for); members
+this module does not know are ignored, as the protocol asks of every client.
+"""
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+from .errors import ProtocolError
+
+__all__ = ["Box", "Word", "Line", "Block", "Text", "Track", "Match", "parse"]
+
+
+def _require(obj, key, kind, message_class):
+    value = obj.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ProtocolError("%s without a valid %r: %r" % (message_class, key, value))
+    return value
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle in the upright image, in pixels."""
+    x: int
+    y: int
+    width: int
+    height: int
+
+    @classmethod
+    def from_json(cls, obj) -> "Box":
+        try:
+            return cls(int(obj["x"]), int(obj["y"]), int(obj["width"]), int(obj["height"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ProtocolError("invalid box %r" % (obj,)) from error
+
+
+def _corners(obj) -> Tuple[Tuple[int, int], ...]:
+    return tuple((int(p[0]), int(p[1])) for p in obj.get("corners", []))
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word: its text, box (upright pixels), corners (captured-frame pixels) and
+    confidence (0-1)."""
+    text: str
+    box: Box
+    confidence: float
+    corners: Tuple[Tuple[int, int], ...] = ()
+
+    @classmethod
+    def from_json(cls, obj) -> "Word":
+        return cls(_require(obj, "text", str, "word"), Box.from_json(obj.get("box")), float(obj.get("confidence", 0)),
+                   _corners(obj))
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of text. `words` is empty when the subscription stops at lines;
+    `track` is the line track it belongs to (TRACK's id); `language` its block's
+    Tesseract language (`eng`)."""
+    text: str
+    box: Box
+    confidence: float
+    words: Tuple[Word, ...] = ()
+    track: Optional[str] = None
+    language: Optional[str] = None
+    corners: Tuple[Tuple[int, int], ...] = ()
+
+    @classmethod
+    def from_json(cls, obj, language=None) -> "Line":
+        return cls(_require(obj, "text", str, "line"), Box.from_json(obj.get("box")), float(obj.get("confidence", 0)),
+                   tuple(Word.from_json(w) for w in obj.get("words", [])), obj.get("track"), language, _corners(obj))
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of lines (a paragraph, a label); `zone` when the camera reads zones."""
+    text: str
+    box: Box
+    confidence: float
+    lines: Tuple[Line, ...] = ()
+    language: Optional[str] = None
+    zone: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, obj) -> "Block":
+        language = obj.get("language")
+        return cls(_require(obj, "text", str, "block"), Box.from_json(obj.get("box")), float(obj.get("confidence", 0)),
+                   tuple(Line.from_json(l, language) for l in obj.get("lines", [])), language, obj.get("zone"))
+
+
+@dataclass(frozen=True)
+class Text:
+    """One TEXT: what lectord read in one frame of one camera.
+
+    `text` is the whole text (lines separated by newlines); `lines` every line of every
+    block in reading order; `partial` is True when the read ran out of time (`unread`
+    lines of the scene are still to be read)."""
+    device: str
+    seq: int
+    time: str
+    width: int
+    height: int
+    text: str
+    blocks: Tuple[Block, ...] = ()
+    recognize_ms: Optional[float] = None
+    orientation: Optional[int] = None
+    partial: bool = False
+    unread: int = 0
+
+    @property
+    def lines(self) -> List[Line]:
+        return [line for block in self.blocks for line in block.lines]
+
+    @property
+    def words(self) -> List[Word]:
+        return [word for line in self.lines for word in line.words]
+
+    @classmethod
+    def from_json(cls, obj) -> "Text":
+        return cls(_require(obj, "device", str, "TEXT"), int(obj.get("seq", 0)), obj.get("time", ""),
+                   int(obj.get("width", 0)), int(obj.get("height", 0)), _require(obj, "text", str, "TEXT"),
+                   tuple(Block.from_json(b) for b in obj.get("blocks", [])), obj.get("recognize_ms"),
+                   (obj.get("orientation") or {}).get("exif"), bool(obj.get("partial", False)), int(obj.get("unread", 0)))
+
+
+@dataclass(frozen=True)
+class Track:
+    """One TRACK: a line that settled (`event` "new"), changed its settled text
+    ("changed"), or left the view ("gone")."""
+    device: str
+    id: str
+    event: str
+    text: str
+    box: Box
+    confidence: float
+    observations: int = 0
+    first_seen: str = ""
+    last_seen: str = ""
+
+    @classmethod
+    def from_json(cls, obj) -> "Track":
+        return cls(_require(obj, "device", str, "TRACK"), _require(obj, "id", str, "TRACK"), _require(obj, "event", str, "TRACK"),
+                   _require(obj, "text", str, "TRACK"), Box.from_json(obj.get("box")), float(obj.get("confidence", 0)),
+                   int(obj.get("observations", 0)), obj.get("first_seen", ""), obj.get("last_seen", ""))
+
+
+@dataclass(frozen=True)
+class Match:
+    """One MATCH: a line that one of lectord's rules matched; `groups` are the regular
+    expression's groups, `zone` the camera's zone (None for the whole frame)."""
+    device: str
+    rule: str
+    text: str
+    matched: str
+    groups: Tuple[str, ...] = ()
+    zone: Optional[str] = None
+    box: Optional[Box] = None
+    confidence: float = 0.0
+    track: Optional[str] = None
+    seq: int = 0
+    time: str = ""
+
+    @classmethod
+    def from_json(cls, obj) -> "Match":
+        return cls(_require(obj, "device", str, "MATCH"), _require(obj, "rule", str, "MATCH"), _require(obj, "text", str, "MATCH"),
+                   obj.get("matched", obj.get("text")), tuple(obj.get("groups", [])), obj.get("zone"),
+                   Box.from_json(obj["box"]) if "box" in obj else None, float(obj.get("confidence", 0)), obj.get("track"),
+                   int(obj.get("seq", 0)), obj.get("time", ""))
+
+
+_TYPES = {"TEXT": Text, "TRACK": Track, "MATCH": Match}
+
+
+def parse(obj):
+    """The typed object for a TEXT, TRACK or MATCH message; the dict itself for any
+    other class."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("class"), str):
+        raise ProtocolError("a message without a class: %r" % (obj,))
+    kind = _TYPES.get(obj["class"])
+    return kind.from_json(obj) if kind else obj
