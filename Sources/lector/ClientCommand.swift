@@ -113,7 +113,15 @@ public struct ClientCommand: Equatable, Sendable {
         case .status:
             return "Usage: lector status [--json]\n\nShows uptime, clients and per-camera counters, rates and timings.\n\n\(common)"
         case .poll:
-            return "Usage: lector poll [--json]\n\nPrints the latest recognized text of each camera.\n\n\(common)"
+            return """
+            Usage: lector poll [--level block|line|word|symbol] [--min-confidence C] [--json]
+
+            Prints the latest recognized text of each camera.
+
+              --level L                Detail of the JSON answer (default line).
+              --min-confidence C       Leave out words below this confidence, 0-1.
+            \(common)
+            """
         case .snapshot:
             return """
             Usage: lector snapshot [--device D] -o FILE [--boxes] [--max-width N]
