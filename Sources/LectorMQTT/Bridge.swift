@@ -314,9 +314,7 @@ public final class Bridge: @unchecked Sendable {
     /// Sends the waiting commands lectord has room for (at most ``CommandGate/maximumInFlight``
     /// unanswered): the bridge never writes more than a few small requests ahead of its reading.
     private func sendCommands() {
-        while link.isConnected {
-            let inFlight = link.pending.filter { $0.name == "ORIENTATION" || $0.name == "SNAPSHOT" }.count
-            guard let next = gate.next(inFlight: inFlight) else { return }
+        while link.isConnected, let next = gate.next(now: Date()) {
             send(next.request, device: next.device)
         }
     }
@@ -458,11 +456,14 @@ public final class Bridge: @unchecked Sendable {
             camera.orientation = payload
             cameras[orientation.device] = camera
             enqueue("\(topic(camera))/orientation", payload, kind: .state)
+            gate.answered()
             logger.info("orientation changed", [("device", orientation.device), ("exif", "\(orientation.orientation.exif)")])
         case let .snapshot(snapshot):
+            gate.answered()
             guard let camera = cameras[snapshot.device] else { return }
             enqueue("\(topic(camera))/snapshot", snapshot.data, kind: .state)
         case let .error(error):
+            gate.answered()
             logger.warning("lectord refused a request", [("request", request?.name ?? error.request ?? "?"),
                                                           ("device", request?.device ?? "-"), ("message", error.message)])
         case let .overflow(overflow):

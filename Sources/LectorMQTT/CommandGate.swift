@@ -13,6 +13,10 @@ public struct CommandGate: Sendable {
     public static let maximumPayload = 4096
     /// Commands sent to lectord and not yet answered, at most.
     public static let maximumInFlight = 4
+    /// Seconds after which a command lectord has not answered no longer counts as in
+    /// flight (lectord answers in milliseconds; a reply lost with a connection must not
+    /// hold the gate shut).
+    public static let replyTimeout = 5.0
 
     /// Why a command was not queued.
     public enum Refusal: Equatable, Sendable {
@@ -45,6 +49,8 @@ public struct CommandGate: Sendable {
     private var tokens: Double
     private var refilled: Date?
     private var queue: [Command] = []
+    /// When each command in flight was sent, oldest first.
+    private var sent: [Date] = []
     /// Commands refused since start, by any reason, and merged into a waiting one.
     public private(set) var refused = 0
     public private(set) var merged = 0
@@ -88,15 +94,27 @@ public struct CommandGate: Sendable {
         return nil
     }
 
-    /// The next command to send, when fewer than ``maximumInFlight`` are unanswered.
-    public mutating func next(inFlight: Int) -> Command? {
-        guard inFlight < Self.maximumInFlight, !queue.isEmpty else { return nil }
+    /// The next command to send at `now`, when fewer than ``maximumInFlight`` are
+    /// unanswered (counted in flight from now on, until ``answered()`` or ``replyTimeout``).
+    public mutating func next(now: Date) -> Command? {
+        sent.removeAll { now.timeIntervalSince($0) > Self.replyTimeout }
+        guard sent.count < Self.maximumInFlight, !queue.isEmpty else { return nil }
+        sent.append(now)
         return queue.removeFirst()
+    }
+
+    /// Commands sent and not answered yet.
+    public var inFlight: Int { sent.count }
+
+    /// lectord answered a command (its reply or an ERROR).
+    public mutating func answered() {
+        if !sent.isEmpty { sent.removeFirst() }
     }
 
     /// Forgets the waiting commands (lectord was lost: they would go to a new connection
     /// long after they were asked for); returns how many.
     public mutating func clear() -> Int {
+        sent.removeAll()
         defer { queue.removeAll() }
         return queue.count
     }

@@ -46,14 +46,18 @@ struct CommandGateTests {
         #expect(accepted == taken, "accepted \(accepted) with a second offer \(later) s later")
     }
 
-    @Test("at most maximumInFlight unanswered; clear drops what waits")
+    @Test("at most maximumInFlight unanswered, an answer or the reply timeout frees a slot; clear drops what waits")
     func inFlight() {
         var gate = CommandGate(rate: 1000, burst: 1000, capacity: 32)
-        for index in 0..<10 { _ = gate.offer(Self.rotation("cam\(index)", 90), now: Date()) }
+        let now = Date()
+        for index in 0..<10 { _ = gate.offer(Self.rotation("cam\(index)", 90), now: now) }
         var sent = 0
-        while gate.next(inFlight: sent) != nil { sent += 1 }
+        while gate.next(now: now) != nil { sent += 1 }
         #expect(sent == CommandGate.maximumInFlight && gate.count == 10 - CommandGate.maximumInFlight)
-        #expect(gate.next(inFlight: CommandGate.maximumInFlight - 1)?.device == "cam\(CommandGate.maximumInFlight)")
-        #expect(gate.clear() == 10 - CommandGate.maximumInFlight - 1 && gate.count == 0)
+        gate.answered()
+        #expect(gate.next(now: now)?.device == "cam\(CommandGate.maximumInFlight)" && gate.next(now: now) == nil)
+        let later = now.addingTimeInterval(CommandGate.replyTimeout + 1)
+        #expect(gate.next(now: later) != nil, "unanswered commands stop counting after the reply timeout")
+        #expect(gate.clear() == 10 - CommandGate.maximumInFlight - 2 && gate.count == 0 && gate.inFlight == 0)
     }
 }
