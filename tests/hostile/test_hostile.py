@@ -52,11 +52,12 @@ def noise_run(noise, layout):
 
 
 def terminate(process):
-    """Sends SIGTERM: (exit status or None if it took over 10 s, seconds until it exited)."""
+    """Sends SIGTERM: (exit status or None if it took over 10 s, or over the load-scaled
+    bound of 1 s and 5 s more, seconds until it exited)."""
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
     try:
-        status = process.wait(timeout=10)
+        status = process.wait(timeout=max(10, real_time(1.0) + 5))
     except subprocess.TimeoutExpired:
         process.kill()
         status = None
