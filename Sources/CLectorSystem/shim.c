@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -58,4 +59,8 @@ int lector_epoll_wait(int epoll_fd, uint32_t *events, uint64_t *tokens, int capa
 int lector_bytes_readable(int fd) {
     int count = 0;
     return ioctl(fd, FIONREAD, &count) < 0 ? -1 : count;
+}
+
+int lector_become_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }

@@ -21,6 +21,8 @@ public final class Daemon: Sendable {
     private let effective: Mutex<DaemonOptions>
     /// Each camera's rules, by camera name (SIGHUP replaces their rules).
     private let ruleBooks = Mutex<[String: RuleBook]>([:])
+    /// Whether a signal (SIGTERM, SIGINT) stopped the daemon: hooks are then killed, not waited for.
+    private let signalled = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - options: the options in force (command line merged with the configuration file).
@@ -37,6 +39,10 @@ public final class Daemon: Sendable {
 
     /// Runs until stopped; returns the process exit status.
     public func run() -> Int32 {
+        // What a rule's hook setsid's is adopted when the hook ends, and ended with it.
+        do { try ChildProcess.adoptOrphans() } catch {
+            logger.warning("hooks' detached children cannot be ended with them", [("reason", "\(error)")])
+        }
         // The socket first: a second instance is refused before it loads anything.
         let listener: ListeningSocket?
         do {
@@ -166,6 +172,7 @@ extension Daemon {
                 return
             }
             logger.notice("stopping", [("signal", signal == SIGINT ? "SIGINT" : "SIGTERM")])
+            signalled.store(true, ordering: .releasing)
             stop.raise()
         }
     }
@@ -174,8 +181,15 @@ extension Daemon {
     /// each camera's counts.
     private func shutDown(hub: CameraHub, server: SocketServer?, cameras: [Camera]) {
         hub.stopAll()
-        // Hooks still running (the end of a --stdout replay) finish, each within its timeout.
-        for rules in ruleBooks.withLock({ Array($0.values) }) { rules.waitForHooks() }
+        // Hooks still running: on SIGTERM/SIGINT they are killed (the exit does not wait for
+        // a long hook_timeout); at the end of a --stdout replay they finish, each within its timeout.
+        let books = ruleBooks.withLock { Array($0.values) }
+        if signalled.load(ordering: .acquiring) {
+            for rules in books { rules.stopHooks() }
+        } else {
+            for rules in books { rules.waitForHooks() }
+        }
+        ChildProcess.endOrphans()
         server?.shutdown()
         for camera in cameras {
             let counts = camera.counters.snapshot

@@ -16,6 +16,8 @@ import Synchronization
 public final class Bridge: @unchecked Sendable {
     /// Messages handed to libmosquitto and not yet written (QoS 0) or acknowledged.
     static let window = 64
+    /// The largest MQTT packet the broker may send the bridge (its Maximum Packet Size).
+    static let maximumPacket: UInt32 = 65_536
 
     /// One camera of lectord, as the bridge knows it.
     struct Camera {
@@ -54,6 +56,11 @@ public final class Bridge: @unchecked Sendable {
     private var outstanding = 0
     private var reportedDrops = 0
     private var nextStatus = Date.distantPast
+    /// Commands from MQTT on their way to lectord (checked, rate-limited, bounded).
+    private var gate = CommandGate()
+    private var throttle = LogThrottle()
+    /// Whether lectord is reachable, as last published on `<root>/lectord` (nil: not yet).
+    private var lectordState: String?
 
     /// A bridge that has not started yet (``run()`` starts it).
     public init(configuration: BridgeConfiguration, logger: Logger) {
@@ -93,6 +100,10 @@ public final class Bridge: @unchecked Sendable {
         settings.certFile = configuration.certFile
         settings.keyFile = configuration.keyFile
         settings.will = (configuration.availabilityTopic, "offline", 1)
+        // The broker sends nothing larger (MQTT 5): a 100 MB command never reaches the
+        // bridge; one over CommandGate's limit but within this is refused unread.
+        settings.maximumPacket = Self.maximumPacket
+        settings.maximumPayload = CommandGate.maximumPayload
         let client: MosquittoClient
         do {
             client = try MosquittoClient(settings: settings) { [self] event in
@@ -118,6 +129,7 @@ public final class Bridge: @unchecked Sendable {
                 nextStatus = now.addingTimeInterval(configuration.statusInterval)
             }
             releaseHeldStatuses(now: now)
+            sendCommands()
             flush()
             // Wake for the next STATUS request (or the next attempt to reach lectord) and
             // for the next held status; otherwise only lectord or the broker wake it.
@@ -185,8 +197,17 @@ public final class Bridge: @unchecked Sendable {
                 }
             case .published:
                 outstanding = max(0, outstanding - 1)
-            case let .message(topic, payload):
-                command(topic: topic, payload: payload)
+            case let .message(topic, payload, retained):
+                if retained {
+                    // A command kept by the broker is not a request made now (a rotation
+                    // would come back on every reconnect): ignored.
+                    throttle.log(logger, "retained", .warning, "ignored a retained command (publish commands without retain)",
+                                 [("topic", topic)])
+                } else {
+                    command(topic: topic, payload: payload)
+                }
+            case let .oversized(topic, bytes):
+                refuse(.tooLarge(bytes), topic: topic)
             case let .error(text):
                 // Each failed attempt says so; the log says it once until it changes.
                 logger.once("broker", .warning, "broker: \(text); retrying with backoff (1 s doubling to 30 s)",
@@ -212,6 +233,7 @@ public final class Bridge: @unchecked Sendable {
         // A restarted broker may have lost every retained message: state them again,
         // replacing whatever older value still waits in the queue.
         enqueue(configuration.availabilityTopic, "online", qos: 1, kind: .control)
+        if let lectordState { publishLectord(lectordState, force: true) }
         for device in cameras.keys.sorted() {
             guard let camera = cameras[device] else { continue }
             announce(camera)
@@ -228,8 +250,12 @@ public final class Bridge: @unchecked Sendable {
         let prefix = configuration.root + "/"
         guard topic.hasPrefix(prefix) else { return }
         let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        if let refusal = gate.checkSize(payload.count) {
+            refuse(refusal, topic: topic)
+            return
+        }
         guard levels.count == 3, let camera = cameras.values.first(where: { $0.level == levels[0] }) else {
-            logger.warning("command for an unknown camera", [("topic", topic)])
+            throttle.log(logger, "unknown", .warning, "command for an unknown camera", [("topic", topic)])
             return
         }
         if levels[1] == "live_text", levels[2] == "set" {
@@ -239,20 +265,21 @@ public final class Bridge: @unchecked Sendable {
         var members: [(String, JSONValue)] = []
         if !payload.isEmpty {
             guard let parsed = try? JSONParser.parse(payload), let object = parsed.objectValue else {
-                logger.warning("a command's payload must be a JSON object", [("topic", topic)])
+                throttle.log(logger, "payload", .warning, "a command's payload must be a JSON object", [("topic", topic)])
                 return
             }
             members = object.filter { $0.0 != "class" && $0.0 != "device" }
         }
         guard link.isConnected else {
-            logger.warning("command while lectord is unreachable; ignored", [("topic", topic)])
+            throttle.log(logger, "unreachable", .warning, "command while lectord is unreachable; ignored", [("topic", topic)])
             return
         }
         var request: [(String, JSONValue)]
         switch (levels[1], levels[2]) {
         case ("orientation", "set"):
             guard !members.isEmpty else {
-                logger.warning("orientation/set needs members of ORIENTATION, e.g. {\"rotation\":90}", [("topic", topic)])
+                throttle.log(logger, "members", .warning, "orientation/set needs members of ORIENTATION, e.g. {\"rotation\":90}",
+                             [("topic", topic)])
                 return
             }
             request = [("class", .string("ORIENTATION")), ("device", .string(camera.device))] + members
@@ -266,11 +293,45 @@ public final class Bridge: @unchecked Sendable {
         // The payload's members are read by lectord's own request parser: what it would
         // refuse is refused here, in the words its ERROR would use.
         do {
-            send(try Request.parse(JSONWriter.bytes(.object(request))), device: camera.device)
+            let parsed = try Request.parse(JSONWriter.bytes(.object(request)))
+            if let refusal = gate.offer(CommandGate.Command(request: parsed, device: camera.device), now: Date()) {
+                refuse(refusal, topic: topic)
+            }
         } catch {
-            logger.warning("lectord refused a request", [("request", error.requestClass ?? "?"), ("device", camera.device),
-                                                          ("message", error.message)])
+            throttle.log(logger, "refused", .warning, "lectord refused a request",
+                         [("request", error.requestClass ?? "?"), ("device", camera.device), ("message", error.message)])
         }
+    }
+
+    /// Counts a command not taken and says so: once per kind of refusal until the queue
+    /// drains, with the total so far (``LogThrottle`` keeps it to a line per 10 s).
+    private func refuse(_ refusal: CommandGate.Refusal, topic: String) {
+        let reason: String
+        switch refusal {
+        case let .tooLarge(bytes): reason = "its payload of \(bytes) bytes is over the limit of \(CommandGate.maximumPayload)"
+        case .overRate: reason = "more than \(Int(gate.rate)) commands a second (burst \(Int(gate.burst)))"
+        case .queueFull: reason = "\(gate.capacity) commands already wait for lectord"
+        }
+        throttle.log(logger, "dropped \(reason.prefix(12))", .warning, "command dropped",
+                     [("topic", topic), ("reason", reason), ("dropped_total", "\(gate.refused)")])
+    }
+
+    /// Sends the waiting commands lectord has room for (at most ``CommandGate/maximumInFlight``
+    /// unanswered): the bridge never writes more than a few small requests ahead of its reading.
+    private func sendCommands() {
+        while link.isConnected, let next = gate.next(now: Date()) {
+            send(next.request, device: next.device)
+        }
+    }
+
+    /// Publishes whether lectord is reachable on `<root>/lectord` (retained), when it changed.
+    private func publishLectord(_ state: String, force: Bool = false, error: String? = nil) {
+        guard force || state != lectordState else { return }
+        lectordState = state
+        var object: [(String, JSONValue)] = [("state", .string(state)), ("socket", .string(link.path))]
+        if let error { object.append(("error", .string(error))) }
+        object.append(("time", .string(MonotonicInstant.now().rfc3339)))
+        enqueue("\(configuration.root)/lectord", JSONWriter.bytes(.object(object)), qos: 1, kind: .control)
     }
 
     // MARK: lectord's messages
@@ -297,9 +358,11 @@ public final class Bridge: @unchecked Sendable {
         case let .connected(again):
             logger.clearOnce("lectord")
             logger.info(again ? "reconnected to lectord" : "connected to lectord", [("socket", link.path)])
+            publishLectord("reachable")
             return true
         case let .failed(error):
             logger.once("lectord", .warning, "cannot reach lectord; retrying with backoff", [("socket", link.path), ("error", "\(error)")])
+            publishLectord("unreachable", error: "\(error)")
             return false
         }
     }
@@ -310,6 +373,7 @@ public final class Bridge: @unchecked Sendable {
             try link.send(request, device: device)
         } catch {
             logger.warning("lost lectord; reconnecting", [("socket", link.path), ("reason", "\(error)")])
+            lectordLost(reason: "\(error)")
         }
     }
 
@@ -325,13 +389,18 @@ public final class Bridge: @unchecked Sendable {
                 logger.warning("ignored a line from lectord", [("reason", reason)])
             } catch {
                 logger.warning("lost lectord; reconnecting", [("socket", link.path), ("reason", "\(error)")])
-                lectordLost()
+                lectordLost(reason: "\(error)")
                 return
             }
         }
     }
 
-    private func lectordLost() {
+    /// lectord is gone: every camera's status says `unreachable`, `<root>/lectord` too,
+    /// and the commands waiting for it are dropped.
+    private func lectordLost(reason: String) {
+        publishLectord("unreachable", error: reason)
+        let dropped = gate.clear()
+        if dropped > 0 { logger.warning("commands dropped: lectord was lost", [("dropped", "\(dropped)")]) }
         for device in cameras.keys {
             cameras[device]?.text.resetTracks()
             cameras[device]?.state = "unreachable"
@@ -389,11 +458,14 @@ public final class Bridge: @unchecked Sendable {
         case let .orientation(orientation):
             publishOrientation(.object((orientation.json.objectValue ?? []).filter { $0.0 != "class" }), of: orientation.device,
                                always: true)
+            gate.answered()
             logger.info("orientation changed", [("device", orientation.device), ("exif", "\(orientation.orientation.exif)")])
         case let .snapshot(snapshot):
+            gate.answered()
             guard let camera = cameras[snapshot.device] else { return }
             enqueue("\(topic(camera))/snapshot", snapshot.data, kind: .state)
         case let .error(error):
+            gate.answered()
             logger.warning("lectord refused a request", [("request", request?.name ?? error.request ?? "?"),
                                                           ("device", request?.device ?? "-"), ("message", error.message)])
         case let .overflow(overflow):

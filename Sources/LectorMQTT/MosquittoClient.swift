@@ -29,8 +29,11 @@ public enum MosquittoEvent: Sendable {
     case disconnected(expected: Bool)
     /// A QoS 0 message was written to the socket, or a QoS 1/2 one acknowledged.
     case published(messageID: Int32)
-    /// A message on a subscribed topic.
-    case message(topic: String, payload: [UInt8])
+    /// A message on a subscribed topic; `retained` when the broker kept it (delivered
+    /// because of the subscription, not published now).
+    case message(topic: String, payload: [UInt8], retained: Bool)
+    /// A message whose payload is over ``MosquittoSettings/maximumPayload`` bytes: not copied.
+    case oversized(topic: String, bytes: Int)
     /// A line of libmosquitto's own error log (TLS and connection failures).
     case error(String)
 }
@@ -51,6 +54,12 @@ public struct MosquittoSettings: Sendable {
     public var keyFile: String?
     /// The last will: topic, payload, QoS, retained.
     public var will: (topic: String, payload: String, qos: Int32)?
+    /// The largest packet the broker may send this client (MQTT 5's Maximum Packet Size,
+    /// which the broker honours by not sending larger messages): nil, none (MQTT 3.1.1).
+    public var maximumPacket: UInt32?
+    /// Payloads larger than this are reported as ``MosquittoEvent/oversized(topic:bytes:)``
+    /// without being copied.
+    public var maximumPayload = Int.max
     /// Reconnect backoff in seconds: first delay and cap (doubling).
     public var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
 
@@ -68,6 +77,9 @@ public struct MosquittoSettings: Sendable {
 public final class MosquittoClient: @unchecked Sendable {
     private let handle: OpaquePointer
     private let handler: @Sendable (MosquittoEvent) -> Void
+    private let maximumPayload: Int
+    /// CONNECT's properties (MQTT 5), owned here; libmosquitto keeps a copy for reconnects.
+    private var connectProperties: OpaquePointer?
     private let stopping = Atomic<Bool>(false)
     private let closed = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -81,17 +93,25 @@ public final class MosquittoClient: @unchecked Sendable {
     public init(settings: MosquittoSettings, handler: @escaping @Sendable (MosquittoEvent) -> Void) throws(MosquittoError) {
         _ = Self.library
         self.handler = handler
+        maximumPayload = settings.maximumPayload
         guard let handle = mosquitto_new(settings.clientID, true, nil) else {
             throw MosquittoError(call: "mosquitto_new", code: MOSQ_ERR_NOMEM.rawValue)
         }
         self.handle = handle
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, settings.maximumPacket == nil ? MQTT_PROTOCOL_V311 : MQTT_PROTOCOL_V5)
+        if let maximum = settings.maximumPacket {
+            var properties: OpaquePointer?
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), maximum)
+            connectProperties = properties
+        }
         mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         mosquitto_connect_callback_set(handle) { _, user, code in
             guard let user else { return }
             let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
-            client.handler(.connected(code: code, reason: String(cString: mosquitto_connack_string(code))))
+            // MQTT 5 answers with reason codes (128 and up for a refusal), 3.1.1 with 0-5.
+            let reason = code >= 128 ? mosquitto_reason_string(code) : mosquitto_connack_string(code)
+            client.handler(.connected(code: code, reason: reason.map { String(cString: $0) } ?? "code \(code)"))
         }
         mosquitto_disconnect_callback_set(handle) { _, user, code in
             guard let user else { return }
@@ -104,13 +124,17 @@ public final class MosquittoClient: @unchecked Sendable {
         }
         mosquitto_message_callback_set(handle) { _, user, message in
             guard let user, let message, let topic = message.pointee.topic else { return }
+            let client = Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
             let count = Int(message.pointee.payloadlen)
+            guard count <= client.maximumPayload else {
+                client.handler(.oversized(topic: String(cString: topic), bytes: count))
+                return
+            }
             var payload: [UInt8] = []
             if count > 0, let bytes = message.pointee.payload {
                 payload = Array(UnsafeRawBufferPointer(start: bytes, count: count))
             }
-            Unmanaged<MosquittoClient>.fromOpaque(user).takeUnretainedValue()
-                .handler(.message(topic: String(cString: topic), payload: payload))
+            client.handler(.message(topic: String(cString: topic), payload: payload, retained: message.pointee.retain))
         }
         mosquitto_log_callback_set(handle) { _, user, level, text in
             guard let user, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
@@ -138,7 +162,10 @@ public final class MosquittoClient: @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        mosquitto_property_free_all(&connectProperties)
+    }
 
     private func check(_ call: String, _ code: Int32) throws(MosquittoError) {
         guard code == MOSQ_ERR_SUCCESS.rawValue else { throw MosquittoError(call: call, code: code) }
@@ -154,7 +181,7 @@ public final class MosquittoClient: @unchecked Sendable {
         let thread = Thread { [self] in
             var delay = Double(reconnectDelay.first)
             while !stopping.load(ordering: .acquiring) {
-                let code = mosquitto_connect(handle, host, Int32(port), Int32(keepalive))
+                let code = mosquitto_connect_bind_v5(handle, host, Int32(port), Int32(keepalive), nil, connectProperties)
                 if code == MOSQ_ERR_SUCCESS.rawValue {
                     delay = Double(reconnectDelay.first)
                     // Returns after mosquitto_disconnect, or on an error it does not retry.

@@ -58,6 +58,11 @@ public final class AutoOrientation: @unchecked Sendable {
     private let lock = NSLock()
     private var schedule = Schedule()
     private var detector: OrientationDetector?
+    /// The detector as ``cancel()`` reaches it without waiting for a check, and whether
+    /// checks are stopped (guarded by `stopLock`).
+    private let stopLock = NSLock()
+    private var stoppable: OrientationDetector?
+    private var stopped = false
     private var dataPath: String?
     private let logger: Logger
     /// Checks made and their total time (for the measurement script and tests).
@@ -76,7 +81,32 @@ public final class AutoOrientation: @unchecked Sendable {
     public func prepare() throws(RecognitionError) {
         lock.lock()
         defer { lock.unlock() }
-        if detector == nil { detector = try OrientationDetector(dataPath: dataPath) }
+        try makeDetector()
+    }
+
+    /// Stops a check in progress (it is abandoned after ``IsolatedRecognizer``'s stop
+    /// grace) and the next ones, until ``resume()``; any thread.
+    public func cancel() {
+        stopLock.withLock {
+            stopped = true
+            return stoppable
+        }?.cancel()
+    }
+
+    /// Lets checks run again after ``cancel()``.
+    public func resume() {
+        stopLock.withLock {
+            stopped = false
+            return stoppable
+        }?.resume()
+    }
+
+    /// Loads the OSD model when not done yet (under `lock`).
+    private func makeDetector() throws(RecognitionError) {
+        guard detector == nil else { return }
+        let made = try OrientationDetector(dataPath: dataPath)
+        detector = made
+        if stopLock.withLock({ stoppable = made; return stopped }) { made.cancel() }
     }
 
     /// Checks made so far and their mean time in milliseconds.
@@ -87,8 +117,12 @@ public final class AutoOrientation: @unchecked Sendable {
     /// Checks the turn of captured image `luma` when due and `control` is automatic, and
     /// records what was found in `control`. Returns at once when another recognizer is
     /// checking.
-    /// - Parameter stack: the stacked frame's info (nil without live text's stack).
-    public func update(_ luma: GrayImage, stack: StackedFrameInfo?, at time: MonotonicInstant, control: OrientationControl) {
+    /// - Parameters:
+    ///   - stack: the stacked frame's info (nil without live text's stack).
+    ///   - deadline: milliseconds the check may take: the camera's `--deadline-ms`, as a
+    ///     read (a check that runs late is abandoned and the turn in force stays).
+    public func update(_ luma: GrayImage, stack: StackedFrameInfo?, at time: MonotonicInstant, control: OrientationControl,
+                       deadline: Int) {
         let settings = control.current
         guard settings.isAutomatic, lock.try() else { return }
         defer { lock.unlock() }
@@ -97,9 +131,16 @@ public final class AutoOrientation: @unchecked Sendable {
         let started = MonotonicInstant.now()
         var estimate: OrientationEstimate?
         do {
-            if detector == nil { detector = try OrientationDetector(dataPath: dataPath) }
-            estimate = try detector?.estimate(luma, mirrored: settings.mirror ?? false)
+            try makeDetector()
+            estimate = try detector?.estimate(luma, mirrored: settings.mirror ?? false, deadline: deadline)
             logger.clearOnce("orientation check")
+        } catch .cancelled {
+            return
+        } catch .deadlineExceeded, .busy {
+            // Like a read that runs late: said once, the turn in force stays, and the check
+            // is due again on the schedule (an abandoned one still running refuses the next).
+            logger.once("orientation check", .warning, "orientation check ran out of time; keeping the orientation in force",
+                        [("deadline_ms", "\(deadline)")])
         } catch {
             logger.once("orientation check", .warning, "cannot find the orientation", [("reason", "\(error)")])
         }

@@ -163,10 +163,16 @@ public final class RecognitionLoop: @unchecked Sendable {
     public let colorPreview: ColorPreviewDemand
 
     /// Stops every recognition in progress, or the next ones (shutdown); safe from any thread.
-    public func cancel() { pool.cancel() }
+    public func cancel() {
+        pool.cancel()
+        autoOrientation.cancel()
+    }
 
     /// Lets recognition run again after ``cancel()``; call before a new run starts.
-    public func resume() { pool.resume() }
+    public func resume() {
+        pool.resume()
+        autoOrientation.resume()
+    }
 
     /// The settings of the recognizers the next frames use.
     public var recognizerOptions: RecognizerOptions { pool.options }
@@ -285,7 +291,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         // The luma is a copy: the driver can have its buffer back before recognition.
         frame.giveBack()
 
-        autoOrientation.update(luma, stack: frame.stackInfo, at: frame.timestamp, control: orientation)
+        autoOrientation.update(luma, stack: frame.stackInfo, at: frame.timestamp, control: orientation, deadline: pool.options.deadline)
         let inForce = orientation.inForce
         let transform = OrientationTransform(orientation: inForce.orientation, sourceWidth: luma.width, sourceHeight: luma.height)
         var upright = GrayImage(width: 0, height: 0)
@@ -349,7 +355,15 @@ public final class RecognitionLoop: @unchecked Sendable {
             warnings.deadline = warning
             return true
         }
-        if changed, let warning { logger.warning(warning, [("unread_lines", "\(progress.unreadLines)")]) }
+        if changed, let warning {
+            var fields = [("unread_lines", "\(progress.unreadLines)")]
+            if !progress.unreadZones.isEmpty {
+                let names = progress.unreadZones.prefix(10).joined(separator: ",")
+                fields = [("unread_zones", "\(progress.unreadZones.count)"),
+                          ("zones", names + (progress.unreadZones.count > 10 ? ",..." : ""))]
+            }
+            logger.warning(warning, fields)
+        }
     }
 
     /// Changes the camera's warnings (under `lock`: recognizer threads share them) and

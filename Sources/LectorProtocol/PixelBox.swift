@@ -12,14 +12,36 @@ public struct PixelBox: Hashable, Sendable, CustomStringConvertible {
         self.height = height
     }
 
+    /// The largest far edge (`x + width`, `y + height`) a configured box may have: four
+    /// times the longest frame side lectord takes (16,384), so that no arithmetic on a
+    /// configured box (clipping, a zone's 4× upscale, areas) can overflow.
+    public static let maximumEdge = 65_536
+
     public var maxX: Int { x + width }
     public var maxY: Int { y + height }
     public var area: Int { width * height }
 
-    /// The part of this box inside a `width` × `height` image.
+    /// Why this box cannot be configured, or nil when it can: every coordinate ≥ 0, width
+    /// and height above 0, and each far edge at most ``maximumEdge`` (summed without
+    /// overflowing, whatever the numbers).
+    public var configurationProblem: String? {
+        guard x >= 0, y >= 0, width > 0, height > 0 else {
+            return "x and y must be 0 or more, width and height above 0"
+        }
+        let right = x.addingReportingOverflow(width), bottom = y.addingReportingOverflow(height)
+        guard !right.overflow, !bottom.overflow, right.partialValue <= Self.maximumEdge, bottom.partialValue <= Self.maximumEdge else {
+            return "its far edge (x + width, y + height) must be at most \(Self.maximumEdge) pixels"
+        }
+        return nil
+    }
+
+    /// The part of this box inside a `width` × `height` image (overflow-safe: a far edge
+    /// beyond `Int.max` counts as `Int.max`).
     public func clipped(width imageWidth: Int, height imageHeight: Int) -> PixelBox {
+        let farX = x.addingReportingOverflow(width), farY = y.addingReportingOverflow(height)
         let left = max(0, min(x, imageWidth)), top = max(0, min(y, imageHeight))
-        let right = max(left, min(maxX, imageWidth)), bottom = max(top, min(maxY, imageHeight))
+        let right = max(left, min(farX.overflow ? (width < 0 ? Int.min : Int.max) : farX.partialValue, imageWidth))
+        let bottom = max(top, min(farY.overflow ? (height < 0 ? Int.min : Int.max) : farY.partialValue, imageHeight))
         return PixelBox(x: left, y: top, width: right - left, height: bottom - top)
     }
 

@@ -11,11 +11,15 @@ public struct ReadProgress: Equatable, Sendable {
     /// Boxes of the lines in the text that an earlier frame of the scene read (this read
     /// did not): seen again, not read again.
     public var carriedLines: Set<PixelBox> = []
+    /// With zones: the zones the deadline left unread (in the zones' order); they are
+    /// counted in ``unreadLines`` too.
+    public var unreadZones: [String] = []
 
     /// Whether every line of the scene has been read.
     public var isComplete: Bool { unreadLines == 0 }
 
-    public init(unreadLines: Int = 0, outOfTime: Bool = false, carriedLines: Set<PixelBox> = []) {
+    public init(unreadLines: Int = 0, outOfTime: Bool = false, carriedLines: Set<PixelBox> = [], unreadZones: [String] = []) {
+        self.unreadZones = unreadZones
         self.unreadLines = unreadLines
         self.outOfTime = outOfTime
         self.carriedLines = carriedLines

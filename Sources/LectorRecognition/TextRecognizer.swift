@@ -105,8 +105,12 @@ public final class TextRecognizer {
     public let layout: ResolvedLayout
     /// With `layout auto`: why the detector is not used (nil when it is, or not asked for).
     public let layoutNote: String?
-    /// With zones: one engine per distinct profile (language, psm, whitelist), made once.
-    private let zoneEngines: [ZoneProfile.EngineKey: IsolatedRecognizer]
+    /// With zones: one engine per zone language (at most ``ZoneSpec/maximumLanguages``),
+    /// made once; each zone's psm and whitelist are set for its read.
+    private let zoneEngines: [String: IsolatedRecognizer]
+    /// With zones: the zone the next frame starts with (the first one a deadline left
+    /// unread), so that every zone is read in turn when a frame cannot read them all.
+    private var nextZone = 0
     private var halvedImage = GrayImage(width: 0, height: 0)
     private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
@@ -167,19 +171,19 @@ public final class TextRecognizer {
             layoutNote = nil
             detectorLayout = nil
             engine = nil
-            var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
+            var engines: [String: IsolatedRecognizer] = [:]
             for zone in options.zones {
-                let key = zone.profile.engineKey(defaultLanguage: options.baseLanguage)
-                if engines[key] == nil {
-                    engines[key] = try IsolatedRecognizer(language: key.language, dataPath: options.dataPath,
-                                                          pageSegmentation: key.pageSegmentation, whitelist: key.whitelist)
+                let language = zone.profile.engineLanguage(defaultLanguage: options.baseLanguage)
+                if engines[language] == nil {
+                    engines[language] = try IsolatedRecognizer(language: language, dataPath: options.dataPath,
+                                                               pageSegmentation: zone.profile.pageSegmentation)
                 }
             }
             zoneEngines = engines
         }
     }
 
-    /// Tesseract engines this recognizer holds (one per zone profile, or one).
+    /// Tesseract engines this recognizer holds (one per zone language, or one).
     public var engineCount: Int { options.zones.isEmpty ? 1 : zoneEngines.count }
 
     /// The text-line detectors the detector layout reads with (nil: Tesseract's layout).
@@ -308,30 +312,61 @@ public final class TextRecognizer {
         return angle
     }
 
-    /// Reads each zone that lies (at least partly) in `image` with its own engine, one
-    /// after the other; the blocks carry the zone's name, boxes are in `image`'s pixels.
+    /// Reads each zone that lies (at least partly) in `image` with its language's engine
+    /// and its own psm and whitelist, one after the other, within the frame's deadline:
+    /// zones it leaves unread are counted in ``lastProgress`` (and read first by the next
+    /// frame). The blocks carry the zone's name, in the zones' order; boxes are in
+    /// `image`'s pixels.
     private func recognizeZones(_ image: GrayImage) throws(RecognitionError) -> RecognizedText {
-        var blocks: [TextBlock] = []
-        for zone in options.zones {
-            let rect = zone.rect.clipped(width: image.width, height: image.height)
-            guard rect.area > 0, let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.baseLanguage)] else { continue }
-            var crop = image.cropped(to: rect)
-            if zone.profile.invert { crop = crop.inverted() }
-            let scale = zone.profile.scale
-            if scale > 1 { crop = crop.upscaled(by: scale) }
-            let read = try engine.recognize(crop, resolution: options.resolution * scale,
-                                            deadline: options.deadline, symbols: options.symbols)
-            let mapped = read.mapped { box in
-                let x = box.x / scale, y = box.y / scale
-                return PixelBox(x: rect.x + x, y: rect.y + y,
-                                width: max(1, (box.maxX + scale - 1) / scale - x), height: max(1, (box.maxY + scale - 1) / scale - y))
+        let started = MonotonicInstant.now()
+        let zones = options.zones
+        var read: [Int: [TextBlock]] = [:]
+        var unread: [Int] = []
+        let first = nextZone < zones.count ? nextZone : 0
+        for step in 0..<zones.count {
+            let index = (first + step) % zones.count
+            let left = options.deadline - Int(MonotonicInstant.now().milliseconds(since: started))
+            guard unread.isEmpty, left >= Self.minimumZoneMilliseconds else {
+                unread.append(index)
+                continue
             }
-            for var block in Self.dropping(mapped, shorterThan: zone.profile.minimumHeight).blocks {
-                block.zone = zone.name
-                blocks.append(block)
+            do {
+                if let blocks = try recognize(zone: zones[index], in: image, deadline: left) { read[index] = blocks }
+            } catch .deadlineExceeded, .busy {
+                unread.append(index)
             }
         }
-        return RecognizedText(blocks: blocks)
+        nextZone = unread.first ?? 0
+        lastProgress = ReadProgress(unreadLines: unread.count, outOfTime: !unread.isEmpty,
+                                    unreadZones: unread.sorted().map { zones[$0].name })
+        return RecognizedText(blocks: read.keys.sorted().flatMap { read[$0] ?? [] })
+    }
+
+    /// A zone's read gets at least this many milliseconds of the frame's deadline; with
+    /// less left, it waits for the next frame.
+    static let minimumZoneMilliseconds = 5
+
+    /// Reads one zone within `deadline` ms: its blocks, named after it; nil when it lies
+    /// outside `image`.
+    private func recognize(zone: ZoneSpec, in image: GrayImage, deadline: Int) throws(RecognitionError) -> [TextBlock]? {
+        let rect = zone.rect.clipped(width: image.width, height: image.height)
+        guard rect.area > 0, let engine = zoneEngines[zone.profile.engineLanguage(defaultLanguage: options.baseLanguage)] else { return nil }
+        var crop = image.cropped(to: rect)
+        if zone.profile.invert { crop = crop.inverted() }
+        let scale = zone.profile.scale
+        if scale > 1 { crop = crop.upscaled(by: scale) }
+        let read = try engine.recognize(crop, resolution: options.resolution * scale, deadline: deadline, symbols: options.symbols,
+                                        settings: zone.profile.readSettings)
+        let mapped = read.mapped { box in
+            let x = box.x / scale, y = box.y / scale
+            return PixelBox(x: rect.x + x, y: rect.y + y,
+                            width: max(1, (box.maxX + scale - 1) / scale - x), height: max(1, (box.maxY + scale - 1) / scale - y))
+        }
+        return Self.dropping(mapped, shorterThan: zone.profile.minimumHeight).blocks.map { block in
+            var block = block
+            block.zone = zone.name
+            return block
+        }
     }
 
     /// `text` without the words less than `height` pixels tall (and the lines and blocks

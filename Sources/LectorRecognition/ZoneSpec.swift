@@ -17,16 +17,12 @@ public struct ZoneProfile: Hashable, Sendable {
 
     public init() {}
 
-    /// What makes one Tesseract engine: zones that agree on it share one.
-    struct EngineKey: Hashable {
-        let language: String
-        let pageSegmentation: Int
-        let whitelist: String?
-    }
+    /// The language whose engine reads the zone: zones of one language share one engine
+    /// (page segmentation and whitelist are set for each read: ``readSettings``).
+    func engineLanguage(defaultLanguage: String) -> String { language ?? defaultLanguage }
 
-    func engineKey(defaultLanguage: String) -> EngineKey {
-        EngineKey(language: language ?? defaultLanguage, pageSegmentation: pageSegmentation, whitelist: whitelist)
-    }
+    /// What the zone's read sets on its shared engine.
+    var readSettings: ReadSettings { ReadSettings(pageSegmentation: pageSegmentation, whitelist: whitelist) }
 
     /// `digits`, `alnum` or the characters themselves.
     public static func whitelist(_ text: String) -> String? {
@@ -46,6 +42,26 @@ public struct ZoneSpec: Hashable, Sendable {
     public var name: String
     public var rect: PixelBox
     public var profile = ZoneProfile()
+
+    /// The most zones one camera may have: each is a Tesseract read per frame, and a
+    /// frame's zones share its deadline (measured: a line zone costs 5–20 ms here).
+    public static let maximumCount = 256
+    /// The most distinct zone languages one camera may have: one engine (a model in
+    /// memory and a thread) per language and recognizer.
+    public static let maximumLanguages = 4
+
+    /// Why a camera cannot have these zones (too many, or too many languages), or nil.
+    public static func limitProblem(_ zones: [ZoneSpec], defaultLanguage: String) -> String? {
+        if zones.count > maximumCount {
+            return "\(zones.count) zones, more than the \(maximumCount) a camera may have"
+        }
+        let languages = Set(zones.map { $0.profile.engineLanguage(defaultLanguage: defaultLanguage) })
+        if languages.count > maximumLanguages {
+            return "zones in \(languages.count) languages (\(languages.sorted().joined(separator: ", "))), more than the "
+                + "\(maximumLanguages) a camera may use (one engine each)"
+        }
+        return nil
+    }
 
     public init(name: String, rect: PixelBox, profile: ZoneProfile = ZoneProfile()) {
         self.name = name

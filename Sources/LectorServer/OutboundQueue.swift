@@ -8,9 +8,18 @@ import LectorSystem
 /// does not fit within `capacity` bytes first drops the oldest pending stream messages
 /// that have not started to be written; if it still does not fit, it is dropped itself.
 /// Every drop is counted, and the next stream message queued is preceded by
-/// `{"class":"OVERFLOW","dropped":N,"dropped_total":M}`.
+/// `{"class":"OVERFLOW","dropped":N,"dropped_total":M}`. An OVERFLOW notice not yet
+/// written is dropped like a stream message when room is needed, its count carried into
+/// the next one: a client that takes nothing holds at most `capacity` bytes, and each
+/// new message costs it a bounded copy (no notices pile up to be walked past).
 struct OutboundQueue {
-    enum Kind { case reply, stream }
+    enum Kind: Equatable {
+        case reply, stream
+        /// An OVERFLOW notice for this many dropped messages.
+        case notice(Int)
+
+        var droppable: Bool { self != .reply }
+    }
 
     private struct Entry {
         var line: OutboundLine
@@ -61,11 +70,15 @@ struct OutboundQueue {
             // Oldest first; the head is kept if it has started to be written.
             var index = written > 0 ? first + 1 : first
             while pendingBytes + size > capacity && index < entries.count {
-                if entries[index].kind == .stream {
+                if entries[index].kind.droppable {
                     pendingBytes -= entries[index].line.count
+                    if case let .notice(count) = entries[index].kind {
+                        droppedSinceNotice += count  // said again, with the drops since, in the next notice
+                    } else {
+                        droppedSinceNotice += 1
+                        droppedTotal += 1
+                    }
                     entries.remove(at: index)
-                    droppedSinceNotice += 1
-                    droppedTotal += 1
                 } else {
                     index += 1
                 }
@@ -77,7 +90,17 @@ struct OutboundQueue {
             }
         }
         if droppedSinceNotice > 0 {
-            append(OutboundLine(OverflowMessage(dropped: droppedSinceNotice, droppedTotal: droppedTotal).bytes), kind: .reply)
+            // One notice waits at most: an unwritten one is folded into the new one (it is
+            // near the end: the line after it is the newest).
+            let firstUnwritten = written > 0 ? first + 1 : first
+            if let index = entries[firstUnwritten...].lastIndex(where: { if case .notice = $0.kind { true } else { false } }),
+               case let .notice(count) = entries[index].kind {
+                droppedSinceNotice += count
+                pendingBytes -= entries[index].line.count
+                entries.remove(at: index)
+            }
+            append(OutboundLine(OverflowMessage(dropped: droppedSinceNotice, droppedTotal: droppedTotal).bytes),
+                   kind: .notice(droppedSinceNotice))
             droppedSinceNotice = 0
         }
         append(line, kind: .stream)

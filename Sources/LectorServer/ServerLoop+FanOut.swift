@@ -94,7 +94,9 @@ extension ServerLoop {
                 matchLines = lines
                 for line in lines { client.outbound.enqueueStream(line) }
             }
-            flush(client)
+            // A client whose socket is full waits for epoll's POLLOUT: no write is tried
+            // for it per publication (four stalled watchers cost the others 13-22%).
+            if client.stalledSince == nil { flush(client) }
             updateInterest(client)
             if !client.inbound.isEmpty { linesWaiting = true }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A program started without a shell (`posix_spawn`), in a process group of its own,
 /// with default signal dispositions and an empty signal mask (lectord blocks its
@@ -7,15 +8,26 @@ import Glibc
 /// standard input is a pipe the parent writes once and closes, its standard error a
 /// pipe the parent reads, its standard output /dev/null.
 ///
-/// The owner calls ``finish(timeout:maximumErrorBytes:)`` exactly once: it waits for
-/// the exit (killing the whole group at the timeout) and closes both pipes.
+/// The owner calls ``finish(timeout:maximumErrorBytes:shouldStop:)`` exactly once: it
+/// waits for the exit (killing the whole group at the timeout or when asked to stop),
+/// kills what the child left in its group, and closes both pipes. What escaped the
+/// group (a `setsid`'ed grandchild) is ended too once the process adopts orphans
+/// (``adoptOrphans()``): nothing a child starts outlives it.
 public final class ChildProcess {
+    /// Children started and not yet reaped (their ids): never taken for orphans. Held
+    /// across `posix_spawn`, so that ``endOrphans()`` cannot see a child before it is here.
+    private static let running = Mutex<Set<pid_t>>([])
+    /// Whether this process adopts orphaned descendants (``adoptOrphans()``).
+    private static let adopting = Atomic<Bool>(false)
+    /// Seconds between SIGTERM and SIGKILL to a child's group at its timeout, and when
+    /// asked to stop (lectord's SIGTERM: its exit must not wait).
+    static let killGrace = 0.5
+    static let stopGrace = 0.2
+
     /// The child's process id (also its process group id).
     public let processID: pid_t
     private var input: Int32
     private let errors: Int32
-    /// The wait status, once ``hasExited()`` collected it.
-    private var reapedStatus: Int32?
 
     /// How a child ended.
     public enum Ending: Equatable, Sendable, CustomStringConvertible {
@@ -68,7 +80,11 @@ public final class ChildProcess {
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, &attributes, &argv, &envp)
+        let status = Self.running.withLock { running in
+            let status = posix_spawn(&pid, path, &actions, &attributes, &argv, &envp)
+            if status == 0 { running.insert(pid) }
+            return status
+        }
         for pointer in argv { free(pointer) }
         for pointer in envp { free(pointer) }
         posix_spawn_file_actions_destroy(&actions)
@@ -101,79 +117,129 @@ public final class ChildProcess {
         input = -1
     }
 
-    /// Whether the child has ended, without waiting (its status is kept for
-    /// ``finish(timeout:maximumErrorBytes:)``, which the owner still calls).
-    /// The corresponding C function is `waitpid`.
-    public func hasExited() -> Bool {
-        if reapedStatus != nil { return true }
-        var status: Int32 = 0
-        guard waitpid(processID, &status, WNOHANG) == processID else { return false }
-        reapedStatus = status
-        return true
-    }
+    /// Whether the child has ended, without waiting and without reaping it
+    /// (``finish(timeout:maximumErrorBytes:shouldStop:)``, which the owner still calls,
+    /// collects it). The corresponding C function is `waitid`.
+    public func hasExited() -> Bool { hasEnded() }
 
     /// Asks the child's process group to end now (SIGTERM), e.g. speech cut short; the
-    /// owner then calls ``finish(timeout:maximumErrorBytes:)`` to collect it.
+    /// owner then calls ``finish(timeout:maximumErrorBytes:shouldStop:)`` to collect it.
     /// The corresponding C function is `kill`.
     public func terminate() {
-        guard reapedStatus == nil else { return }
+        guard !hasEnded() else { return }
         _ = kill(-processID, SIGTERM)
     }
 
-    /// Waits for the child to end, at most `timeout` seconds; past that, its process group
-    /// gets SIGTERM and, half a second later, SIGKILL. Collects up to `maximumErrorBytes`
-    /// of its standard error. Closes the pipes.
-    /// The corresponding C functions are `poll`, `read`, `waitpid` and `kill`.
-    public func finish(timeout: Double, maximumErrorBytes: Int = 4096) -> (ending: Ending, errorOutput: String) {
+    /// Waits for the child to end, at most `timeout` seconds, or until `shouldStop`
+    /// (checked every 20 ms) says to stop; then its process group gets SIGTERM and,
+    /// ``killGrace`` (``stopGrace`` when stopped) later, SIGKILL. Whatever it left in its
+    /// group is killed when it ends, and orphans are ended (``endOrphans()``). Collects up
+    /// to `maximumErrorBytes` of its standard error. Closes the pipes.
+    /// The corresponding C functions are `poll`, `read`, `waitid`, `waitpid` and `kill`.
+    public func finish(timeout: Double, maximumErrorBytes: Int = 4096,
+                       shouldStop: () -> Bool = { false }) -> (ending: Ending, errorOutput: String) {
         defer {
             if input >= 0 { Glibc.close(input) }
             Glibc.close(errors)
         }
         var collected: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
         var errorsOpen = true
-        func drain() {
-            while errorsOpen {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(errors, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    if collected.count < maximumErrorBytes { collected += buffer[0..<min(count, maximumErrorBytes - collected.count)] }
-                } else if count == 0 {
-                    errorsOpen = false
-                } else if Glibc.errno != EINTR {
-                    return
-                }
-            }
-        }
         let started = MonotonicInstant.now()
-        var terminated: MonotonicInstant?
-        var status: Int32 = 0
-        while true {
-            drain()
-            if let reaped = reapedStatus {
-                status = reaped
-                break
-            }
-            let done = waitpid(processID, &status, WNOHANG)
-            if done == processID { break }
-            if done < 0 && Glibc.errno != EINTR { return (.exited(-1), text(collected)) }
-            let elapsed = MonotonicInstant.now().milliseconds(since: started) / 1000
-            if let since = terminated {
-                if MonotonicInstant.now().milliseconds(since: since) > 500 { _ = kill(-processID, SIGKILL) }
-            } else if elapsed >= timeout {
+        var terminated: (at: MonotonicInstant, grace: Double)?
+        while !hasEnded() {
+            Self.drain(errors, into: &collected, open: &errorsOpen, maximum: maximumErrorBytes)
+            if let (at, grace) = terminated {
+                if MonotonicInstant.now().milliseconds(since: at) > grace * 1000 { _ = kill(-processID, SIGKILL) }
+            } else if shouldStop() {
                 _ = kill(-processID, SIGTERM)
-                terminated = .now()
+                terminated = (.now(), Self.stopGrace)
+            } else if MonotonicInstant.now().milliseconds(since: started) / 1000 >= timeout {
+                _ = kill(-processID, SIGTERM)
+                terminated = (.now(), Self.killGrace)
             }
             var descriptors = [pollfd(fd: errorsOpen ? errors : -1, events: Int16(POLLIN), revents: 0)]
             _ = Glibc.poll(&descriptors, 1, 20)
         }
-        drain()
-        if terminated != nil {
-            _ = kill(-processID, SIGKILL)  // what the hook left behind in its group
-            return (.timedOut, text(collected))
-        }
+        // Ended and not reaped yet, so its group id cannot be reused: what it left behind
+        // in its group goes with it. Then it is reaped, and what escaped the group too.
+        _ = kill(-processID, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(processID, &status, 0) < 0 && Glibc.errno == EINTR {}
+        _ = Self.running.withLock { $0.remove(processID) }
+        Self.endOrphans()
+        Self.drain(errors, into: &collected, open: &errorsOpen, maximum: maximumErrorBytes)
+        if terminated != nil { return (.timedOut, text(collected)) }
         let signal = status & 0x7f
         if signal == 0 { return (.exited((status >> 8) & 0xff), text(collected)) }
         return (.signalled(signal), text(collected))
+    }
+
+    /// Whether the child has ended (without reaping it). The corresponding C function is
+    /// `waitid` (WNOWAIT).
+    private func hasEnded() -> Bool {
+        var info = siginfo_t()
+        while true {
+            if waitid(P_PID, id_t(processID), &info, WEXITED | WNOHANG | WNOWAIT) == 0 {
+                return info._sifields._sigchld.si_pid == processID
+            }
+            if Glibc.errno != EINTR { return true }  // ECHILD: nothing to wait for
+        }
+    }
+
+    /// Reads what `descriptor` has without waiting, keeping up to `maximum` bytes.
+    private static func drain(_ descriptor: Int32, into collected: inout [UInt8], open: inout Bool, maximum: Int) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while open {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                if collected.count < maximum { collected += buffer[0..<min(count, maximum - collected.count)] }
+            } else if count == 0 {
+                open = false
+            } else if Glibc.errno != EINTR {
+                return
+            }
+        }
+    }
+
+    /// Makes this process adopt the descendants its children orphan (a hook's
+    /// `setsid`'ed grandchildren), so that ``endOrphans()`` ends them: call once, early.
+    public static func adoptOrphans() throws(SystemError) {
+        try Syscalls.becomeChildSubreaper()
+        adopting.store(true, ordering: .releasing)
+    }
+
+    /// Kills and reaps every adopted orphan (a child of this process that it did not
+    /// start: what a child's `setsid`'ed descendants became when their parent ended),
+    /// with its process group when it leads one, until none is left. Does nothing unless
+    /// ``adoptOrphans()`` was called. The corresponding C functions are `kill` and `waitpid`.
+    public static func endOrphans() {
+        guard adopting.load(ordering: .acquiring) else { return }
+        let me = getpid(), myGroup = getpgrp()
+        for _ in 0..<16 {
+            let orphans = running.withLock { running in
+                let found = adoptedChildren(of: me).filter { !running.contains($0.pid) }
+                for orphan in found { _ = kill(orphan.group == orphan.pid && orphan.group != myGroup ? -orphan.pid : orphan.pid, SIGKILL) }
+                return found
+            }
+            if orphans.isEmpty { return }
+            for orphan in orphans {
+                var status: Int32 = 0
+                while waitpid(orphan.pid, &status, 0) < 0 && Glibc.errno == EINTR {}
+            }
+        }
+    }
+
+    /// The children of process `parent` (their ids and process groups), from /proc.
+    private static func adoptedChildren(of parent: pid_t) -> [(pid: pid_t, group: pid_t)] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry -> (pid: pid_t, group: pid_t)? in
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After the name: state, ppid, pgrp, ...
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, pid_t(fields[1]) == parent, let group = pid_t(fields[2]) else { return nil }
+            return (pid, group)
+        }
     }
 
     private func text(_ bytes: [UInt8]) -> String {

@@ -3,6 +3,13 @@ import Glibc
 
 /// The process: its ids, its environment, its scheduling priority, executing a program.
 extension Syscalls {
+    /// Makes descendants orphaned by their parent (a hook's `setsid`'ed children) children
+    /// of this process, so that ``ChildProcess/endOrphans()`` can end them.
+    /// The corresponding C function is `prctl` (PR_SET_CHILD_SUBREAPER).
+    public static func becomeChildSubreaper() throws(SystemError) {
+        if lector_become_child_subreaper() != 0 { throw SystemError.current("prctl") }
+    }
+
     /// This process's id. The corresponding C function is `getpid`.
     public static var processID: Int32 { Glibc.getpid() }
 

@@ -31,7 +31,7 @@ struct AutoOrientationTests {
     func findsTurn(name: String, rotation: Int) throws {
         let orientation = try #require(ImageOrientation(rotation: rotation, mirror: false))
         let detector = try OrientationDetector()
-        let raw = try detector.estimate(try Self.captured(name, orientation), mirrored: false)
+        let raw = try detector.estimate(try Self.captured(name, orientation), mirrored: false, deadline: 60_000)
         let estimate = try #require(raw, "\(name) at \(rotation)°: OSD said nothing")
         #expect(estimate.rotation == rotation, "\(name): found \(estimate.rotation)° (confidence \(estimate.confidence))")
         #expect(estimate.confidence >= OrientationDetector.minimumConfidence, "\(name) at \(rotation)°: confidence \(estimate.confidence)")
@@ -39,7 +39,7 @@ struct AutoOrientationTests {
 
     @Test("a mirrored camera's turn is found too", arguments: [ImageOrientation.upMirrored, .leftMirrored, .downMirrored, .rightMirrored])
     func findsMirroredTurn(orientation: ImageOrientation) throws {
-        let estimate = try #require(try OrientationDetector().detect(try Self.captured(Self.pages[0], orientation), mirrored: true))
+        let estimate = try #require(try OrientationDetector().detect(try Self.captured(Self.pages[0], orientation), mirrored: true, deadline: 60_000))
         #expect(estimate.rotation == orientation.rotation, "\(orientation): found \(estimate.rotation)°")
     }
 
@@ -47,7 +47,7 @@ struct AutoOrientationTests {
     func nothingWithoutText(kind: String) throws {
         let image = kind == "noise" ? FrameSynthesizer.noise(width: 640, height: 480, seed: 3)
             : GrayImage(width: 640, height: 480, pixels: [UInt8](repeating: 220, count: 640 * 480))
-        #expect(try OrientationDetector().detect(image, mirrored: false) == nil)
+        #expect(try OrientationDetector().detect(image, mirrored: false, deadline: 60_000) == nil)
     }
 
     /// The recognition loop checks the captured frame, turns it, reads it, and says so.

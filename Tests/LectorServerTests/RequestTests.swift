@@ -133,6 +133,18 @@ struct OutboundQueueTests {
         #expect(queue.isEmpty && queue.pendingBytes == 0)
     }
 
+    @Test("a client that takes nothing holds at most its capacity: OVERFLOW notices are dropped too, their counts carried")
+    func stalledClientStaysBounded() {
+        var queue = OutboundQueue(capacity: 4096)
+        for index in 0..<10_000 { queue.enqueueStream(Array("stream line \(index) xxxxxxxxxxxxxxxxxxxx".utf8)) }
+        #expect(queue.pendingBytes <= 4096 + 80, "\(queue.pendingBytes) bytes pending")
+        let lines = drain(&queue)
+        let notices = lines.filter { $0.hasPrefix(#"{"class":"OVERFLOW""#) }
+        #expect(notices.count == 1, "\(notices.count) notices waiting")
+        #expect(queue.droppedTotal + lines.count - notices.count == 10_000, "every message written or counted dropped")
+        #expect(notices.last?.contains("\"dropped_total\":\(queue.droppedTotal)") == true, "\(notices.last ?? "")")
+    }
+
     @Test("writes several lines in one call and resumes inside the line where the socket filled", arguments: [1, 4, 5, 8, 9, 11])
     func gatheredPartialWrites(limit: Int) {
         var queue = OutboundQueue(capacity: 1024)

@@ -590,6 +590,111 @@ def stalled_broker_bounded_queue():
     require(bridge.stop() == 0, "exit status")
 
 
+def peak_rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
+
+
+def pub_many(broker, topic, payloads, retain=False):
+    """Publishes each payload (one line each, QoS 0) with one mosquitto_pub."""
+    args = ["mosquitto_pub"] + broker.client_args() + ["-t", topic, "-l"] + (["-r"] if retain else [])
+    subprocess.run(args, input="\n".join(payloads) + "\n", text=True, check=True, timeout=120)
+
+
+def pub_file(broker, topic, path):
+    subprocess.run(["mosquitto_pub"] + broker.client_args() + ["-t", topic, "-f", path], check=True, timeout=120)
+
+
+@test
+def hostile_broker_clients():
+    """Issue 29, break 2 and the mqtt part of 8 and 10: what any client of the broker can
+    send the bridge. Each row is an attack and what it must get; the bridge must stay
+    connected to lectord and go on publishing through all of them."""
+    broker = Broker("hostile-broker").start()
+    lectord = Lectord("hostile-lectord", DEMO_DIR, fps="5").start()
+    # A retained rotation left on the broker before the bridge starts (it came back on
+    # every reconnect): ignored.
+    device = DEMO_DIR  # a replay's device is its path
+    base = "lector/hostile/" + topic_level(device)
+    pub_many(broker, base + "/orientation/set", ['{"rotation":180}'], retain=True)
+    bridge = Bridge("hostile-bridge", lectord.socket, "mqtt://127.0.0.1:%d" % broker.port, "hostile").start()
+    wait_for(lambda: retained(broker, ["lector/hostile/#"]).get(base + "/text"), 30, "a retained text")
+    check = suite.check
+    log = bridge.logtext
+
+    def texts_in(seconds):
+        return len([m for m in sub(broker, [base + "/text", base + "/status"], wait=seconds) if not m["retained"]])
+
+    def orientation_exif():
+        return Client(lectord.socket).request({"class": "DEVICES"})["devices"][0]["orientation"]["exif"]
+
+    def flood_snapshots():
+        pub_many(broker, base + "/snapshot/get", ["{}"] * 1000)
+
+    def flood_rotations():
+        pub_many(broker, base + "/orientation/set", ['{"rotation":0}'] * 1000)
+
+    def oversized_commands():
+        pub_many(broker, base + "/orientation/set", ['{"rotation":90,"pad":"%s"}' % ("x" * 11 * 1024)] * 40)
+
+    def huge_command():
+        path = os.path.join(WORK, "huge-command")
+        with open(path, "wb") as f:
+            f.write(b"{" + b" " * (100 << 20) + b"}")
+        pub_file(broker, base + "/orientation/set", path)
+        os.remove(path)
+
+    def unknown_cameras():
+        pub_many(broker, "lector/hostile/nosuchcamera/snapshot/get", ["{}"] * 10000)
+
+    attacks = [
+        ("1,000 snapshot/get (merged: one waits per camera)", flood_snapshots, None),
+        ("1,000 orientation/set (rate-limited, queued with a bound)", flood_rotations, "command dropped"),
+        ("40 commands of 11 KB", oversized_commands, "over the limit of 4096"),
+        ("one command of 100 MB", huge_command, None),
+        ("10,000 commands for an unknown camera", unknown_cameras, "command for an unknown camera"),
+    ]
+    check("a retained orientation/set is ignored: lectord stays upright (exif %s)" % orientation_exif(),
+          orientation_exif() == 1 and "ignored a retained command" in log(), log()[-800:])
+    for name, attack, said in attacks:
+        peak_before = peak_rss_kb(bridge.proc.pid)
+        lines_before = len(log().splitlines())
+        started = time.time()
+        attack()
+        took = time.time() - started
+        during = texts_in(4)
+        new = log().splitlines()[lines_before:]
+        peak = peak_rss_kb(bridge.proc.pid)
+        check("%s (sent in %.1f s): the bridge stays connected to lectord and is not dropped by it" % (name, took),
+              bridge.alive() and not any("lost lectord" in l or "lectord dropped messages" in l for l in new)
+              and "client takes nothing" not in lectord.logtext(), "\n".join(new[-10:]))
+        check("%s: text/status still published (%d in 4 s after it)" % (name, during), during >= 2)
+        warnings = [l for l in new if l.startswith(("warning", "error"))]
+        check("%s: %d warnings about it (a handful, rate-limited; %d lines in all)%s"
+              % (name, len(warnings), len(new), ", saying %r" % said if said else ""),
+              len(warnings) <= 5 and (said is None or any(said in l for l in warnings)), "\n".join(new[-12:]))
+        check("%s: bridge peak RSS %d MB (was %d MB before; at most 40 MB more)" % (name, peak // 1024, peak_before // 1024),
+              peak <= peak_before + 40 * 1024)
+    # A fresh snapshot (-R: not the retained one) after asking once more.
+    watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-R", "-C", "1", "-W", "60", "-F", "%x",
+                                                                          "-t", base + "/snapshot"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    time.sleep(1)
+    pub_many(broker, base + "/snapshot/get", ["{}"])
+    answer = bytes.fromhex(watcher.communicate(timeout=90)[0].strip() or "")
+    check("a snapshot/get after the attacks is answered (%d bytes)" % len(answer), answer[:2] == b"\xff\xd8", log()[-600:])
+
+    # lectord killed: the bridge publishes that it is unreachable, retained.
+    lectord.stop(signal.SIGKILL)
+    state = wait_for(lambda: (lambda r: r.get("lector/hostile/lectord") if r.get(base + "/status") and
+                              b"unreachable" in r.get(base + "/status", b"") else None)(retained(broker, ["lector/hostile/#"])),
+                     real_time(15), "unreachable on the broker")
+    check("lectord killed: lector/hostile/lectord says %s, the camera's status unreachable" % json.loads(state)["state"],
+          json.loads(state)["state"] == "unreachable")
+    require(bridge.stop() == 0, "exit status")
+    broker.stop()
+
+
 @test
 def sigterm_without_broker_or_lectord():
     """Nothing to talk to: the bridge retries both, and SIGTERM still ends it at once."""

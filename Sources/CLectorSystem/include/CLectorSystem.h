@@ -38,4 +38,9 @@ int lector_epoll_wait(int epoll_fd, uint32_t *events, uint64_t *tokens, int capa
 /// ioctl(2) FIONREAD: how many bytes wait to be read on `fd`. -1 with errno set.
 int lector_bytes_readable(int fd);
 
+/// prctl(2) PR_SET_CHILD_SUBREAPER: descendants orphaned by their parent (a hook's
+/// `setsid`'ed children) become this process's children instead of init's. 0, or -1
+/// with errno set.
+int lector_become_child_subreaper(void);
+
 #endif

@@ -92,7 +92,12 @@ public enum DaemonOptionTable {
                      "Halve frames before recognition; auto halves only while text is large (default auto).", reload: .live,
                      example: "2", .camera(.value(\.spec.recognizer.downscale, .choice(["auto", "1", "2"]) { Downscale($0) }))),
         DaemonOption("--roi", .recognition, "X,Y,W,H", "Read only this region of the upright image.", reload: .live,
-                     example: "10,20,300,100", .camera(.optional(\.spec.recognizer.regionOfInterest, .choice(["X,Y,W,H"], ValueSyntax.box)))),
+                     example: "10,20,300,100", .camera(.optional(\.spec.recognizer.regionOfInterest, ValueParser { (text: String) throws(OptionValueError) -> PixelBox in
+                         switch ValueSyntax.checkedBox(text) {
+                         case let .success(box): return box
+                         case let .failure(refusal): throw OptionValueError("\(refusal.reason), not \(UsageError.quoted(text))")
+                         }
+                     }))),
         DaemonOption("--zone", .recognition, "'NAME=X,Y,W,H [KEY=VALUE]...'",
                      "Read only named zones, each with its own profile: keys psm, whitelist (digits, alnum or the characters), lang, scale, invert, min_height (repeatable; or [zone CAMERA/ZONE] sections).",
                      reload: .live, example: "reading=120,200,400,80 psm=7 whitelist=digits",

@@ -130,6 +130,11 @@ public struct DaemonOptions: Equatable, Sendable {
         }
         let names = options.cameras.map(\.name)
         if Set(names).count != names.count { throw UsageError("a camera is given twice") }
+        for camera in options.cameras {
+            if let problem = ZoneSpec.limitProblem(camera.recognizer.zones, defaultLanguage: camera.recognizer.language) {
+                throw UsageError("camera \(camera.name): \(problem)")
+            }
+        }
         return options
     }
 }

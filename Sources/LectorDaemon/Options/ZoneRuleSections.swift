@@ -53,10 +53,10 @@ struct ZoneSection {
     mutating func set(_ key: String, _ value: String) throws(OptionValueError) {
         switch key {
         case "rect":
-            guard let box = ValueSyntax.box(value), box.width > 0, box.height > 0 else {
-                throw OptionValueError("must be X,Y,W,H in upright pixels (W and H above 0), not \(UsageError.quoted(value))")
+            switch ValueSyntax.checkedBox(value) {
+            case let .success(box): zone.rect = box
+            case let .failure(refusal): throw OptionValueError("\(refusal.reason), not \(UsageError.quoted(value))")
             }
-            zone.rect = box
             rectGiven = true
         case "psm": zone.profile.pageSegmentation = try ValueParser.integer(0...13).parse(value)
         case "whitelist":

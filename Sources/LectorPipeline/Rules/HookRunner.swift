@@ -11,8 +11,10 @@ import LectorSystem
 /// environment (`LECTOR_DEVICE`, `LECTOR_ZONE`, `LECTOR_RULE`, `LECTOR_TEXT`,
 /// `LECTOR_MATCHED`, `LECTOR_GROUP_1`…, `LECTOR_GROUPS`, `LECTOR_CONFIDENCE`, `LECTOR_TIME`,
 /// `LECTOR_SEQ`, `LECTOR_BOX`) and as the MATCH line on its standard input; it is killed
-/// past the rule's timeout. Its exit status and standard error are logged; a failure
-/// is logged once per change of error (and its end once, when it succeeds again).
+/// past the rule's timeout, or at once when lectord stops (``stop()``), with its whole
+/// process group (and, in lectord, what it `setsid`'ed: see ``ChildProcess``). Its exit
+/// status and standard error are logged; a failure is logged once per change of error
+/// (and its end once, when it succeeds again).
 final class HookRunner: @unchecked Sendable {
     private let device: String
     private let rule: RuleSpec
@@ -22,6 +24,8 @@ final class HookRunner: @unchecked Sendable {
     private var running = false
     private var waiting: MatchMessage?
     private var lastProblem: String?
+    /// Set by ``stop()``: the running hook is killed, no other starts.
+    private var stopped = false
     /// Runs started, for tests and logs.
     private(set) var runs = 0
 
@@ -36,6 +40,7 @@ final class HookRunner: @unchecked Sendable {
     func offer(_ match: MatchMessage) {
         condition.lock()
         defer { condition.unlock() }
+        if stopped { return }
         if running {
             if waiting != nil { logger.info("hook still running: a waiting match was replaced by a newer one") }
             waiting = match
@@ -58,7 +63,22 @@ final class HookRunner: @unchecked Sendable {
         }
     }
 
-    /// Waits until no hook runs or waits (each run ends by its timeout).
+    /// Kills the running hook (its group gets SIGTERM, then SIGKILL ``ChildProcess``'s
+    /// stop grace later), drops the waiting match and starts no other; returns at once.
+    func stop() {
+        condition.lock()
+        stopped = true
+        waiting = nil
+        condition.unlock()
+    }
+
+    private var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    /// Waits until no hook runs or waits (each run ends by its timeout, or soon after ``stop()``).
     func waitUntilIdle() {
         condition.lock()
         while running { condition.wait() }
@@ -93,11 +113,12 @@ final class HookRunner: @unchecked Sendable {
         do {
             let child = try ChildProcess(path: path, environment: Self.environment(for: match, base: ProcessInfo.processInfo.environment))
             child.sendInput(match.bytes + [0x0A])
-            let (ending, errorOutput) = child.finish(timeout: rule.hookTimeout)
+            let (ending, errorOutput) = child.finish(timeout: rule.hookTimeout, shouldStop: { isStopped })
             detail += [("status", ending.description), ("ms", "\(Int(MonotonicInstant.now().milliseconds(since: started)))")]
             if !errorOutput.isEmpty { detail.append(("stderr", errorOutput)) }
             switch ending {
             case .exited(0): problem = nil
+            case .timedOut where isStopped: problem = "killed: lectord is stopping"
             case .timedOut: problem = "timed out after \(rule.hookTimeout) s and was killed"
             default: problem = ending.description + (errorOutput.isEmpty ? "" : ": \(errorOutput)")
             }

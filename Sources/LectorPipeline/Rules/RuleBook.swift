@@ -121,8 +121,16 @@ public final class RuleBook: @unchecked Sendable {
     }
 
     /// Waits for the hooks still running (and the one waiting behind each), each at most
-    /// its timeout: lectord's exit.
+    /// its timeout: lectord's exit at the end of its sources.
     public func waitForHooks() {
         for runner in lock.withLock({ runners }) { runner.waitUntilIdle() }
+    }
+
+    /// Kills the hooks still running (with their process groups), drops those waiting,
+    /// and waits for them to end (a fraction of a second): lectord's exit on SIGTERM.
+    public func stopHooks() {
+        let runners = lock.withLock { self.runners }
+        for runner in runners { runner.stop() }
+        for runner in runners { runner.waitUntilIdle() }
     }
 }

@@ -13,12 +13,21 @@ import Synchronization
 /// passes, *abandons* it: the thread finishes Tesseract's call in the background, drops
 /// the result, ends and frees its engine.
 final class EngineThread: @unchecked Sendable {
-    /// One recognition to run.
+    /// One recognition (or, on an `osd` engine, one orientation check) to run.
     struct Job {
         var image: GrayImage
         var resolution: Int
         var deadline: Int
         var symbols: Bool
+        var settings: ReadSettings? = nil
+        /// Tesseract's orientation and script detection instead of a read.
+        var orientation = false
+    }
+
+    /// What a job gave.
+    enum Answer {
+        case text(RecognizedText)
+        case orientation(OrientationEstimate?)
     }
 
     /// Engine threads abandoned while inside Tesseract and not yet back, process-wide.
@@ -30,7 +39,7 @@ final class EngineThread: @unchecked Sendable {
     private let engine: TesseractEngine
     private var job: Job?
     private var busy = false
-    private var outcome: Result<RecognizedText, RecognitionError>?
+    private var outcome: Result<Answer, RecognitionError>?
     private var timings = RecognitionTimings()
     private var abandoned = false
     private var retired = false
@@ -68,7 +77,7 @@ final class EngineThread: @unchecked Sendable {
 
     /// Waits for the job's outcome until `limit`, or until `shouldStop` is true when
     /// ``wake()`` is called. Returns nil when the wait ended first (the job goes on).
-    func outcome(until limit: Date, shouldStop: () -> Bool = { false }) -> Result<RecognizedText, RecognitionError>? {
+    func outcome(until limit: Date, shouldStop: () -> Bool = { false }) -> Result<Answer, RecognitionError>? {
         locked {
             while outcome == nil && !shouldStop() {
                 if !condition.wait(until: limit) { break }
@@ -119,8 +128,10 @@ final class EngineThread: @unchecked Sendable {
             busy = true
             condition.unlock()
 
-            let result = Result { () throws(RecognitionError) in
-                try engine.recognize(next.image, resolution: next.resolution, deadline: next.deadline, symbols: next.symbols)
+            let result = Result { () throws(RecognitionError) -> Answer in
+                if next.orientation { return .orientation(try engine.detectOrientation(next.image, resolution: next.resolution)) }
+                return .text(try engine.recognize(next.image, resolution: next.resolution, deadline: next.deadline,
+                                                  symbols: next.symbols, settings: next.settings))
             }
 
             condition.lock()

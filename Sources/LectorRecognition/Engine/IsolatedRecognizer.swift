@@ -77,7 +77,26 @@ final class IsolatedRecognizer: @unchecked Sendable {
 
     /// Recognizes `image` on the engine's thread, waiting at most its deadline plus
     /// ``deadlineGrace(_:)``.
-    func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool) throws(RecognitionError) -> RecognizedText {
+    /// - Parameter settings: page segmentation and whitelist for this read (a zone's).
+    func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
+                   settings: ReadSettings? = nil) throws(RecognitionError) -> RecognizedText {
+        let job = EngineThread.Job(image: image, resolution: resolution, deadline: deadline, symbols: symbols, settings: settings)
+        guard case let .text(text) = try run(job) else { return RecognizedText() }
+        return text
+    }
+
+    /// Tesseract's orientation check of `image` (the engine must be `osd`) under the same
+    /// deadline and stop as a read: Tesseract cannot stop it midway, so past `deadline`
+    /// plus ``deadlineGrace(_:)`` it is abandoned like a late read.
+    /// - Returns: the estimate, nil when Tesseract could not tell.
+    func detectOrientation(_ image: GrayImage, resolution: Int, deadline: Int) throws(RecognitionError) -> OrientationEstimate? {
+        let job = EngineThread.Job(image: image, resolution: resolution, deadline: deadline, symbols: false, orientation: true)
+        guard case let .orientation(estimate) = try run(job) else { return nil }
+        return estimate
+    }
+
+    private func run(_ job: EngineThread.Job) throws(RecognitionError) -> EngineThread.Answer {
+        let deadline = job.deadline
         if isCancelled { throw .cancelled }
         if let previous = abandoned {
             guard !previous.isAlive else { throw .busy }
@@ -91,7 +110,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
             lock.withLock { current = engine }
             if isCancelled { engine.cancelEngine() }
         }
-        engine.start(EngineThread.Job(image: image, resolution: resolution, deadline: deadline, symbols: symbols))
+        engine.start(job)
         let limit = Date(timeIntervalSinceNow: Double(deadline) / 1000 + Self.deadlineGrace(deadline))
         if let outcome = engine.outcome(until: limit, shouldStop: { isCancelled }) { return try outcome.get() }
         if isCancelled, engine.outcome(until: Date(timeIntervalSinceNow: Self.stopGrace)) != nil { throw .cancelled }

@@ -95,10 +95,18 @@ public final class TesseractEngine {
     ///     (and log) it for every frame.
     ///   - deadline: milliseconds after which recognition is abandoned.
     ///   - symbols: also report each character.
+    ///   - settings: page segmentation and whitelist for this read (a zone's); nil: the
+    ///     engine's own (as the last read left them).
     /// - Returns: the result tree, boxes in the image's pixels.
-    public func recognize(_ image: GrayImage, resolution: Int = 300,
-                          deadline: Int = 2000, symbols: Bool = false) throws(RecognitionError) -> RecognizedText {
+    public func recognize(_ image: GrayImage, resolution: Int = 300, deadline: Int = 2000, symbols: Bool = false,
+                          settings: ReadSettings? = nil) throws(RecognitionError) -> RecognizedText {
         if cancellation.isSet { throw .cancelled }
+        if let settings {
+            // Both are read again by every Recognize (SetBlackAndWhitelist runs in it), so
+            // zones with different profiles share one engine per language.
+            TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(clamping: settings.pageSegmentation)))
+            _ = TessBaseAPISetVariable(api, "tessedit_char_whitelist", settings.whitelist ?? "")
+        }
         let started = MonotonicInstant.now()
         let startedCPU = RecognitionTimings.threadCPUMilliseconds()
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
