@@ -42,7 +42,7 @@ struct DetectionSize: Equatable, Sendable {
     ///     a read without a scene, which detects every frame).
     ///   - deadline: the frame's deadline in milliseconds.
     func side(newScene: Bool, deadline: Int, width: Int, height: Int) -> Int {
-        guard newScene, deadline < RecognizerOptions.noDeadlineMilliseconds, Self.inputPixels(side: Self.quick, width: width, height: height)
+        guard newScene, Self.inputPixels(side: Self.quick, width: width, height: height)
                 < Self.inputPixels(side: Self.full, width: width, height: height) else { return Self.full }
         return (fullMilliseconds ?? Self.untimedFullMilliseconds) > Self.deadlineShare * Double(deadline) ? Self.quick : Self.full
     }
