@@ -12,7 +12,8 @@ import LectorSystem
 /// the lines found are kept and only read again: lines are detected again when the
 /// scene changes (a new stack generation, or no scene hint at all), when a line that
 /// read before comes back empty or far less confident (a lost track), and, once every
-/// line was read, at least every ``redetectSeconds``. A frame's read that runs out of
+/// line was read, at least every ``redetectSeconds`` (at once, when the scene was first
+/// detected at a smaller size: ``DetectionSize``). A frame's read that runs out of
 /// time keeps what it read, and the next frames of the scene go on with the lines not
 /// read yet (a slow machine reads a scene over several frames).
 ///
@@ -43,6 +44,8 @@ final class DetectorLayout {
     private let engine: IsolatedRecognizer
     /// The scene last detected: its lines and what each read.
     private var known: Scene?
+    /// What a detection costs on this machine now: the size a new scene is detected at.
+    private var detectionSize = DetectionSize()
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
     private(set) var lastRead = DetectorRead()
 
@@ -148,6 +151,9 @@ final class DetectorLayout {
         var rounds = 0
         /// What detecting the scene's lines took.
         var detectMilliseconds = 0.0
+        /// The longer side the detector saw (smaller than ``DetectionSize/full``: a
+        /// quick first detection, done again at full size once its lines are read).
+        var detectedSide = DetectionSize.full
 
         /// Whether a still scene is due to be detected again: once all its lines were
         /// read, every ``DetectorLayout/redetectSeconds`` (or four detections' time, on a
@@ -155,7 +161,8 @@ final class DetectorLayout {
         /// never while lines are still unread (a slow machine would never finish).
         func isDue(at time: MonotonicInstant) -> Bool {
             lines.allSatisfy { $0.reading != nil }
-                && time.milliseconds(since: self.time) >= max(DetectorLayout.redetectSeconds * 1000, 4 * detectMilliseconds)
+                && (detectedSide < DetectionSize.full
+                    || time.milliseconds(since: self.time) >= max(DetectorLayout.redetectSeconds * 1000, 4 * detectMilliseconds))
         }
 
         /// The order of value: lines not read yet (thickest first: large text reads
@@ -221,21 +228,28 @@ final class DetectorLayout {
     ///   when a detection that outlasted the deadline found no line (a frame of noise:
     ///   nothing to go on with).
     private func detectScene(hint: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> Scene {
-        let detected: [DetectedLine]
-        do { detected = try detectors.detect(read.image, waiting: hint != nil) } catch { throw .detectorFailed(error.description) }
-        read.stats.detected = true
-        read.stats.detectMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
-        let lines = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }
         // The same still scene detected again (its timed detection) keeps what it read and
         // its reading directions; a new scene reads and votes afresh.
         let still = known.flatMap { old in
             isStill(old, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height) ? old : nil
         }
+        let side = hint == nil ? DetectionSize.full
+            : detectionSize.side(newScene: still == nil, deadline: read.deadline, width: read.image.width, height: read.image.height)
+        let detected: [DetectedLine]
+        do {
+            detected = try detectors.detect(read.image, waiting: hint != nil, maximumSide: side)
+        } catch { throw .detectorFailed(error.description) }
+        read.stats.detected = true
+        read.stats.detectMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
+        read.stats.detectedSide = side
+        detectionSize.record(milliseconds: read.stats.detectMilliseconds, side: side, width: read.image.width, height: read.image.height)
+        let lines = detected.filter { min($0.width, $0.height) >= 4 && max($0.width, $0.height) >= 6 }
         let scene = Scene(generation: hint?.generation, orientation: hint?.orientation, dx: hint?.dx ?? 0, dy: hint?.dy ?? 0,
                           time: read.started, lines: still.map { Self.sceneLines(lines, keepingFrom: $0, hint: hint) }
                               ?? lines.map { SceneLine(line: $0) },
                           steepFlipped: still?.steepFlipped, shallowFlipped: still?.shallowFlipped,
-                          imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds)
+                          imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds,
+                          detectedSide: side)
         // The network cannot be stopped midway: a detection that outlasted the deadline
         // ends the read here, as a late Tesseract read does, when it found no lines.
         if lines.isEmpty, read.stats.detectMilliseconds > Double(read.deadline) {
@@ -391,6 +405,8 @@ public struct DetectorRead: Equatable, Sendable {
     public var detected = false
     /// Milliseconds in the detector.
     public var detectMilliseconds = 0.0
+    /// The longer side the detector shrank the image to (when ``detected``).
+    public var detectedSide = 0
     /// Milliseconds for the whole read.
     public var totalMilliseconds = 0.0
     /// Lines in the frame.

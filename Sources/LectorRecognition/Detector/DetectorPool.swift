@@ -38,15 +38,18 @@ public final class DetectorPool: @unchecked Sendable {
 
     /// Finds the text lines of `image` (``TextLineDetector/detect(_:)``) with an idle
     /// detector.
-    /// - Parameter waiting: when every detector is busy, wait for one (live text's rare
-    ///   detections); false: load another (a read that detects every frame).
-    public func detect(_ image: GrayImage, waiting: Bool) throws(DetectorError) -> [DetectedLine] {
+    /// - Parameters:
+    ///   - waiting: when every detector is busy, wait for one (live text's rare
+    ///     detections); false: load another (a read that detects every frame).
+    ///   - maximumSide: the longer side the image is shrunk to at most (nil: the model's
+    ///     usual, ``DetectorParameters/maximumSide``).
+    public func detect(_ image: GrayImage, waiting: Bool, maximumSide: Int? = nil) throws(DetectorError) -> [DetectedLine] {
         let detector = try take(waiting: waiting)
         defer {
             lock.withLock { idle.append(detector) }
             lock.signal()
         }
-        return try detector.detect(image)
+        return try detector.detect(image, maximumSide: maximumSide)
     }
 
     private func take(waiting: Bool) throws(DetectorError) -> TextLineDetector {

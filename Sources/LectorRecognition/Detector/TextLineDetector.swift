@@ -100,14 +100,19 @@ public final class TextLineDetector {
     }
 
     /// Finds the text lines of `image`, top to bottom.
+    /// - Parameter maximumSide: the longer side the image is shrunk to at most; nil:
+    ///   ``DetectorParameters/maximumSide``. A size the network did not run at last is
+    ///   read afresh first (measured: ≤ 0.1 s of one core, against 0.6 s for a detection
+    ///   at 960 px; a network per size would hold about 140 MB more).
     /// - Returns: each line's rotated rectangle in `image`'s pixels, with its score.
     /// - Throws: ``DetectorError/detectionFailed(_:)`` when OpenCV fails.
     ///
     /// The corresponding C function is `lector_td_detect`.
-    public func detect(_ image: GrayImage) throws(DetectorError) -> [DetectedLine] {
+    public func detect(_ image: GrayImage, maximumSide: Int? = nil) throws(DetectorError) -> [DetectedLine] {
         #if canImport(CTextDetector)
         guard image.width > 0, image.height > 0 else { return [] }
         var params = Self.cParameters(parameters)
+        if let maximumSide { params.max_side = Int32(maximumSide) }
         var boxes = [lector_td_box](repeating: lector_td_box(), count: Self.capacity)
         var error = [CChar](repeating: 0, count: 512)
         let count = image.pixels.withUnsafeBufferPointer { pixels in

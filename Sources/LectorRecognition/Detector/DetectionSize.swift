@@ -1,0 +1,64 @@
+/// How large an image the text-line detector sees, per detection.
+///
+/// The detector's cost grows with its input: on a 1920×1440 document photo, 0.6 s of one
+/// core at 960 px (longer side) against 1.0–1.1 s at 1280 px (measured 2026-12-02), for
+/// 0.856 of the realworld document words against 0.942. On a machine where a detection
+/// at the full size takes most of a frame's deadline (a third of a core: about 3.5 s
+/// against the 3 s default), a new scene is first detected at ``quick`` so that its text
+/// comes out within the first frames; once those lines are read, the scene is detected
+/// again at ``full`` (``DetectorLayout``'s timed detection) for the small print. A machine
+/// where the full size fits detects every scene at full size, as before.
+///
+/// Each detection's time, scaled by the network's input pixels, estimates what a
+/// detection at full size takes now.
+struct DetectionSize: Equatable, Sendable {
+    /// The side the detector normally shrinks an image to (``DetectorParameters/maximumSide``).
+    static let full = DetectorParameters().maximumSide
+    /// A new scene's first detection on a machine too slow for ``full`` (measured at a
+    /// third of a core on the 7 realworld document photos, 2026-12-02: half of the words
+    /// after 3.0–4.3 s at 960, against 5.5–7.5 s detecting at 1280 and 2.2–9.2 s at 640:
+    /// the two pages turned a quarter took 9.2 and 8.9 s there).
+    static let quick = 960
+    /// A detection at full size is too slow for a new scene when it is estimated to take
+    /// more than this share of the frame's deadline (the rest is left to read lines).
+    static let deadlineShare = 0.5
+    /// What a detection at full size is taken to cost before one was timed: more than
+    /// any machine lectord runs on should need (a third of a core: about 3.5 s), so that
+    /// only a deadline far longer than a camera's (a file read with `--deadline-ms`)
+    /// detects its first scene at full size.
+    static let untimedFullMilliseconds = 10_000.0
+
+    /// Milliseconds a detection at ``full`` is estimated to take (nil: none ran yet).
+    private(set) var fullMilliseconds: Double?
+
+    init(fullMilliseconds: Double? = nil) { self.fullMilliseconds = fullMilliseconds }
+
+    /// The side to detect a `width` × `height` image at: ``quick`` for a new scene while
+    /// a full-size detection is not known to fit in ``deadlineShare`` of `deadline` (and
+    /// the image is larger than ``quick``), else ``full``; always ``full`` for a read
+    /// without a deadline (a file read whole).
+    /// - Parameters:
+    ///   - newScene: the first detection of a live scene (not a still scene's again, not
+    ///     a read without a scene, which detects every frame).
+    ///   - deadline: the frame's deadline in milliseconds.
+    func side(newScene: Bool, deadline: Int, width: Int, height: Int) -> Int {
+        guard newScene, Self.inputPixels(side: Self.quick, width: width, height: height)
+                < Self.inputPixels(side: Self.full, width: width, height: height) else { return Self.full }
+        return (fullMilliseconds ?? Self.untimedFullMilliseconds) > Self.deadlineShare * Double(deadline) ? Self.quick : Self.full
+    }
+
+    /// Notes that a detection of a `width` × `height` image at `side` took `milliseconds`.
+    mutating func record(milliseconds: Double, side: Int, width: Int, height: Int) {
+        let pixels = Self.inputPixels(side: side, width: width, height: height)
+        guard pixels > 0 else { return }
+        fullMilliseconds = milliseconds * Double(Self.inputPixels(side: Self.full, width: width, height: height)) / Double(pixels)
+    }
+
+    /// The network's input pixels for an image shrunk to `side` (each side a multiple of
+    /// 32, as the detector rounds them; never enlarged).
+    static func inputPixels(side: Int, width: Int, height: Int) -> Int {
+        let ratio = min(1.0, Double(side) / Double(max(width, height, 1)))
+        func round32(_ length: Int) -> Int { max(32, Int((Double(length) * ratio / 32).rounded()) * 32) }
+        return round32(width) * round32(height)
+    }
+}
