@@ -82,14 +82,17 @@ public struct ClientCommand: Equatable, Sendable {
     Run 'lector COMMAND --help' for a command's options.
     """
 
-    /// Help of one command.
-    public static func usage(of action: Action) -> String {
-        let common = """
+    /// The options every command takes, as its help lists them.
+    static let commonOptions = """
           --socket PATH            lectord's socket.
           --json                   Print lectord's JSON lines unchanged.
           --timeout SECONDS        Wait this long for an answer (default 10).
           --help                   Show this help.
         """
+
+    /// Help of one command.
+    public static func usage(of action: Action) -> String {
+        let common = commonOptions
         switch action {
         case .watch:
             return """
@@ -135,20 +138,7 @@ public struct ClientCommand: Equatable, Sendable {
             \(common)
             """
         case .speak:
-            return """
-            Usage: lector speak [--device D] [--voice V] [--rate WPM] [--min-confidence C] [--repeat-after SECONDS] [--wav DIR]
-
-            Says each line of text through espeak-ng when it settles (TRACK new or changed), in reading order, in the
-            voice of the line's language; a new scene cuts short what is being said. Runs until interrupted.
-
-              --device D               The camera (needed when there are several).
-              --voice V                This espeak-ng voice for every line (default: from each line's language; en).
-              --rate WPM               Words per minute, 80-450 (default \(SpeakSettings.defaultRate)).
-              --min-confidence C       Leave out lines whose track confidence is below C, 0-1.
-              --repeat-after SECONDS   Say the same text again only this long after it was last said whole (default \(Int(SpeakSettings.defaultRepeatAfter))).
-              --wav DIR                Write numbered WAV files to DIR (in real time, cut where speech is cut) instead of playing.
-            \(common)
-            """
+            return SpeakSettings.usage + "\n" + common
         case .orientation:
             return """
             Usage: lector orientation [--device D] [--device-orientation O] [--camera-position P] [--rotation DEG|auto] [--mirror true|false]
@@ -206,18 +196,7 @@ public struct ClientCommand: Equatable, Sendable {
             case ("--tracks", .watch): command.tracks = try scanner.flag(argument)
             case ("--matches", .watch): command.matches = try scanner.flag(argument)
             case ("--count", .watch): command.count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
-            case ("--device", .speak): command.speak.device = try scanner.value(for: argument)
-            case ("--voice", .speak):
-                let voice = try scanner.value(for: argument)
-                guard !voice.isEmpty, !voice.hasPrefix("-") else { throw UsageError("--voice needs an espeak-ng voice name, such as en-gb") }
-                command.speak.voice = voice
-            case ("--rate", .speak): command.speak.rate = try scanner.integer(for: argument, in: 80...450)
-            case ("--min-confidence", .speak): command.speak.minimumConfidence = try scanner.number(for: argument, in: 0...1)
-            case ("--repeat-after", .speak): command.speak.repeatAfter = try scanner.number(for: argument, in: 0...86400)
-            case ("--wav", .speak):
-                let directory = try scanner.value(for: argument)
-                guard !directory.isEmpty else { throw UsageError("--wav needs a folder, not an empty path") }
-                command.speak.wavDirectory = directory
+            case (_, .speak) where SpeakSettings.options.contains(argument): try command.speak.take(argument, from: &scanner)
             case ("-o", .snapshot), ("--output", .snapshot): command.output = try scanner.value(for: argument)
             case ("--boxes", .snapshot): command.boxes = try scanner.flag(argument)
             case ("--max-width", .snapshot): command.maximumWidth = try scanner.integer(for: argument, in: 16...16384)
