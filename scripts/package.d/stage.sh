@@ -88,7 +88,7 @@ stage_lectord() {
   install_man lectord lectord 8
   install_overrides lectord
   write_control lectord "tesseract-ocr-eng, init-system-helpers (>= 1.54~), systemd | systemd-standalone-sysusers | systemd-sysusers" \
-    "lector-models" video "OCR camera daemon: reads text from live camera frames" \
+    "lector-models, tesseract-ocr-osd" video "OCR camera daemon: reads text from live camera frames" \
     "lectord reads text from V4L2 (and, on Debian 13, libcamera) cameras with Tesseract and publishes what it reads on a Unix socket (/run/lector/lector.sock) for the lector client and the MQTT and web bridges. The package runs it as a systemd service under its own user (lector, in group video), started by its socket; lectord@.service runs one per camera when it is plugged in. Without lector-models it reads with Tesseract's own page layout."
   echo /etc/lector/lectord.conf > "$s/DEBIAN/conffiles"
 }
