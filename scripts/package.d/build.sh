@@ -57,9 +57,12 @@ build_programs() {
   local root scratch="$repo/.build-$dist-$arch" resources
   root="$(target_root)"
   resources="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static"
+  # The link step looks for the static runtime (swiftrt.o, the .a files) under the
+  # SDK: there it is this toolchain's own.
+  [[ -e "$root/usr/lib/swift_static" ]] || ln -s "$resources" "$root/usr/lib/swift_static"
   for p in "${products[@]}"; do
     log "swift build -c release --static-swift-stdlib --product $p against the $dist root"
-    (cd "$repo" && PKG_CONFIG_SYSROOT_DIR="$root" \
+    (cd "$repo" && PKG_CONFIG_SYSROOT_DIR="$root" PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig" \
        PKG_CONFIG_LIBDIR="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig" \
        swift build -c release --static-swift-stdlib --product "$p" --scratch-path "$scratch" \
          --sdk "$root" -Xswiftc -sdk -Xswiftc "$root" -Xswiftc -resource-dir -Xswiftc "$resources" \

@@ -9,7 +9,7 @@ part_b() {
   # The upgrade's packages: the same programs packaged again with a higher version.
   version="$(dpkg-deb -f "$v1"/lectord_*_amd64.deb Version)"
   t=$SECONDS
-  if "$repo/scripts/package" --dist trixie --arch amd64 --bin "$(trixie_bin)" --version "$version.1" --out "$v2" --no-lintian \
+  if LECTOR_PACKAGE_COMPRESSION=gzip "$repo/scripts/package" --dist trixie --arch amd64 --bin "$(trixie_bin)" --version "$version.1" --out "$v2" --no-lintian \
        > "$W/package-v2.log" 2>&1; then
     ok "rebuilt the trixie packages as $version.1 for the upgrade ($((SECONDS - t)) s)"
   else tail -20 "$W/package-v2.log"; notok "rebuilding the trixie packages"; return; fi
