@@ -84,7 +84,7 @@ make_man_pages() {
     rm -rf "$t"; mkdir -p "$t/bin" "$t/out"
     cp "$bin"/lectord "$bin"/lector "$bin"/lector-mqtt "$bin"/lector-http "$t/bin/"
     cp "$repo/scripts/make-man" "$t/"
-    in_target python3 /tmp/lector-man/make-man /tmp/lector-man/bin /tmp/lector-man/out >/dev/null || die "scripts/make-man in the $dist root failed"
+    in_target env LECTOR_MAN_DATE="$(git -C "$repo" log -1 --format=%cs)" python3 /tmp/lector-man/make-man /tmp/lector-man/bin /tmp/lector-man/out >/dev/null || die "scripts/make-man in the $dist root failed"
     cp "$t"/out/* "$dir/"; rm -rf "$t"
   fi
   echo "$dir"
