@@ -3,11 +3,14 @@
 # TCG (the cached Debian kernel of vm/setup.sh), and relay what the guest prints
 # between LECTOR-VM-BEGIN and LECTOR-VM-EXIT <code> on its serial console.
 #
-# usage: vm/systemd/boot.sh [--memory MB] [--smp N] [--timeout SEC] [--verbose] ROOT_DIR
+# usage: vm/systemd/boot.sh [--memory MB] [--smp N] [--timeout SEC] [--net] [--free-mb MB] [--verbose] ROOT_DIR
 #   ROOT_DIR   the tree to boot (made from vm/systemd/build-root.sh's root); it is packed
 #              into a fresh ext4 image with mkfs.ext4 -d (no loop mount), never changed.
 #              Something in it must print the markers on /dev/ttyS0 and power off.
 #   --timeout  the host kills qemu after SEC seconds (default 600)
+#   --net      a network card (virtio) on qemu's user-mode network: NAT to the host's
+#              network, DHCP and DNS at 10.0.2.3 (the root configures it)
+#   --free-mb  free space in the root image beyond the tree (default 512)
 #
 # A tiny busybox initramfs loads virtio_pci, virtio_blk and ext4, mounts /dev/vda and
 # switch_roots to /lib/systemd/systemd. Exit status: the guest's code; 124 host timeout;
@@ -19,13 +22,15 @@ CACHE="${LECTOR_VM_CACHE:-$repo/.cache/vm}"
 export LECTOR_VM_CACHE="$CACHE"
 die() { echo "[vm/systemd/boot] error: $*" >&2; exit 125; }
 log() { echo "[vm/systemd/boot] $*" >&2; }
-memory=1536; smp=2; timeout_s=600; verbose=0
+memory=1536; smp=2; timeout_s=600; verbose=0; net=(-nic none); free_mb=512
 while (($#)); do
   case "$1" in
     --memory) memory="$2"; shift 2 ;;
     --smp) smp="$2"; shift 2 ;;
     --timeout) timeout_s="$2"; shift 2 ;;
     --verbose) verbose=1; shift ;;
+    --net) net=(-nic user,model=virtio-net-pci); shift ;;
+    --free-mb) free_mb="$2"; shift 2 ;;
     -*) die "unknown option $1" ;;
     *) break ;;
   esac
@@ -43,7 +48,7 @@ trap 'rm -rf "$work"' EXIT
 
 # ---- root image ---------------------------------------------------------------------
 t0=$(date +%s)
-size_mb=$(( $(du -sm "$rootdir" | cut -f1) + 512 ))
+size_mb=$(( $(du -sm "$rootdir" | cut -f1) + free_mb ))
 mkfs.ext4 -q -F -L lector-root -E root_owner=0:0 -d "$rootdir" "$work/root.img" "${size_mb}M" \
   || die "mkfs.ext4 -d failed"
 log "root image: ${size_mb} MB in $(( $(date +%s) - t0 )) s"
@@ -87,7 +92,7 @@ chmod +x "$ir/init"
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$memory" -smp "$smp"
       -nodefaults -no-user-config -display none -serial stdio -no-reboot
       -kernel "$kdir/boot/vmlinuz-$kver" -initrd "$work/initramfs.cpio"
-      -drive "file=$work/root.img,format=raw,if=virtio"
+      -drive "file=$work/root.img,format=raw,if=virtio" "${net[@]}"
       -append "console=ttyS0 quiet loglevel=3 systemd.show_status=0 panic=-1 rdinit=/init")
 logf="$work/console.log"
 start=$(date +%s)

@@ -24,7 +24,12 @@ log() { echo "[vm/build-root] $*" >&2; }
 # bookworm by default, trixie on Debian 13 (whose lectord also links libcamera 0.4 and
 # libstdc++; t64-renamed libraries). OpenCV's core, imgproc and dnn: the text-line
 # detector (CTextDetector) links them wherever the build found them.
-SUITE="$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+# LECTOR_VM_SUITE=bookworm|trixie picks another release; LECTOR_VM_BARE=1 makes a bare
+# root instead (systemd, udev, dbus, kmod, procps, ca-certificates, and the virtio
+# network driver's module: a root to install Lector's packages into, which pull in the
+# libraries themselves; tests/packages). Give such roots a LECTOR_VM_CACHE of their
+# own: one root is kept per cache.
+SUITE="${LECTOR_VM_SUITE:-$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")}"
 case "$SUITE" in
   trixie|forky|sid)
     SUITE=trixie
@@ -37,6 +42,11 @@ case "$SUITE" in
               libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss
               libopencv-core406 libopencv-imgproc406 libopencv-dnn406) ;;
 esac
+MODULES=(vivid virtio_pci virtio_blk ext4)
+if [[ "${LECTOR_VM_BARE:-0}" == 1 ]]; then
+  PACKAGES=(systemd udev dbus kmod procps ca-certificates)
+  MODULES+=(virtio_net)
+fi
 MIRROR="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 "$repo/vm/setup.sh"
@@ -46,7 +56,7 @@ mbase="$(cat "$kdir/.modbase")"
 
 # Bump LAYOUT when the steps below change what the root holds.
 LAYOUT=1
-key="$(echo "${PACKAGES[*]} $SUITE $kver layout=$LAYOUT" | sha256sum | cut -c1-12)"
+key="$(echo "${PACKAGES[*]} $SUITE $kver layout=$LAYOUT${LECTOR_VM_BARE:+ bare=$LECTOR_VM_BARE}" | sha256sum | cut -c1-12)"
 out="$CACHE/sysroot-$key"
 if [[ -f "$out/.done" ]]; then
   echo "$out" > "$CACHE/sysroot-current"
@@ -68,7 +78,7 @@ debootstrap --variant=minbase --include="$(IFS=,; echo "${PACKAGES[*]}")" \
 r="$out.tmp"
 
 # ---- kernel modules: vivid, the virtio disk, ext4 (and their dependencies) ----------
-for m in vivid virtio_pci virtio_blk ext4; do
+for m in "${MODULES[@]}"; do
   modprobe -d "$mbase" -S "$kver" --show-depends "$m" | while read -r cmd path _; do
     [[ "$cmd" == insmod ]] || continue
     rel="${path#"$mbase"}"; rel="lib/${rel#*/lib/}"

@@ -1,0 +1,129 @@
+# scripts/package.d/build.sh — sourced by scripts/package: the programs, the manual
+# pages, the Depends (dpkg-shlibdeps) and lintian, each for the target release and
+# architecture ($dist, $arch). Uses $repo, $work, $CACHE, log, die.
+
+native() { [[ "$dist" == "$host_dist" && "$arch" == "$host_arch" ]]; }
+
+# The -dev packages a build for $dist needs (scripts/setup's list), plus what running
+# dpkg-shlibdeps, the programs' --help and lintian in that root needs.
+root_packages() {
+  local common=(libc6-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng libjpeg62-turbo-dev libv4l-dev
+                libmosquitto-dev libmicrohttpd-dev libopencv-dnn-dev libopencv-imgproc-dev
+                python3 dpkg-dev lintian pkgconf)
+  case "$dist" in
+    trixie) echo "${common[*]} libstdc++-14-dev libgcc-14-dev libcamera-dev" ;;
+    bookworm) echo "${common[*]} libstdc++-12-dev libgcc-12-dev" ;;
+  esac
+}
+
+# The build root of $dist/$arch (amd64 only: a root this machine can chroot into), made
+# once with debootstrap and cached; its path on stdout.
+target_root() {
+  local root="$CACHE/root-$dist-$arch" mirror="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+  [[ "$arch" == "$host_arch" ]] || die "a $arch root cannot be chrooted into here (see docs/packages.md for arm64)"
+  if [[ ! -f "$root/.done" ]]; then
+    command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >&2
+    log "debootstrap $dist $arch with the -dev packages into $root (once; about 10 minutes)"
+    rm -rf "$root" "$root.tmp"; mkdir -p "$CACHE"
+    # debootstrap's own resolver does not follow virtual packages (lintian's perl
+    # needs perl-openssl-abi-3): apt installs the -dev packages afterwards.
+    { debootstrap --variant=minbase --arch="$arch" "$dist" "$root.tmp" "$mirror" \
+        && "$repo/tests/pi/in-root.sh" "$root.tmp" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(root_packages)"
+    } > "$CACHE/debootstrap-$dist-$arch.log" 2>&1 \
+      || { tail -20 "$CACHE/debootstrap-$dist-$arch.log" >&2; die "the $dist root failed (log: $CACHE/debootstrap-$dist-$arch.log)"; }
+    rm -f "$root.tmp"/var/cache/apt/archives/*.deb
+    mv "$root.tmp" "$root"; touch "$root/.done"
+  fi
+  echo "$root"
+}
+
+# Runs a command in the target root (or here, for a native build).
+in_target() {
+  if native; then "$@"; else "$repo/tests/pi/in-root.sh" "$(target_root)" "$@"; fi
+}
+
+# Builds the four programs for $dist/$arch; prints the folder holding them.
+build_programs() {
+  local products=(lectord lector lector-mqtt lector-http) p
+  if native; then
+    for p in "${products[@]}"; do
+      log "swift build -c release --static-swift-stdlib --product $p"
+      (cd "$repo" && swift build -c release --static-swift-stdlib --product "$p" >&2) || die "swift build $p failed"
+    done
+    (cd "$repo" && swift build -c release --show-bin-path)
+    return
+  fi
+  [[ "$arch" == amd64 ]] || die "--arch $arch for $dist: build with tests/pi's cross-build and pass --bin (docs/packages.md)"
+  local root scratch="$repo/.build-$dist-$arch" resources
+  root="$(target_root)"
+  resources="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static"
+  # The link step looks for the static runtime (swiftrt.o, the .a files) under the
+  # SDK: there it is this toolchain's own.
+  [[ -e "$root/usr/lib/swift_static" ]] || ln -s "$resources" "$root/usr/lib/swift_static"
+  for p in "${products[@]}"; do
+    log "swift build -c release --static-swift-stdlib --product $p against the $dist root"
+    (cd "$repo" && PKG_CONFIG_SYSROOT_DIR="$root" PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig" \
+       PKG_CONFIG_LIBDIR="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig" \
+       swift build -c release --static-swift-stdlib --product "$p" --scratch-path "$scratch" \
+         --sdk "$root" -Xswiftc -sdk -Xswiftc "$root" -Xswiftc -resource-dir -Xswiftc "$resources" \
+         -Xswiftc -use-ld=lld -Xcc --sysroot="$root" -Xcxx --sysroot="$root" -Xlinker --sysroot="$root" >&2) \
+      || die "swift build $p for $dist failed"
+  done
+  echo "$scratch/release"
+}
+
+# The manual pages from the programs' --help (scripts/make-man), run where they run.
+make_man_pages() {
+  local dir="$work/man"
+  mkdir -p "$dir"
+  if native; then
+    python3 "$repo/scripts/make-man" "$bin" "$dir" >/dev/null || die "scripts/make-man failed"
+  else
+    local root t
+    root="$(target_root)"; t="$root/tmp/lector-man"
+    rm -rf "$t"; mkdir -p "$t/bin" "$t/out"
+    cp "$bin"/lectord "$bin"/lector "$bin"/lector-mqtt "$bin"/lector-http "$t/bin/"
+    cp "$repo/scripts/make-man" "$t/"
+    in_target env LECTOR_MAN_DATE="$(git -C "$repo" log -1 --format=%cs)" python3 /tmp/lector-man/make-man /tmp/lector-man/bin /tmp/lector-man/out >/dev/null || die "scripts/make-man in the $dist root failed"
+    cp "$t"/out/* "$dir/"; rm -rf "$t"
+  fi
+  echo "$dir"
+}
+
+# DEBIAN/control's Depends for each package with programs: dpkg-shlibdeps on its ELF
+# files, in a root of the target release, merged with the package's own relations.
+shlibdeps_all() {
+  local base="/tmp/lector-shlibs" host_base p
+  if native; then host_base="$base"; else host_base="$(target_root)$base"; fi
+  rm -rf "$host_base"; mkdir -p "$host_base/debian"
+  printf 'Source: lector\n\nPackage: lectord\nArchitecture: any\n' > "$host_base/debian/control"
+  for p in lectord lector lector-mqtt lector-http; do
+    mkdir -p "$host_base/$p"; cp "$work/stage/$p/usr/bin/$p" "$host_base/$p/"
+    local deps
+    deps="$(in_target sh -c "cd $base && dpkg-shlibdeps -O -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
+      || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p failed"; }
+    [[ -n "$deps" ]] || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p: no Depends"; }
+    local extra; extra="$(sed -n 's/^Depends: //p' "$work/stage/$p/DEBIAN/control")"
+    sed -i "s/^Depends: .*/Depends: ${deps}${extra:+, $extra}/" "$work/stage/$p/DEBIAN/control"
+  done
+  sed -i '/^Depends: *$/d' "$work/stage/lector-models/DEBIAN/control"
+  rm -rf "$host_base"
+}
+
+# lintian (the target release's) on the packages; fails on any error.
+run_lintian() {
+  local lroot="" args=(--info --display-info --show-overrides) f
+  if ! native; then lroot="$(target_root)"; mkdir -p "$lroot/tmp/lector-lint"; cp "$@" "$lroot/tmp/lector-lint/"; fi
+  log "lintian ($(in_target lintian --version))"
+  local files=(); for f in "$@"; do files+=("${lroot:+/tmp/lector-lint/}$( [[ -n $lroot ]] && basename "$f" || echo "$f")"); done
+  in_target lintian "${args[@]}" "${files[@]}" > "$work/lintian.txt" 2>&1 || true
+  grep -v 'spelling-error-in-binary' "$work/lintian.txt" >&2 || true
+  cp "$work/lintian.txt" "$out/lintian-$dist-$arch.txt"
+  [[ -n "$lroot" ]] && rm -rf "$lroot/tmp/lector-lint"
+  local e w o; e=$(grep -c '^E: ' "$work/lintian.txt" || true); w=$(grep -c '^W: ' "$work/lintian.txt" || true)
+  o=$(grep -c '^O: ' "$work/lintian.txt" || true)
+  log "lintian: $e errors, $w warnings, $o overridden warnings (all of it in $out/lintian-$dist-$arch.txt)"
+  ((e == 0)) || die "lintian reports errors"
+}
+
+control_arch() { [[ "$1" == lector-models ]] && echo all || echo "$arch"; }
