@@ -56,6 +56,12 @@ public final class RecognizerPool: @unchecked Sendable {
         lock.withLock { (current[0].layout, current[0].layoutNote) }
     }
 
+    /// Whether the detector's lines are read with the neural line recognizer too and, for
+    /// `--engine auto` without it, why.
+    public var engine: (neural: Bool, note: String?) {
+        lock.withLock { (current[0].readsNeural, current[0].engineNote) }
+    }
+
     /// The settings the next frames are recognized with.
     public var options: RecognizerOptions { lock.withLock { current[0].options } }
 

@@ -79,6 +79,12 @@ public struct RecognizerOptions: Equatable, Sendable {
     public var layout = Layout.auto
     /// The text-line detector's model file; nil: searched where ``DetectorModel`` says.
     public var detectorModel: String?
+    /// `--engine`: which engine reads the detector's lines (zones: their own `engine`,
+    /// else this; `auto` zones read with Tesseract).
+    public var engine = LineEngine.auto
+    /// `--engine-model`: the neural line recognizer's model; nil: the installed one that
+    /// reads `language` (``NeuralModel/variant(forLanguage:)``).
+    public var engineModel: String?
 
     public init() {}
 }
@@ -102,6 +108,14 @@ public final class TextRecognizer {
     public let layoutNote: String?
     /// With zones: one engine per distinct profile (language, psm, whitelist), made once.
     private let zoneEngines: [ZoneProfile.EngineKey: IsolatedRecognizer]
+    /// Zones read by the neural line recognizer, by name: the recognizer (one per model)
+    /// and the whitelist's mask.
+    private let zoneNeural: [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)]
+    /// Why lines are read without the neural line recognizer under `--engine auto` (nil:
+    /// with it, or not asked for); said once in the log.
+    public let engineNote: String?
+    /// Whether the detector's lines are read with the neural line recognizer too.
+    public var readsNeural: Bool { detectorLayout?.readsNeural ?? false }
     private var halvedImage = GrayImage(width: 0, height: 0)
     private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
@@ -138,8 +152,15 @@ public final class TextRecognizer {
                     (layout, note) = (.tesseract, error.description)
                 }
                 if let loaded {
-                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.language, dataPath: options.dataPath)
+                    let neural = try ResolvedEngine.load(options.engine, language: options.language, model: options.engineModel)
+                    engineNote = neural.note
+                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.language, dataPath: options.dataPath,
+                                                        neural: neural.engine, engine: options.engine)
+                } else {
+                    engineNote = nil
                 }
+            } else {
+                engineNote = options.engine == .tesseract ? nil : "Tesseract's page layout reads its own lines (the neural engine reads the detector's)"
             }
             self.layout = layout
             layoutNote = note
@@ -151,13 +172,16 @@ public final class TextRecognizer {
                 engine = nil
             }
             zoneEngines = [:]
+            zoneNeural = [:]
         } else {
             layout = .tesseract
             layoutNote = nil
+            engineNote = nil
             detectorLayout = nil
             engine = nil
+            zoneNeural = try Self.neuralZones(options)
             var engines: [ZoneProfile.EngineKey: IsolatedRecognizer] = [:]
-            for zone in options.zones {
+            for zone in options.zones where zoneNeural[zone.name] == nil {
                 let key = zone.profile.engineKey(defaultLanguage: options.language)
                 if engines[key] == nil {
                     engines[key] = try IsolatedRecognizer(language: key.language, dataPath: options.dataPath,
@@ -166,6 +190,27 @@ public final class TextRecognizer {
             }
             zoneEngines = engines
         }
+    }
+
+    /// The zones of `options` the neural line recognizer reads (`engine` neural, the
+    /// zone's or the camera's), each with its whitelist's mask; one network per model.
+    /// - Throws: ``RecognitionError/engineUnavailable(_:)`` when one cannot be read so.
+    private static func neuralZones(_ options: RecognizerOptions) throws(RecognitionError)
+        -> [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)] {
+        var loaded: [String: NeuralLineEngine] = [:]
+        var zones: [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)] = [:]
+        for zone in options.zones where (zone.profile.engine ?? options.engine) == .neural {
+            let language = zone.profile.language ?? options.language
+            guard let path = try ResolvedEngine.resolve(.neural, language: language, model: options.engineModel).neuralModel else { continue }
+            do {
+                let engine = try loaded[path] ?? NeuralLineEngine(modelPath: path, threads: DetectorLayout.openCVThreads)
+                loaded[path] = engine
+                zones[zone.name] = (engine, try zone.profile.whitelist.map { try engine.mask(allowing: Set($0)) })
+            } catch {
+                throw .engineUnavailable("zone \(zone.name): \(error)")
+            }
+        }
+        return zones
     }
 
     /// Tesseract engines this recognizer holds (one per zone profile, or one).
@@ -287,9 +332,18 @@ public final class TextRecognizer {
         var blocks: [TextBlock] = []
         for zone in options.zones {
             let rect = zone.rect.clipped(width: image.width, height: image.height)
-            guard rect.area > 0, let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.language)] else { continue }
+            guard rect.area > 0 else { continue }
             var crop = image.cropped(to: rect)
             if zone.profile.invert { crop = crop.inverted() }
+            if let neural = zoneNeural[zone.name] {
+                for var block in try Self.readLine(crop, with: neural.engine, mask: neural.mask, symbols: options.symbols)
+                    .mapped(scale: 1, dx: rect.x, dy: rect.y).blocks {
+                    block.zone = zone.name
+                    blocks.append(block)
+                }
+                continue
+            }
+            guard let engine = zoneEngines[zone.profile.engineKey(defaultLanguage: options.language)] else { continue }
             let scale = zone.profile.scale
             if scale > 1 { crop = crop.upscaled(by: scale) }
             let read = try engine.recognize(crop, resolution: options.resolution * scale,
@@ -305,6 +359,19 @@ public final class TextRecognizer {
             }
         }
         return RecognizedText(blocks: blocks)
+    }
+
+    /// `image` read whole as one line by the neural line recognizer (a zone), only the
+    /// characters of `mask` decoded.
+    private static func readLine(_ image: GrayImage, with engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?,
+                                 symbols: Bool) throws(RecognitionError) -> RecognizedText {
+        let width = Double(image.width), height = Double(image.height)
+        let quad = LineQuad(topLeft: ImagePoint(x: 0, y: 0), topRight: ImagePoint(x: width, y: 0),
+                            bottomRight: ImagePoint(x: width, y: height), bottomLeft: ImagePoint(x: 0, y: height))
+        let line: TextLine
+        do { line = try engine.read(quad, of: image, mask: mask, symbols: symbols) } catch { throw .detectorFailed(error.description) }
+        guard !line.words.isEmpty else { return RecognizedText() }
+        return RecognizedText(blocks: [TextBlock(box: line.box, confidence: line.confidence, lines: [line])])
     }
 
     /// `text` without the words less than `height` pixels tall (and the lines and blocks

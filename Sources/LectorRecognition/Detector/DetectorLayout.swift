@@ -5,7 +5,8 @@ import LectorSystem
 
 /// The detector layout: text lines found by ``TextLineDetector``, each cut out and
 /// straightened (``LineCrop``), read by Tesseract as a single line (page segmentation
-/// 7), its words mapped back to the image, the lines grouped into blocks
+/// 7) or by the neural line recognizer (``NeuralLineEngine``; which one: ``LineEngine``,
+/// ``LinePolicy``), its words mapped back to the image, the lines grouped into blocks
 /// (``LineBlocks``).
 ///
 /// Detection is the expensive part (a network on the whole frame), so on a still scene
@@ -41,14 +42,22 @@ final class DetectorLayout {
     /// Shared with the camera's other recognizers.
     let detectors: DetectorPool
     private let engine: IsolatedRecognizer
+    /// The neural line recognizer (nil: Tesseract reads every line) and when it reads.
+    private let neural: NeuralLineEngine?
+    private let engineChoice: LineEngine
     /// The scene last detected: its lines and what each read.
     private var known: Scene?
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
     private(set) var lastRead = DetectorRead()
 
-    init(detectors: DetectorPool, language: String, dataPath: String?) throws(RecognitionError) {
+    /// - Parameters:
+    ///   - neural: the neural line recognizer, read with as `engine` says (nil: Tesseract alone).
+    init(detectors: DetectorPool, language: String, dataPath: String?, neural: NeuralLineEngine? = nil,
+         engine choice: LineEngine = .tesseract) throws(RecognitionError) {
         self.detectors = detectors
         engine = try IsolatedRecognizer(language: language, dataPath: dataPath, pageSegmentation: 7)
+        self.neural = neural
+        engineChoice = neural == nil ? .tesseract : choice
     }
 
     /// Words Tesseract reads in a line with less confidence than this are dropped: a
@@ -62,6 +71,9 @@ final class DetectorLayout {
     let grow = 0.0
     /// Crop pixels of background around each line.
     let padding = 8
+
+    /// Whether the neural line recognizer reads lines too.
+    var readsNeural: Bool { neural != nil }
 
     func cancel() { engine.cancel() }
     func resume() { engine.resume() }
@@ -125,8 +137,9 @@ final class DetectorLayout {
         }
     }
 
-    /// One line read: its words in image pixels and their mean confidence (0: no words).
-    private typealias LineReading = (words: [TextWord], confidence: Double)
+    /// One line read: its words in image pixels, their mean confidence (0: no words), and
+    /// the engine that read it (`tesseract` or `neural`).
+    private typealias LineReading = (words: [TextWord], confidence: Double, engine: String)
 
     /// The lines of one still scene and what each read, kept from frame to frame.
     private struct Scene {
@@ -174,7 +187,7 @@ final class DetectorLayout {
                 guard let reading = entry.reading, !reading.words.isEmpty else { return nil }
                 let words = reading.words.map { $0.moved(dx: shift.dx, dy: shift.dy) }
                 let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-                let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words),
+                let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words, engine: reading.engine),
                                                quad: entry.line.moved(dx: shift.dx, dy: shift.dy).quad(flipped: entry.flipped ?? false))
                 return (line, entry.lastRound == rounds)
             }
@@ -267,18 +280,48 @@ final class DetectorLayout {
             var kept = match
             kept.line = line
             // From where the known lines were detected to where these were (this frame).
-            kept.reading = (reading.words.map { $0.moved(dx: dx, dy: dy) }, reading.confidence)
+            kept.reading = (reading.words.map { $0.moved(dx: dx, dy: dy) }, reading.confidence, reading.engine)
             return kept
         }
     }
 
-    /// Cuts `line` out of the image, straightened (`flipped`: turned half a turn), reads
-    /// it as one line, and maps its words back to the image, dropping the least confident.
+    /// Reads `line` (`flipped`: turned half a turn) with the engine ``engineChoice`` and
+    /// ``LinePolicy`` give it: with `auto`, short lines by the neural recognizer, others by
+    /// Tesseract and again by the neural recognizer when Tesseract was unsure (its reading
+    /// is kept when the time runs out first).
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
     ///   deadline when the line could not be read in the time left.
     private func readLine(_ line: DetectedLine, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
-        let image = read.image
         let quad = line.grown(across: grow).quad(flipped: flipped)
+        guard let neural else { return try readWithTesseract(quad, read: &read) }
+        switch engineChoice {
+        case .tesseract: return try readWithTesseract(quad, read: &read)
+        case .neural: return try readWithNeural(quad, neural, read: &read)
+        case .auto:
+            if LinePolicy.neuralFirst(quad) { return try readWithNeural(quad, neural, read: &read) }
+            let first = try readWithTesseract(quad, read: &read)
+            guard LinePolicy.rereads(tesseractConfidence: first.confidence) else { return first }
+            do { return try readWithNeural(quad, neural, read: &read) } catch .deadlineExceeded { return first }
+        }
+    }
+
+    /// Reads `quad` with the neural line recognizer (its words mapped back to the image
+    /// by the recognizer itself); it cannot be stopped midway, so it starts only with time
+    /// left (or as the frame's first line).
+    private func readWithNeural(_ quad: LineQuad, _ neural: NeuralLineEngine, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+        if read.stats.linesRead > 0 { _ = try read.remaining() }
+        let line: TextLine
+        do { line = try neural.read(quad, of: read.image, symbols: read.symbols) } catch { throw .detectorFailed(error.description) }
+        read.stats.linesRead += 1
+        read.stats.neuralReads += 1
+        let words = line.words.filter { $0.box.width > 0 && $0.box.height > 0 }
+        return (words, words.isEmpty ? 0 : line.confidence, "neural")
+    }
+
+    /// Cuts `quad` out of the image, straightened, reads it with Tesseract as one line,
+    /// and maps its words back to the image, dropping the least confident.
+    private func readWithTesseract(_ quad: LineQuad, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+        let image = read.image
         let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness),
                             padding: padding)
         let pixels = crop.image(from: image)
@@ -301,7 +344,7 @@ final class DetectorLayout {
             return word.box.width > 0 && word.box.height > 0 && word.confidence >= minimumWordConfidence ? word : nil
         }
         let confidence = words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)
-        return (words, confidence)
+        return (words, confidence, "tesseract")
     }
 
     /// Reads line `index` of `scene` in its direction and keeps the reading.
@@ -316,7 +359,7 @@ final class DetectorLayout {
     private func readLine(_ index: Int, of scene: Scene, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let shift = scene.shift
         let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped, read: &read)
-        return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence)
+        return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence, reading.engine)
     }
 
     /// Keeps `reading` (placed in the scene's reference) as line `index`'s reading, and
@@ -395,8 +438,11 @@ public struct DetectorRead: Equatable, Sendable {
     public var totalMilliseconds = 0.0
     /// Lines in the frame.
     public var lines = 0
-    /// Tesseract single-line reads (lines, plus the direction vote's second readings).
+    /// Single-line reads (lines, plus the direction vote's second readings and the
+    /// neural recognizer's re-reads), by either engine.
     public var linesRead = 0
+    /// Of those, the neural line recognizer's.
+    public var neuralReads = 0
     /// Lines of the scene not read yet: the read ran out of time before them (the next
     /// frames of the scene go on with them).
     public var unread = 0
