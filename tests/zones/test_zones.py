@@ -38,7 +38,7 @@ def config(name, text):
     return path
 
 
-def meter_config(rules, loop=False, extra_zones=""):
+def meter_config(rules, loop=False, extra_zones="", reading_extra=""):
     return f"""# a utility meter
 [camera meter]
 replay = {SEQUENCE}/meter.mjpeg
@@ -49,6 +49,7 @@ loop = {'true' if loop else 'false'}
 rect = 120,200,400,80
 psm = 7
 whitelist = digits
+{reading_extra}
 
 [zone meter/serial]
 rect = 120,330,400,50
@@ -169,6 +170,42 @@ on_match = {hook}
     BASELINE["seconds"] = seconds
     print(f"     baseline: {len(frames)} frames recognized, latency p50 {percentile(latencies, 0.5):.1f} ms "
           f"p99 {percentile(latencies, 0.99):.1f} ms, run {seconds:.1f} s", flush=True)
+
+
+def test_meter_neural():
+    """The meter's reading zone read by the neural line recognizer through its digits mask (issue 26)."""
+    if not os.path.exists("/usr/local/share/lector/models/PP-OCRv6_rec_small_latin_opencv.onnx"):
+        print("     skipped: the neural line recognizer's model is not installed (scripts/fetch-engine-model)")
+        return
+    conf = config("meter-neural.conf", meter_config("""
+[rule meter/reading/any]
+match = ^[0-9]+$
+""", reading_extra="engine = neural"))
+    status, messages, log, seconds = run_replay(conf, "meter, neural")
+    check("lectord with a neural zone ends by itself (exit 0)", status == 0, log[-1500:])
+    matches = [m for m in messages if m["class"] == "MATCH"]
+    texts = [m for m in messages if m["class"] == "TEXT"]
+    frames = [m for m in messages if m["class"] == "FRAME"]
+    right = total = 0
+    per_reading = []
+    for reading in TRUTH["readings"]:
+        inside = [m for m in matches if reading["first"] <= m["seq"] <= reading["last"] + 2]
+        got = inside[0]["text"] if inside else ""
+        right += max(0, digit_accuracy(got, reading["text"]))
+        total += len(reading["text"])
+        per_reading.append((reading["text"], got))
+    accuracy = right / total if total else 0
+    check(f"neural + digits: every reading read, digits right {right}/{total} = {accuracy:.4f} (>= 0.99)",
+          accuracy >= 0.99 and [m["text"] for m in matches] == [r["text"] for r in TRUTH["readings"]], per_reading)
+    lines = [line for t in texts for b in t["blocks"] if b.get("zone") == "reading" for line in b.get("lines", [])]
+    outside = [line["text"] for line in lines if any(not (c.isdigit() or c.isspace()) for c in line["text"])]
+    check(f"the neural zone's lines say engine neural and hold digits only ({len(lines)} lines)",
+          lines and not outside and all(line.get("engine") == "neural" for line in lines), (outside[:5], lines[:1]))
+    latencies = [f["latency_ms"] for f in frames]
+    base = BASELINE.get("latency", [])
+    print(f"     neural: {len(frames)} frames recognized, latency p50 {percentile(latencies, 0.5):.1f} ms "
+          f"p99 {percentile(latencies, 0.99):.1f} ms (Tesseract's zone this run: p50 {percentile(base, 0.5):.1f} ms), "
+          f"run {seconds:.1f} s", flush=True)
 
 
 def test_hooks_that_hang_or_fail():
@@ -350,7 +387,7 @@ psm = 7
     notify.close()
 
 
-for function in (test_meter_readings, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload):
+for function in (test_meter_readings, test_meter_neural, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload):
     suite.test(function)
 
 

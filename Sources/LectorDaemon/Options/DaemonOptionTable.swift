@@ -254,7 +254,7 @@ public enum DaemonOptionTable {
                                         + "before the first [camera] for the Server options, under [camera NAME] for the others "
                                         + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
                                         + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (rect, psm, whitelist, lang, scale, invert, "
-                                        + "min_height) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
+                                        + "min_height, engine) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
                                         + "Command-line flags override the file. Command line only: "
                                         + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
         footer += [""]

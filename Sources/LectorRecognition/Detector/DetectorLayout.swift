@@ -288,12 +288,15 @@ final class DetectorLayout {
     /// Reads `line` (`flipped`: turned half a turn) with the engine ``engineChoice`` and
     /// ``LinePolicy`` give it: with `auto`, short lines by the neural recognizer, others by
     /// Tesseract and again by the neural recognizer when Tesseract was unsure (its reading
-    /// is kept when the time runs out first).
+    /// is kept when the time runs out first). `tesseractOnly`: the direction vote's reads,
+    /// whose thresholds are Tesseract's (the neural recognizer reads upside-down text as
+    /// confident garbage); the lines are read again by the policy after the vote.
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
     ///   deadline when the line could not be read in the time left.
-    private func readLine(_ line: DetectedLine, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+    private func readLine(_ line: DetectedLine, flipped: Bool, tesseractOnly: Bool = false,
+                          read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let quad = line.grown(across: grow).quad(flipped: flipped)
-        guard let neural else { return try readWithTesseract(quad, read: &read) }
+        guard let neural, !tesseractOnly else { return try readWithTesseract(quad, read: &read) }
         switch engineChoice {
         case .tesseract: return try readWithTesseract(quad, read: &read)
         case .neural: return try readWithNeural(quad, neural, read: &read)
@@ -311,6 +314,7 @@ final class DetectorLayout {
     private func readWithNeural(_ quad: LineQuad, _ neural: NeuralLineEngine, read: inout FrameRead) throws(RecognitionError) -> LineReading {
         if read.stats.linesRead > 0 { _ = try read.remaining() }
         let line: TextLine
+        let quad = quad.lengthened(by: LinePolicy.neuralLengthening * quad.thickness)
         do { line = try neural.read(quad, of: read.image, symbols: read.symbols) } catch { throw .detectorFailed(error.description) }
         read.stats.linesRead += 1
         read.stats.neuralReads += 1
@@ -356,9 +360,11 @@ final class DetectorLayout {
 
     /// Reads line `index` of `scene` where it is in this frame; the words come back placed
     /// where the line was detected (the scene's reference).
-    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, tesseractOnly: Bool = false,
+                          read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let shift = scene.shift
-        let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped, read: &read)
+        let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped,
+                                   tesseractOnly: tesseractOnly, read: &read)
         return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence, reading.engine)
     }
 
@@ -400,7 +406,7 @@ final class DetectorLayout {
              readings.reduce(0) { total, reading in total + reading.words.reduce(0) { $0 + $1.confidence * Double($1.text.count) } })
         }
         for index in samples where scene.lines[index].plain == nil {
-            let reading = try readLine(index, of: scene, flipped: false, read: &read)
+            let reading = try readLine(index, of: scene, flipped: false, tesseractOnly: true, read: &read)
             scene.lines[index].plain = reading
             // Shallow text is upright far more often than not: its plain reading shows at
             // once (a read that runs out of time publishes it), until the vote says otherwise.
@@ -410,7 +416,7 @@ final class DetectorLayout {
         var flipped = false
         if steep || plain.confidence < Self.upsideDownCheckBelow {
             for index in samples where scene.lines[index].turned == nil {
-                scene.lines[index].turned = try readLine(index, of: scene, flipped: true, read: &read)
+                scene.lines[index].turned = try readLine(index, of: scene, flipped: true, tesseractOnly: true, read: &read)
             }
             let turned = evidence(samples.compactMap { scene.lines[$0].turned })
             // Upside down only when the turned reads are good where the plain ones were

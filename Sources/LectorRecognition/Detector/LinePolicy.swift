@@ -19,6 +19,11 @@ enum LinePolicy {
     /// 50/60; 0.95: 0.956, 54/60 but 1.6× the cost on documents).
     static let rereadBelow = 0.90
 
+    /// The neural recognizer reads a line lengthened by this fraction of its thickness at
+    /// each end: the detector's quads cut plates' last character short (627WW for 627WWI,
+    /// 002HH for 002HHM in the car photos); 0.15, 0.3 and 0.5 each read both whole.
+    static let neuralLengthening = 0.15
+
     /// Whether the neural recognizer reads a line of this shape first (and alone).
     static func neuralFirst(_ quad: LineQuad) -> Bool {
         quad.length < shortLineRatio * quad.thickness
