@@ -104,6 +104,7 @@ final class DetectorLayout {
         do {
             try decideDirections(of: &scene, read: &read)
             for index in scene.readingOrder() { try readSceneLine(index, of: &scene, read: &read) }
+            for index in scene.awaitingNeural() { try readSceneLine(index, of: &scene, read: &read) }
         } catch .deadlineExceeded {
             read.stats.outOfTime = true  // what was read stays; the next frames go on
         }
@@ -176,8 +177,18 @@ final class DetectorLayout {
         func readingOrder() -> [Int] {
             let unread = lines.indices.filter { lines[$0].reading == nil }
                 .sorted { lines[$0].line.quad().thickness > lines[$1].line.quad().thickness }
-            let read = lines.indices.filter { lines[$0].reading != nil }.sorted { lines[$0].lastRound < lines[$1].lastRound }
-            return unread + read
+            let awaiting = awaitingNeural()
+            let read = lines.indices.filter { lines[$0].reading != nil && !awaiting.contains($0) }
+                .sorted { lines[$0].lastRound < lines[$1].lastRound }
+            return unread + awaiting + read
+        }
+
+        /// Lines Tesseract read unsure that the neural recognizer has not read again yet,
+        /// thickest first: read once every line has a reading (a first reading of every
+        /// line is worth more than a better reading of one).
+        func awaitingNeural() -> [Int] {
+            lines.indices.filter { lines[$0].wantsNeural && lines[$0].reading?.engine != "neural" }
+                .sorted { lines[$0].line.quad().thickness > lines[$1].line.quad().thickness }
         }
 
         /// Every line read in the scene so far, moved to this frame, in the detector's
@@ -211,6 +222,9 @@ final class DetectorLayout {
         var lastRound = -1
         /// The best confidence it read with in the scene (0: nothing yet).
         var confidence = 0.0
+        /// Tesseract read it unsure (`--engine auto`): the neural recognizer reads it from
+        /// now on.
+        var wantsNeural = false
     }
 
     /// The scene of this frame: the known one moved with the frame when it can be read
@@ -286,14 +300,14 @@ final class DetectorLayout {
     }
 
     /// Reads `line` (`flipped`: turned half a turn) with the engine ``engineChoice`` and
-    /// ``LinePolicy`` give it: with `auto`, short lines by the neural recognizer, others by
-    /// Tesseract and again by the neural recognizer when Tesseract was unsure (its reading
-    /// is kept when the time runs out first). `tesseractOnly`: the direction vote's reads,
+    /// ``LinePolicy`` give it: with `auto`, short lines and `neuralAgain` (a line
+    /// Tesseract read unsure before, ``SceneLine/wantsNeural``) by the neural recognizer,
+    /// others by Tesseract. `tesseractOnly`: the direction vote's reads,
     /// whose thresholds are Tesseract's (the neural recognizer reads upside-down text as
     /// confident garbage); the lines are read again by the policy after the vote.
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
     ///   deadline when the line could not be read in the time left.
-    private func readLine(_ line: DetectedLine, flipped: Bool, tesseractOnly: Bool = false,
+    private func readLine(_ line: DetectedLine, flipped: Bool, tesseractOnly: Bool = false, neuralAgain: Bool = false,
                           read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let quad = line.grown(across: grow).quad(flipped: flipped)
         guard let neural, !tesseractOnly else { return try readWithTesseract(quad, read: &read) }
@@ -301,10 +315,8 @@ final class DetectorLayout {
         case .tesseract: return try readWithTesseract(quad, read: &read)
         case .neural: return try readWithNeural(quad, neural, read: &read)
         case .auto:
-            if LinePolicy.neuralFirst(quad) { return try readWithNeural(quad, neural, read: &read) }
-            let first = try readWithTesseract(quad, read: &read)
-            guard LinePolicy.rereads(tesseractConfidence: first.confidence) else { return first }
-            do { return try readWithNeural(quad, neural, read: &read) } catch .deadlineExceeded { return first }
+            if neuralAgain || LinePolicy.neuralFirst(quad) { return try readWithNeural(quad, neural, read: &read) }
+            return try readWithTesseract(quad, read: &read)
         }
     }
 
@@ -355,16 +367,22 @@ final class DetectorLayout {
     private func readSceneLine(_ index: Int, of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
         let entry = scene.lines[index]
         let flipped = entry.flipped ?? (entry.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) ?? false
-        keep(try readLine(index, of: scene, flipped: flipped, read: &read), flipped: flipped, at: index, of: &scene)
+        let reading = try readLine(index, of: scene, flipped: flipped, neuralAgain: entry.wantsNeural, read: &read)
+        keep(reading, flipped: flipped, at: index, of: &scene)
+        // Tesseract unsure: the neural recognizer reads it again once every line has a reading.
+        if engineChoice == .auto, neural != nil, reading.engine == "tesseract",
+           LinePolicy.rereads(tesseractConfidence: reading.confidence) {
+            scene.lines[index].wantsNeural = true
+        }
     }
 
     /// Reads line `index` of `scene` where it is in this frame; the words come back placed
     /// where the line was detected (the scene's reference).
-    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, tesseractOnly: Bool = false,
+    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, tesseractOnly: Bool = false, neuralAgain: Bool = false,
                           read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let shift = scene.shift
         let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped,
-                                   tesseractOnly: tesseractOnly, read: &read)
+                                   tesseractOnly: tesseractOnly, neuralAgain: neuralAgain, read: &read)
         return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence, reading.engine)
     }
 

@@ -15,7 +15,7 @@ enum LinePolicy {
     /// first (Tesseract reads plates and short signs poorly).
     static let shortLineRatio = 4.0
     /// A line Tesseract read with a mean word confidence below this is read again by the
-    /// neural recognizer, whose reading is kept (0.5: 0.949 docs, 42/60 crops; 0.8: 0.954,
+    /// neural recognizer once every line has a reading (``DetectorLayout``), whose reading is kept (0.5: 0.949 docs, 42/60 crops; 0.8: 0.954,
     /// 50/60; 0.95: 0.956, 54/60 but 1.6× the cost on documents).
     static let rereadBelow = 0.90
 
