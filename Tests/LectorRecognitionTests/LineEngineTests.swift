@@ -21,7 +21,7 @@ struct LineEngineTests {
         #expect(NeuralModel.variant(forLanguage: language) == variant)
     }
 
-    @Test("auto sends short lines to the neural recognizer first",
+    @Test("auto sends short lines to the neural recognizer",
           arguments: [(200.0, 60.0, true), (239.0, 60.0, true), (240.0, 60.0, false), (900.0, 40.0, false)])
     func shortLines(length: Double, thickness: Double, neuralFirst: Bool) {
         let quad = LineQuad(topLeft: ImagePoint(x: 0, y: 0), topRight: ImagePoint(x: length, y: 0),

@@ -222,8 +222,8 @@ final class DetectorLayout {
         var lastRound = -1
         /// The best confidence it read with in the scene (0: nothing yet).
         var confidence = 0.0
-        /// Tesseract read it unsure (`--engine auto`): the neural recognizer reads it from
-        /// now on.
+        /// A short line, or one Tesseract read unsure (`--engine auto`): the neural
+        /// recognizer reads it from now on.
         var wantsNeural = false
     }
 
@@ -300,9 +300,9 @@ final class DetectorLayout {
     }
 
     /// Reads `line` (`flipped`: turned half a turn) with the engine ``engineChoice`` and
-    /// ``LinePolicy`` give it: with `auto`, short lines and `neuralAgain` (a line
-    /// Tesseract read unsure before, ``SceneLine/wantsNeural``) by the neural recognizer,
-    /// others by Tesseract. `tesseractOnly`: the direction vote's reads,
+    /// ``LinePolicy`` give it: with `auto`, `neuralAgain` (a short line, or one Tesseract
+    /// read unsure, once read: ``SceneLine/wantsNeural``) by the neural recognizer, others
+    /// by Tesseract. `tesseractOnly`: the direction vote's reads,
     /// whose thresholds are Tesseract's (the neural recognizer reads upside-down text as
     /// confident garbage); the lines are read again by the policy after the vote.
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
@@ -315,7 +315,7 @@ final class DetectorLayout {
         case .tesseract: return try readWithTesseract(quad, read: &read)
         case .neural: return try readWithNeural(quad, neural, read: &read)
         case .auto:
-            if neuralAgain || LinePolicy.neuralFirst(quad) { return try readWithNeural(quad, neural, read: &read) }
+            if neuralAgain { return try readWithNeural(quad, neural, read: &read) }
             return try readWithTesseract(quad, read: &read)
         }
     }
@@ -369,9 +369,11 @@ final class DetectorLayout {
         let flipped = entry.flipped ?? (entry.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) ?? false
         let reading = try readLine(index, of: scene, flipped: flipped, neuralAgain: entry.wantsNeural, read: &read)
         keep(reading, flipped: flipped, at: index, of: &scene)
-        // Tesseract unsure: the neural recognizer reads it again once every line has a reading.
+        // A short line, or Tesseract unsure: the neural recognizer reads it again once every
+        // line has a reading (Tesseract's first reading costs a fifth of the neural one's).
         if engineChoice == .auto, neural != nil, reading.engine == "tesseract",
-           LinePolicy.rereads(tesseractConfidence: reading.confidence) {
+           LinePolicy.rereads(tesseractConfidence: reading.confidence)
+            || LinePolicy.neuralFirst(entry.line.quad(flipped: flipped)) {
             scene.lines[index].wantsNeural = true
         }
     }

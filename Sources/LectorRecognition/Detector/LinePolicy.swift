@@ -24,7 +24,8 @@ enum LinePolicy {
     /// 002HH for 002HHM in the car photos); 0.15, 0.3 and 0.5 each read both whole.
     static let neuralLengthening = 0.15
 
-    /// Whether the neural recognizer reads a line of this shape first (and alone).
+    /// Whether the neural recognizer reads a line of this shape (``DetectorLayout`` reads
+    /// every line with Tesseract first, the cheap first reading, then these again).
     static func neuralFirst(_ quad: LineQuad) -> Bool {
         quad.length < shortLineRatio * quad.thickness
     }
