@@ -391,6 +391,9 @@ final class DetectorLayout {
     /// Keeps `reading` (placed in the scene's reference) as line `index`'s reading, and
     /// notes a line that lost its text.
     private func keep(_ reading: LineReading, flipped: Bool, at index: Int, of scene: inout Scene) {
+        // The other engine's confidences are not comparable: a line the neural recognizer
+        // now reads starts its best confidence afresh.
+        if let last = scene.lines[index].reading, last.engine != reading.engine { scene.lines[index].confidence = 0 }
         // Read again empty or at less than half its best confidence: the scene changed under it.
         if scene.lines[index].confidence > 0, reading.confidence < scene.lines[index].confidence * 0.5 { scene.lost = true }
         scene.lines[index].flipped = flipped
