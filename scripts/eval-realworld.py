@@ -3,7 +3,9 @@
 
 Runs the built lectord once per image, with its defaults, `--replay IMAGE --stdout
 --max-frames 1 --lang LANG` (the language from truth.tsv), for each layout asked
-(`--layout tesseract`, `--layout detector`), and prints one row per layout:
+(`--layout tesseract`, `--layout detector`), and prints one row per layout. A layout
+may name a line engine too, `detector/tesseract` (`--layout detector --engine tesseract`),
+and `default` is lectord's defaults (the detector with `--engine auto`, issue 26):
 
   layout     docs R/P       scene n/22  plates n/40  crops n/60  ms/doc frame
 
@@ -145,7 +147,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lectord", default=None, help="lectord to run (default .build/release/lectord, else .build/debug)")
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "testdata", "realworld"))
-    parser.add_argument("--layouts", default="tesseract,detector")
+    parser.add_argument("--layouts", default="default,detector/tesseract,tesseract",
+                        help="LAYOUT or LAYOUT/ENGINE, comma-separated; default: lectord's defaults")
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--verbose", action="store_true", help="print each image's score")
@@ -166,7 +169,7 @@ def main():
     sets = args.sets.split(",")
     print(f"# lectord {lectord}; data {os.path.realpath(args.data)}; {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; "
           f"load average {os.getloadavg()[0]:.1f}")
-    header = f"{'layout':<10} {'docs R/P':<14} {'scene':>8} {'plates':>8} {'crops':>8} {'ms/doc frame':>13} {'s/image':>8}"
+    header = f"{'layout':<20} {'docs R/P':<14} {'scene':>8} {'plates':>8} {'crops':>8} {'ms/doc frame':>13} {'s/image':>8}"
     print(header)
     for layout in args.layouts.split(","):
         docs = {"truth": 0, "output": 0, "matched": 0}
@@ -177,7 +180,10 @@ def main():
             if set_name not in sets:
                 continue
             path = os.path.join(args.data, set_name, name)
-            text, recognize, elapsed, problem = read_image(lectord, path, lang, layout, args.extra, args.timeout)
+            chosen, _, engine = layout.partition("/")
+            extra = (["--engine", engine] if engine else []) + list(args.extra)
+            text, recognize, elapsed, problem = read_image(lectord, path, lang, None if chosen == "default" else chosen,
+                                                           extra, args.timeout)
             seconds.append(elapsed)
             if problem:
                 problems.append(f"{set_name}/{name}: {problem}")
@@ -209,7 +215,7 @@ def main():
         scene_text = f"{scene['matched']}/{scene['truth']}"
         full_text = f"{plates['platefull'][0]}/{plates['platefull'][1]}"
         crop_text = f"{plates['platecrop'][0]}/{plates['platecrop'][1]}"
-        print(f"{layout:<10} {docs_text:<14} {scene_text:>8} {full_text:>8} {crop_text:>8} {ms:>13.0f} {mean_s:>8.2f}", flush=True)
+        print(f"{layout:<20} {docs_text:<14} {scene_text:>8} {full_text:>8} {crop_text:>8} {ms:>13.0f} {mean_s:>8.2f}", flush=True)
         for problem in problems[:10]:
             print(f"  problem: {problem}", file=sys.stderr)
 

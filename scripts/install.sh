@@ -23,6 +23,8 @@
 #                                              /usr/local/share/lector/models when scripts/setup
 #                                              put it there, else scripts/fetch-detector-model;
 #                                              without it the service reads with Tesseract's layout)
+#                                              and the neural line recognizer's (scripts/fetch-engine-model;
+#                                              without it Tesseract reads every line)
 #   PREFIX/lib/systemd/system/{lectord.service,lectord.socket,lectord@.service,lector-mqtt.service,lector-http.service,lector-speak.service}
 #   PREFIX/lib/sysusers.d/lector.conf          user and group lector (member of video)
 #   /etc/udev/rules.d/70-lector-systemd.rules  device units for V4L2 nodes (lectord@)
@@ -116,6 +118,12 @@ if [[ "$models" != "$fetched" ]] && "$repo/scripts/fetch-detector-model" --check
   log "installed the text-line detector's model from $fetched"
 elif ! "$repo/scripts/fetch-detector-model" --dir "$models"; then
   log "the text-line detector's model is not installed: the service reads with Tesseract's layout"
+fi
+# The neural line recognizer's models (--engine), the same way: copied above when
+# scripts/setup fetched them, else fetched here; without them Tesseract reads every line.
+if ! "$repo/scripts/fetch-engine-model" --check --dir "$models" 2>/dev/null \
+    && ! "$repo/scripts/fetch-engine-model" --dir "$models"; then
+  log "the neural line recognizer's model is not installed: Tesseract reads every line"
 fi
 
 for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service lector-speak.service; do

@@ -150,7 +150,16 @@ public final class RecognitionLoop: @unchecked Sendable {
                 logger.info("reading without the text-line detector: \(note)")
             }
         }
+        let engine = pool.engine
+        if engine.neural {
+            logger.info("reading lines with the neural line recognizer too", [("engine", pool.options.engine.rawValue)])
+        } else if let note = engine.note, !Self.saidWithoutNeural.exchange(true, ordering: .relaxed) {
+            logger.info("reading lines without the neural line recognizer: \(note)")
+        }
     }
+
+    /// Whether the log said (once per process) that `--engine auto` reads without the neural recognizer.
+    private static let saidWithoutNeural = Atomic<Bool>(false)
 
     /// Recognizer threads this loop runs (``run(slot:)`` once per slot).
     public var recognizers: Int { pool.count }

@@ -71,11 +71,15 @@ public struct TextLine: Sendable, Equatable {
     public var box: PixelBox
     public var confidence: Double
     public var words: [TextWord]
+    /// The line engine that read it (`tesseract` or `neural`); nil: Tesseract's own
+    /// layout, or not said.
+    public var engine: String?
 
-    public init(box: PixelBox, confidence: Double, words: [TextWord]) {
+    public init(box: PixelBox, confidence: Double, words: [TextWord], engine: String? = nil) {
         self.box = box
         self.confidence = confidence
         self.words = words
+        self.engine = engine
     }
 
     public var text: String { words.map(\.text).joined(separator: " ") }

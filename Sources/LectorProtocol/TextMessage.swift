@@ -31,9 +31,13 @@ public struct TextElement: Equatable, Sendable {
     public var track: String?
     /// For a block: the zone it was read in (proto_minor 5).
     public var zone: String?
+    /// For a line: the line engine that read it, `tesseract` or `neural` (proto_minor 9);
+    /// nil when Tesseract's own layout read the frame.
+    public var engine: String?
 
     public init(text: String, box: PixelBox, corners: [PixelPoint], confidence: Double, language: String? = nil,
-                children: [TextElement]? = nil, track: String? = nil, zone: String? = nil) {
+                children: [TextElement]? = nil, track: String? = nil, zone: String? = nil, engine: String? = nil) {
+        self.engine = engine
         self.track = track
         self.zone = zone
         self.text = text
@@ -63,6 +67,7 @@ public struct TextElement: Equatable, Sendable {
         members.add("language", language)
         members.add("track", track)
         members.add("zone", zone)
+        members.add("engine", engine)
         if let children, let key = Self.childrenKey(of: level), let next = DetailLevel.allCases.first(where: { $0 > level }) {
             members.add(key, .array(children.map { $0.json(at: next) }))
         }
@@ -80,7 +85,7 @@ public struct TextElement: Equatable, Sendable {
         }
         self.init(text: try m.required("text", m.string), box: try m.required("box", m.box), corners: corners,
                   confidence: try m.required("confidence", m.double), language: try m.string("language"),
-                  children: children, track: try m.string("track"), zone: try m.string("zone"))
+                  children: children, track: try m.string("track"), zone: try m.string("zone"), engine: try m.string("engine"))
     }
 }
 
@@ -134,9 +139,9 @@ public struct TextMessage: ProtocolMessage {
                 lineTracks: [PixelBox: String] = [:], automaticOrientation: Bool = false, unreadLines: Int = 0,
                 corners: (PixelBox) -> [PixelPoint]) {
         func element(_ text: String, _ box: PixelBox, _ confidence: Double, _ language: String? = nil, zone: String? = nil,
-                     children: [TextElement]?, track: String? = nil) -> TextElement {
+                     children: [TextElement]?, track: String? = nil, engine: String? = nil) -> TextElement {
             TextElement(text: text, box: box, corners: corners(box), confidence: (confidence * 1000).rounded() / 1000,
-                        language: language, children: children, track: track, zone: zone)
+                        language: language, children: children, track: track, zone: zone, engine: engine)
         }
         let blocks = tree.blocks.map { block in
             element(block.text, block.box, block.confidence, block.language, zone: block.zone, children: level < .line ? nil : block.lines.map { line in
@@ -144,7 +149,7 @@ public struct TextMessage: ProtocolMessage {
                     element(word.text, word.box, word.confidence, children: level < .symbol ? nil : word.symbols.map {
                         element($0.text, $0.box, $0.confidence, children: nil)
                     })
-                }, track: lineTracks[line.box])
+                }, track: lineTracks[line.box], engine: line.engine)
             })
         }
         self.init(device: device, sequence: sequence, time: time, orientation: orientation, width: width, height: height,

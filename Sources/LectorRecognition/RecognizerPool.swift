@@ -59,6 +59,12 @@ public final class RecognizerPool: @unchecked Sendable {
     /// With `lang auto`: the traineddata installed (nil without `auto`).
     public var installedLanguages: [String]? { lock.withLock { current[0].installedLanguages } }
 
+    /// Whether the detector's lines are read with the neural line recognizer too and, for
+    /// `--engine auto` without it, why.
+    public var engine: (neural: Bool, note: String?) {
+        lock.withLock { (current[0].readsNeural, current[0].engineNote) }
+    }
+
     /// The settings the next frames are recognized with.
     public var options: RecognizerOptions { lock.withLock { current[0].options } }
 

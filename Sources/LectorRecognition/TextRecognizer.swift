@@ -84,6 +84,12 @@ public struct RecognizerOptions: Equatable, Sendable {
     public var layout = Layout.auto
     /// The text-line detector's model file; nil: searched where ``DetectorModel`` says.
     public var detectorModel: String?
+    /// `--engine`: which engine reads the detector's lines (zones: their own `engine`,
+    /// else this; `auto` zones read with Tesseract).
+    public var engine = LineEngine.auto
+    /// `--engine-model`: the neural line recognizer's model; nil: the installed one that
+    /// reads `language` (``NeuralModel/variant(forLanguage:)``).
+    public var engineModel: String?
 
     public init() {}
 }
@@ -111,6 +117,14 @@ public final class TextRecognizer {
     /// With zones: the zone the next frame starts with (the first one a deadline left
     /// unread), so that every zone is read in turn when a frame cannot read them all.
     private var nextZone = 0
+    /// Zones read by the neural line recognizer, by name: the recognizer (one per model)
+    /// and the whitelist's mask.
+    private let zoneNeural: [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)]
+    /// Why lines are read without the neural line recognizer under `--engine auto` (nil:
+    /// with it, or not asked for); said once in the log.
+    public let engineNote: String?
+    /// Whether the detector's lines are read with the neural line recognizer too.
+    public var readsNeural: Bool { detectorLayout?.readsNeural ?? false }
     private var halvedImage = GrayImage(width: 0, height: 0)
     private var croppedImage = GrayImage(width: 0, height: 0)
     /// In auto mode: whether the next frame is halved, from the text height seen last.
@@ -151,8 +165,15 @@ public final class TextRecognizer {
                     (layout, note) = (.tesseract, error.description)
                 }
                 if let loaded {
-                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.baseLanguage, dataPath: options.dataPath)
+                    let neural = try ResolvedEngine.load(options.engine, language: options.baseLanguage, model: options.engineModel)
+                    engineNote = neural.note
+                    detectorLayout = try DetectorLayout(detectors: loaded, language: options.baseLanguage, dataPath: options.dataPath,
+                                                        neural: neural.engine, engine: options.engine)
+                } else {
+                    engineNote = nil
                 }
+            } else {
+                engineNote = options.engine == .tesseract ? nil : "Tesseract's page layout reads its own lines (the neural engine reads the detector's)"
             }
             self.layout = layout
             layoutNote = note
@@ -165,14 +186,17 @@ public final class TextRecognizer {
             }
             zoneEngines = [:]
             autoLanguage = options.language == ScriptLanguages.automatic ? try AutoLanguage(options: options) : nil
+            zoneNeural = [:]
         } else {
             autoLanguage = nil
             layout = .tesseract
             layoutNote = nil
+            engineNote = nil
             detectorLayout = nil
             engine = nil
+            zoneNeural = try Self.neuralZones(options)
             var engines: [String: IsolatedRecognizer] = [:]
-            for zone in options.zones {
+            for zone in options.zones where zoneNeural[zone.name] == nil {
                 let language = zone.profile.engineLanguage(defaultLanguage: options.baseLanguage)
                 if engines[language] == nil {
                     engines[language] = try IsolatedRecognizer(language: language, dataPath: options.dataPath,
@@ -181,6 +205,27 @@ public final class TextRecognizer {
             }
             zoneEngines = engines
         }
+    }
+
+    /// The zones of `options` the neural line recognizer reads (`engine` neural, the
+    /// zone's or the camera's), each with its whitelist's mask; one network per model.
+    /// - Throws: ``RecognitionError/engineUnavailable(_:)`` when one cannot be read so.
+    private static func neuralZones(_ options: RecognizerOptions) throws(RecognitionError)
+        -> [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)] {
+        var loaded: [String: NeuralLineEngine] = [:]
+        var zones: [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)] = [:]
+        for zone in options.zones where (zone.profile.engine ?? options.engine) == .neural {
+            let language = zone.profile.language ?? options.baseLanguage
+            guard let path = try ResolvedEngine.resolve(.neural, language: language, model: options.engineModel).neuralModel else { continue }
+            do {
+                let engine = try loaded[path] ?? NeuralLineEngine(modelPath: path, threads: DetectorLayout.openCVThreads)
+                loaded[path] = engine
+                zones[zone.name] = (engine, try zone.profile.whitelist.map { try engine.mask(allowing: Set($0)) })
+            } catch {
+                throw .engineUnavailable("zone \(zone.name): \(error)")
+            }
+        }
+        return zones
     }
 
     /// Tesseract engines this recognizer holds (one per zone language, or one).
@@ -350,23 +395,44 @@ public final class TextRecognizer {
     /// outside `image`.
     private func recognize(zone: ZoneSpec, in image: GrayImage, deadline: Int) throws(RecognitionError) -> [TextBlock]? {
         let rect = zone.rect.clipped(width: image.width, height: image.height)
-        guard rect.area > 0, let engine = zoneEngines[zone.profile.engineLanguage(defaultLanguage: options.baseLanguage)] else { return nil }
+        guard rect.area > 0 else { return nil }
         var crop = image.cropped(to: rect)
         if zone.profile.invert { crop = crop.inverted() }
-        let scale = zone.profile.scale
-        if scale > 1 { crop = crop.upscaled(by: scale) }
-        let read = try engine.recognize(crop, resolution: options.resolution * scale, deadline: deadline, symbols: options.symbols,
-                                        settings: zone.profile.readSettings)
-        let mapped = read.mapped { box in
-            let x = box.x / scale, y = box.y / scale
-            return PixelBox(x: rect.x + x, y: rect.y + y,
-                            width: max(1, (box.maxX + scale - 1) / scale - x), height: max(1, (box.maxY + scale - 1) / scale - y))
+        let text: RecognizedText
+        if let neural = zoneNeural[zone.name] {
+            text = try Self.readLine(crop, with: neural.engine, mask: neural.mask, symbols: options.symbols)
+                .mapped(scale: 1, dx: rect.x, dy: rect.y)
+        } else {
+            guard let engine = zoneEngines[zone.profile.engineLanguage(defaultLanguage: options.baseLanguage)] else { return nil }
+            let scale = zone.profile.scale
+            if scale > 1 { crop = crop.upscaled(by: scale) }
+            let read = try engine.recognize(crop, resolution: options.resolution * scale, deadline: deadline, symbols: options.symbols,
+                                            settings: zone.profile.readSettings)
+            let mapped = read.mapped { box in
+                let x = box.x / scale, y = box.y / scale
+                return PixelBox(x: rect.x + x, y: rect.y + y,
+                                width: max(1, (box.maxX + scale - 1) / scale - x), height: max(1, (box.maxY + scale - 1) / scale - y))
+            }
+            text = Self.dropping(mapped, shorterThan: zone.profile.minimumHeight)
         }
-        return Self.dropping(mapped, shorterThan: zone.profile.minimumHeight).blocks.map { block in
+        return text.blocks.map { block in
             var block = block
             block.zone = zone.name
             return block
         }
+    }
+
+    /// `image` read whole as one line by the neural line recognizer (a zone), only the
+    /// characters of `mask` decoded.
+    private static func readLine(_ image: GrayImage, with engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?,
+                                 symbols: Bool) throws(RecognitionError) -> RecognizedText {
+        let width = Double(image.width), height = Double(image.height)
+        let quad = LineQuad(topLeft: ImagePoint(x: 0, y: 0), topRight: ImagePoint(x: width, y: 0),
+                            bottomRight: ImagePoint(x: width, y: height), bottomLeft: ImagePoint(x: 0, y: height))
+        let line: TextLine
+        do { line = try engine.read(quad, of: image, mask: mask, symbols: symbols) } catch { throw .detectorFailed(error.description) }
+        guard !line.words.isEmpty else { return RecognizedText() }
+        return RecognizedText(blocks: [TextBlock(box: line.box, confidence: line.confidence, lines: [line])])
     }
 
     /// `text` without the words less than `height` pixels tall (and the lines and blocks

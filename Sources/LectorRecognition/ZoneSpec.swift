@@ -14,6 +14,10 @@ public struct ZoneProfile: Hashable, Sendable {
     public var invert = false
     /// Words shorter than this (upright pixels) are ignored; 0: none.
     public var minimumHeight = 0
+    /// Which engine reads it; nil: the camera's `engine`. `neural` reads the zone as one
+    /// line with the neural line recognizer, its whitelist a mask over the recognizer's
+    /// classes; `auto` and `tesseract` read it with Tesseract and this profile.
+    public var engine: LineEngine?
 
     public init() {}
 

@@ -107,6 +107,19 @@ struct ZoneRuleTests {
         #expect(throws: UsageError.self) { try DaemonOptions.parse(["--demo", "--zone", "x=0,0,5,5 colour=red"]) }
     }
 
+    @Test("--engine and a zone's engine key", arguments: [
+        (["--demo"], LineEngine.auto, LineEngine?.none),
+        (["--demo", "--engine", "neural", "--zone", "r=0,0,5,5 engine=tesseract"], .neural, .tesseract),
+        (["--demo", "--engine", "tesseract", "--zone", "r=0,0,5,5 engine=neural"], .tesseract, .neural),
+    ])
+    func engineOptions(arguments: [String], camera: LineEngine, zone: LineEngine?) throws {
+        let recognizer = try #require(try DaemonOptions.parse(arguments).cameras.first).recognizer
+        #expect(recognizer.engine == camera)
+        #expect(recognizer.zones.first?.profile.engine == zone)
+        #expect(throws: UsageError.self) { try DaemonOptions.parse(["--demo", "--engine", "paddle"]) }
+        #expect(throws: UsageError.self) { try DaemonOptions.parse(["--demo", "--zone", "x=0,0,5,5 engine=paddle"]) }
+    }
+
     // MARK: Zones through real Tesseract
 
     static func hello() throws -> GrayImage { try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png")) }

@@ -5,22 +5,23 @@ import Testing
 
 /// Non-trivial values of every message, for the round trips.
 enum SampleMessages {
-    static func element(_ text: String, _ x: Int, language: String? = nil, children: [TextElement]? = nil) -> TextElement {
+    static func element(_ text: String, _ x: Int, language: String? = nil, engine: String? = nil,
+                        children: [TextElement]? = nil) -> TextElement {
         TextElement(text: text, box: PixelBox(x: x, y: 12, width: 30, height: 9),
                     corners: [PixelPoint(x: 470, y: x), PixelPoint(x: 470, y: x + 30), PixelPoint(x: 461, y: x + 30),
                               PixelPoint(x: 461, y: x)],
-                    confidence: 0.917, language: language, children: children)
+                    confidence: 0.917, language: language, children: children, engine: engine)
     }
 
     static let symbolText = TextMessage(
         device: "/dev/video0", sequence: 4_000_000_000, time: "2026-11-30T21:00:00.125Z", orientation: .right,
         width: 480, height: 640, text: "Hi \"you\"\nü",
         blocks: [element("Hi \"you\"\nü", 1, language: "eng", children: [
-            element("Hi \"you\"", 2, children: [
+            element("Hi \"you\"", 2, engine: "neural", children: [
                 element("Hi", 3, children: [element("H", 3, children: nil), element("i", 9, children: nil)]),
                 element("\"you\"", 20, children: []),
             ]),
-            element("ü", 40, children: [element("ü", 40, children: [])]),
+            element("ü", 40, engine: "tesseract", children: [element("ü", 40, children: [])]),
         ])],
         recognizeMilliseconds: 123.456)
 

@@ -38,7 +38,7 @@ def config(name, text):
     return path
 
 
-def meter_config(rules, loop=False, extra_zones=""):
+def meter_config(rules, loop=False, extra_zones="", reading_extra=""):
     return f"""# a utility meter
 [camera meter]
 replay = {SEQUENCE}/meter.mjpeg
@@ -49,6 +49,7 @@ loop = {'true' if loop else 'false'}
 rect = 120,200,400,80
 psm = 7
 whitelist = digits
+{reading_extra}
 
 [zone meter/serial]
 rect = 120,330,400,50
@@ -169,6 +170,50 @@ on_match = {hook}
     BASELINE["seconds"] = seconds
     print(f"     baseline: {len(frames)} frames recognized, latency p50 {percentile(latencies, 0.5):.1f} ms "
           f"p99 {percentile(latencies, 0.99):.1f} ms, run {seconds:.1f} s", flush=True)
+
+
+def test_meter_neural():
+    """The meter's reading zone read by the neural line recognizer through its digits mask (issue 26).
+
+    The replay is lossless here (no --fps: every frame is read, however long it takes), so
+    the check judges the reading, not the host's speed: each frame's reading and one MATCH
+    per reading, beside Tesseract's zone on the same frames."""
+    if not os.path.exists("/usr/local/share/lector/models/PP-OCRv6_rec_small_latin_opencv.onnx"):
+        print("     skipped: the neural line recognizer's model is not installed (scripts/fetch-engine-model)")
+        return
+    rule = """
+[rule meter/reading/any]
+match = ^[0-9]+$
+"""
+    results = {}
+    for engine in ("neural", "tesseract"):
+        text = meter_config(rule, reading_extra=f"engine = {engine}")
+        conf = config(f"meter-{engine}.conf", "\n".join(line for line in text.splitlines() if not line.startswith("fps =")))
+        status, messages, log, seconds = run_stdout(conf, timeout=900)
+        frames_right = frames = 0
+        lines = []
+        for message in messages:
+            if message["class"] != "TEXT":
+                continue
+            blocks = [b for b in message["blocks"] if b.get("zone") == "reading"]
+            expected = next((r["text"] for r in TRUTH["readings"] if r["first"] <= message["seq"] <= r["last"]), None)
+            frames += 1
+            frames_right += int(bool(blocks) and blocks[0]["text"].replace(" ", "") == expected)
+            lines += [line for b in blocks for line in b.get("lines", [])]
+        matches = [m["text"] for m in messages if m["class"] == "MATCH"]
+        recognize = [m["recognize_ms"] for m in messages if m["class"] == "FRAME" and "recognize_ms" in m]
+        results[engine] = (status, frames_right, frames, matches, lines, percentile(recognize, 0.5), log)
+    status, right, frames, matches, lines, ms, log = results["neural"]
+    check("lectord with a neural zone ends by itself (exit 0)", status == 0, log[-1500:])
+    base = results["tesseract"]
+    check(f"neural + digits reads every reading: {right}/{frames} frames right (Tesseract's whitelist {base[1]}/{base[2]}), "
+          f"one MATCH per reading ({len(matches)} for {len(TRUTH['readings'])})",
+          frames and right >= 0.99 * frames and matches == [r["text"] for r in TRUTH["readings"]], (matches, log[-500:]))
+    outside = [line["text"] for line in lines if any(not (c.isdigit() or c.isspace()) for c in line["text"])]
+    check(f"the neural zone's lines say engine neural and hold digits only ({len(lines)} lines)",
+          lines and not outside and all(line.get("engine") == "neural" for line in lines), (outside[:5], lines[:1]))
+    print(f"     recognize per frame p50: neural zone {ms:.1f} ms, Tesseract's zone {base[5]:.1f} ms "
+          f"(both with the Tesseract serial zone), load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 def test_hooks_that_hang_or_fail():
@@ -350,7 +395,7 @@ psm = 7
     notify.close()
 
 
-for function in (test_meter_readings, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload):
+for function in (test_meter_readings, test_meter_neural, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload):
     suite.test(function)
 
 

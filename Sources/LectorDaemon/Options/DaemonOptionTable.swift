@@ -88,6 +88,14 @@ public enum DaemonOptionTable {
                      "The text-line detector's model (default: \(DetectorModel.fileName) in LECTOR_DATA_DIR/models, then lector/models under the XDG data folders).",
                      reload: .live, example: "/usr/local/share/lector/models/\(DetectorModel.fileName)",
                      .camera(.optional(\.spec.recognizer.detectorModel, .text))),
+        DaemonOption("--engine", .recognition, LineEngine.allCases.map(\.rawValue).joined(separator: "|"),
+                     "Which engine reads the text-line detector's lines: Tesseract, the neural line recognizer, or each where it reads better (default auto: the neural recognizer when its model is installed and reads --lang).",
+                     reload: .live, example: "tesseract",
+                     .camera(.value(\.spec.recognizer.engine, .choice(LineEngine.allCases.map(\.rawValue), LineEngine.init(rawValue:))))),
+        DaemonOption("--engine-model", .recognition, "PATH",
+                     "The neural line recognizer's model (default: \(NeuralModel.Variant.latin.fileName), or \(NeuralModel.Variant.full.fileName) for chi_sim, chi_tra and jpn, where the detector's model is).",
+                     reload: .live, example: "/usr/local/share/lector/models/\(NeuralModel.Variant.full.fileName)",
+                     .camera(.optional(\.spec.recognizer.engineModel, .text))),
         DaemonOption("--downscale", .recognition, "auto|1|2",
                      "Halve frames before recognition; auto halves only while text is large (default auto).", reload: .live,
                      example: "2", .camera(.value(\.spec.recognizer.downscale, .choice(["auto", "1", "2"]) { Downscale($0) }))),
@@ -99,7 +107,7 @@ public enum DaemonOptionTable {
                          }
                      }))),
         DaemonOption("--zone", .recognition, "'NAME=X,Y,W,H [KEY=VALUE]...'",
-                     "Read only named zones, each with its own profile: keys psm, whitelist (digits, alnum or the characters), lang, scale, invert, min_height (repeatable; or [zone CAMERA/ZONE] sections).",
+                     "Read only named zones, each with its own profile: keys psm, whitelist (digits, alnum or the characters), lang, scale, invert, min_height, engine (repeatable; or [zone CAMERA/ZONE] sections).",
                      reload: .live, example: "reading=120,200,400,80 psm=7 whitelist=digits",
                      .camera(OptionAccess<CameraSettings>(
                          set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
@@ -251,7 +259,7 @@ public enum DaemonOptionTable {
                                         + "before the first [camera] for the Server options, under [camera NAME] for the others "
                                         + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
                                         + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (rect, psm, whitelist, lang, scale, invert, "
-                                        + "min_height) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
+                                        + "min_height, engine) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
                                         + "Command-line flags override the file. Command line only: "
                                         + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
         footer += [""]

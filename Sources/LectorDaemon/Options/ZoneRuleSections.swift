@@ -11,7 +11,7 @@ struct ZoneSection {
     var zone: ZoneSpec
     var rectGiven = false
 
-    static let keys = ["rect", "psm", "whitelist", "lang", "scale", "invert", "min_height"]
+    static let keys = ["rect", "psm", "whitelist", "lang", "scale", "invert", "min_height", "engine"]
 
     /// `CAMERA/ZONE` of the header.
     init(line: Int, name: String) throws(OptionValueError) {
@@ -70,6 +70,11 @@ struct ZoneSection {
         case "scale": zone.profile.scale = try ValueParser.integer(1...4).parse(value)
         case "invert": zone.profile.invert = try ValueParser.bool.parse(value)
         case "min_height": zone.profile.minimumHeight = try ValueParser.integer(0...10000).parse(value)
+        case "engine":
+            guard let engine = LineEngine(rawValue: value) else {
+                throw OptionValueError("must be \(LineEngine.allCases.map(\.rawValue).joined(separator: ", ")), not \(UsageError.quoted(value))")
+            }
+            zone.profile.engine = engine
         default: throw OptionValueError("unknown zone key; known: \(Self.keys.joined(separator: ", "))")
         }
     }

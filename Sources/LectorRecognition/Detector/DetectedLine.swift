@@ -104,6 +104,14 @@ public struct LineQuad: Equatable, Sendable {
     /// Height across it.
     public var thickness: Double { hypot(bottomLeft.x - topLeft.x, bottomLeft.y - topLeft.y) }
 
+    /// The quad made longer by `amount` pixels at each end, along its reading direction.
+    public func lengthened(by amount: Double) -> LineQuad {
+        let run = length
+        guard run > 0, amount != 0 else { return self }
+        let step = (topRight - topLeft) * (amount / run)
+        return LineQuad(topLeft: topLeft - step, topRight: topRight + step, bottomRight: bottomRight + step, bottomLeft: bottomLeft - step)
+    }
+
     /// The same quad moved by (`dx`, `dy`).
     public func offset(dx: Double, dy: Double) -> LineQuad {
         let d = ImagePoint(x: dx, y: dy)

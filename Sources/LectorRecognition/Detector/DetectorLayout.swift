@@ -5,7 +5,8 @@ import LectorSystem
 
 /// The detector layout: text lines found by ``TextLineDetector``, each cut out and
 /// straightened (``LineCrop``), read by Tesseract as a single line (page segmentation
-/// 7), its words mapped back to the image, the lines grouped into blocks
+/// 7) or by the neural line recognizer (``NeuralLineEngine``; which one: ``LineEngine``,
+/// ``LinePolicy``), its words mapped back to the image, the lines grouped into blocks
 /// (``LineBlocks``).
 ///
 /// Detection is the expensive part (a network on the whole frame), so on a still scene
@@ -42,6 +43,9 @@ final class DetectorLayout {
     /// Shared with the camera's other recognizers.
     let detectors: DetectorPool
     private let engine: IsolatedRecognizer
+    /// The neural line recognizer (nil: Tesseract reads every line) and when it reads.
+    private let neural: NeuralLineEngine?
+    private let engineChoice: LineEngine
     /// The scene last detected: its lines and what each read.
     private var known: Scene?
     /// What a detection costs on this machine now: the size a new scene is detected at.
@@ -49,9 +53,14 @@ final class DetectorLayout {
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
     private(set) var lastRead = DetectorRead()
 
-    init(detectors: DetectorPool, language: String, dataPath: String?) throws(RecognitionError) {
+    /// - Parameters:
+    ///   - neural: the neural line recognizer, read with as `engine` says (nil: Tesseract alone).
+    init(detectors: DetectorPool, language: String, dataPath: String?, neural: NeuralLineEngine? = nil,
+         engine choice: LineEngine = .tesseract) throws(RecognitionError) {
         self.detectors = detectors
         engine = try IsolatedRecognizer(language: language, dataPath: dataPath, pageSegmentation: 7)
+        self.neural = neural
+        engineChoice = neural == nil ? .tesseract : choice
     }
 
     /// Words Tesseract reads in a line with less confidence than this are dropped: a
@@ -65,6 +74,9 @@ final class DetectorLayout {
     let grow = 0.0
     /// Crop pixels of background around each line.
     let padding = 8
+
+    /// Whether the neural line recognizer reads lines too.
+    var readsNeural: Bool { neural != nil }
 
     func cancel() { engine.cancel() }
     func resume() { engine.resume() }
@@ -95,6 +107,7 @@ final class DetectorLayout {
         do {
             try decideDirections(of: &scene, read: &read)
             for index in scene.readingOrder() { try readSceneLine(index, of: &scene, read: &read) }
+            for index in scene.awaitingNeural() { try readSceneLine(index, of: &scene, read: &read) }
         } catch .deadlineExceeded {
             read.stats.outOfTime = true  // what was read stays; the next frames go on
         }
@@ -128,8 +141,9 @@ final class DetectorLayout {
         }
     }
 
-    /// One line read: its words in image pixels and their mean confidence (0: no words).
-    private typealias LineReading = (words: [TextWord], confidence: Double)
+    /// One line read: its words in image pixels, their mean confidence (0: no words), and
+    /// the engine that read it (`tesseract` or `neural`).
+    private typealias LineReading = (words: [TextWord], confidence: Double, engine: String)
 
     /// The lines of one still scene and what each read, kept from frame to frame.
     private struct Scene {
@@ -170,8 +184,18 @@ final class DetectorLayout {
         func readingOrder() -> [Int] {
             let unread = lines.indices.filter { lines[$0].reading == nil }
                 .sorted { lines[$0].line.quad().thickness > lines[$1].line.quad().thickness }
-            let read = lines.indices.filter { lines[$0].reading != nil }.sorted { lines[$0].lastRound < lines[$1].lastRound }
-            return unread + read
+            let awaiting = awaitingNeural()
+            let read = lines.indices.filter { lines[$0].reading != nil && !awaiting.contains($0) }
+                .sorted { lines[$0].lastRound < lines[$1].lastRound }
+            return unread + awaiting + read
+        }
+
+        /// Lines Tesseract read unsure that the neural recognizer has not read again yet,
+        /// thickest first: read once every line has a reading (a first reading of every
+        /// line is worth more than a better reading of one).
+        func awaitingNeural() -> [Int] {
+            lines.indices.filter { lines[$0].wantsNeural && lines[$0].reading?.engine != "neural" }
+                .sorted { lines[$0].line.quad().thickness > lines[$1].line.quad().thickness }
         }
 
         /// Every line read in the scene so far, moved to this frame, in the detector's
@@ -181,7 +205,7 @@ final class DetectorLayout {
                 guard let reading = entry.reading, !reading.words.isEmpty else { return nil }
                 let words = reading.words.map { $0.moved(dx: shift.dx, dy: shift.dy) }
                 let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-                let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words),
+                let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words, engine: reading.engine),
                                                quad: entry.line.moved(dx: shift.dx, dy: shift.dy).quad(flipped: entry.flipped ?? false))
                 return (line, entry.lastRound == rounds)
             }
@@ -205,6 +229,9 @@ final class DetectorLayout {
         var lastRound = -1
         /// The best confidence it read with in the scene (0: nothing yet).
         var confidence = 0.0
+        /// A short line, or one Tesseract read unsure (`--engine auto`): the neural
+        /// recognizer reads it from now on.
+        var wantsNeural = false
     }
 
     /// The scene of this frame: the known one moved with the frame when it can be read
@@ -281,18 +308,50 @@ final class DetectorLayout {
             var kept = match
             kept.line = line
             // From where the known lines were detected to where these were (this frame).
-            kept.reading = (reading.words.map { $0.moved(dx: dx, dy: dy) }, reading.confidence)
+            kept.reading = (reading.words.map { $0.moved(dx: dx, dy: dy) }, reading.confidence, reading.engine)
             return kept
         }
     }
 
-    /// Cuts `line` out of the image, straightened (`flipped`: turned half a turn), reads
-    /// it as one line, and maps its words back to the image, dropping the least confident.
+    /// Reads `line` (`flipped`: turned half a turn) with the engine ``engineChoice`` and
+    /// ``LinePolicy`` give it: with `auto`, `neuralAgain` (a short line, or one Tesseract
+    /// read unsure, once read: ``SceneLine/wantsNeural``) by the neural recognizer, others
+    /// by Tesseract. `tesseractOnly`: the direction vote's reads,
+    /// whose thresholds are Tesseract's (the neural recognizer reads upside-down text as
+    /// confident garbage); the lines are read again by the policy after the vote.
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
     ///   deadline when the line could not be read in the time left.
-    private func readLine(_ line: DetectedLine, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
-        let image = read.image
+    private func readLine(_ line: DetectedLine, flipped: Bool, tesseractOnly: Bool = false, neuralAgain: Bool = false,
+                          read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let quad = line.grown(across: grow).quad(flipped: flipped)
+        guard let neural, !tesseractOnly else { return try readWithTesseract(quad, read: &read) }
+        switch engineChoice {
+        case .tesseract: return try readWithTesseract(quad, read: &read)
+        case .neural: return try readWithNeural(quad, neural, read: &read)
+        case .auto:
+            if neuralAgain { return try readWithNeural(quad, neural, read: &read) }
+            return try readWithTesseract(quad, read: &read)
+        }
+    }
+
+    /// Reads `quad` with the neural line recognizer (its words mapped back to the image
+    /// by the recognizer itself); it cannot be stopped midway, so it starts only with time
+    /// left (or as the frame's first line).
+    private func readWithNeural(_ quad: LineQuad, _ neural: NeuralLineEngine, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+        if read.stats.linesRead > 0 { _ = try read.remaining() }
+        let line: TextLine
+        let quad = quad.lengthened(by: LinePolicy.neuralLengthening * quad.thickness)
+        do { line = try neural.read(quad, of: read.image, symbols: read.symbols) } catch { throw .detectorFailed(error.description) }
+        read.stats.linesRead += 1
+        read.stats.neuralReads += 1
+        let words = line.words.filter { $0.box.width > 0 && $0.box.height > 0 }
+        return (words, words.isEmpty ? 0 : line.confidence, "neural")
+    }
+
+    /// Cuts `quad` out of the image, straightened, reads it with Tesseract as one line,
+    /// and maps its words back to the image, dropping the least confident.
+    private func readWithTesseract(_ quad: LineQuad, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+        let image = read.image
         let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness),
                             padding: padding)
         let pixels = crop.image(from: image)
@@ -315,27 +374,40 @@ final class DetectorLayout {
             return word.box.width > 0 && word.box.height > 0 && word.confidence >= minimumWordConfidence ? word : nil
         }
         let confidence = words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)
-        return (words, confidence)
+        return (words, confidence, "tesseract")
     }
 
     /// Reads line `index` of `scene` in its direction and keeps the reading.
     private func readSceneLine(_ index: Int, of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
         let entry = scene.lines[index]
         let flipped = entry.flipped ?? (entry.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) ?? false
-        keep(try readLine(index, of: scene, flipped: flipped, read: &read), flipped: flipped, at: index, of: &scene)
+        let reading = try readLine(index, of: scene, flipped: flipped, neuralAgain: entry.wantsNeural, read: &read)
+        keep(reading, flipped: flipped, at: index, of: &scene)
+        // A short line, or Tesseract unsure: the neural recognizer reads it again once every
+        // line has a reading (Tesseract's first reading costs a fifth of the neural one's).
+        if engineChoice == .auto, neural != nil, reading.engine == "tesseract",
+           LinePolicy.rereads(tesseractConfidence: reading.confidence)
+            || LinePolicy.neuralFirst(entry.line.quad(flipped: flipped)) {
+            scene.lines[index].wantsNeural = true
+        }
     }
 
     /// Reads line `index` of `scene` where it is in this frame; the words come back placed
     /// where the line was detected (the scene's reference).
-    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+    private func readLine(_ index: Int, of scene: Scene, flipped: Bool, tesseractOnly: Bool = false, neuralAgain: Bool = false,
+                          read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let shift = scene.shift
-        let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped, read: &read)
-        return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence)
+        let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped,
+                                   tesseractOnly: tesseractOnly, neuralAgain: neuralAgain, read: &read)
+        return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence, reading.engine)
     }
 
     /// Keeps `reading` (placed in the scene's reference) as line `index`'s reading, and
     /// notes a line that lost its text.
     private func keep(_ reading: LineReading, flipped: Bool, at index: Int, of scene: inout Scene) {
+        // The other engine's confidences are not comparable: a line the neural recognizer
+        // now reads starts its best confidence afresh.
+        if let last = scene.lines[index].reading, last.engine != reading.engine { scene.lines[index].confidence = 0 }
         // Read again empty or at less than half its best confidence: the scene changed under it.
         if scene.lines[index].confidence > 0, reading.confidence < scene.lines[index].confidence * 0.5 { scene.lost = true }
         scene.lines[index].flipped = flipped
@@ -371,7 +443,7 @@ final class DetectorLayout {
              readings.reduce(0) { total, reading in total + reading.words.reduce(0) { $0 + $1.confidence * Double($1.text.count) } })
         }
         for index in samples where scene.lines[index].plain == nil {
-            let reading = try readLine(index, of: scene, flipped: false, read: &read)
+            let reading = try readLine(index, of: scene, flipped: false, tesseractOnly: true, read: &read)
             scene.lines[index].plain = reading
             // Shallow text is upright far more often than not: its plain reading shows at
             // once (a read that runs out of time publishes it), until the vote says otherwise.
@@ -381,7 +453,7 @@ final class DetectorLayout {
         var flipped = false
         if steep || plain.confidence < Self.upsideDownCheckBelow {
             for index in samples where scene.lines[index].turned == nil {
-                scene.lines[index].turned = try readLine(index, of: scene, flipped: true, read: &read)
+                scene.lines[index].turned = try readLine(index, of: scene, flipped: true, tesseractOnly: true, read: &read)
             }
             let turned = evidence(samples.compactMap { scene.lines[$0].turned })
             // Upside down only when the turned reads are good where the plain ones were
@@ -411,8 +483,11 @@ public struct DetectorRead: Equatable, Sendable {
     public var totalMilliseconds = 0.0
     /// Lines in the frame.
     public var lines = 0
-    /// Tesseract single-line reads (lines, plus the direction vote's second readings).
+    /// Single-line reads (lines, plus the direction vote's second readings and the
+    /// neural recognizer's re-reads), by either engine.
     public var linesRead = 0
+    /// Of those, the neural line recognizer's.
+    public var neuralReads = 0
     /// Lines of the scene not read yet: the read ran out of time before them (the next
     /// frames of the scene go on with them).
     public var unread = 0

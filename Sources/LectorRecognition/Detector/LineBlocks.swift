@@ -35,7 +35,7 @@ enum LineBlocks {
         }
 
         // 1. Segments of one line: side by side, overlapping across, about as thick.
-        var rows: [(extent: Extent, words: [(TextWord, Double)], quad: LineQuad)] = []
+        var rows: [(extent: Extent, words: [(TextWord, Double)], quad: LineQuad, engines: [String])] = []
         for read in lines.sorted(by: { extent($0.quad).start < extent($1.quad).start }) {
             let e = extent(read.quad)
             let words = read.line.words.map { word -> (TextWord, Double) in
@@ -51,13 +51,14 @@ enum LineBlocks {
                 rows[index].extent = Extent(start: min(rows[index].extent.start, e.start), end: max(rows[index].extent.end, e.end),
                                             top: min(rows[index].extent.top, e.top), bottom: max(rows[index].extent.bottom, e.bottom))
                 rows[index].words += words
+                rows[index].engines += read.line.engine.map { Array(repeating: $0, count: words.count) } ?? []
             } else {
-                rows.append((e, words, read.quad))
+                rows.append((e, words, read.quad, read.line.engine.map { Array(repeating: $0, count: words.count) } ?? []))
             }
         }
         let textLines: [(extent: Extent, line: TextLine)] = rows.map { row in
             let words = row.words.sorted { $0.1 < $1.1 }.map(\.0)
-            return (row.extent, line(words))
+            return (row.extent, line(words, engine: TreeBuilder.mostCommon(row.engines)))
         }
 
         // 2. Blocks: lines that follow closely across the text and overlap along it.
@@ -95,8 +96,9 @@ enum LineBlocks {
         }
     }
 
-    private static func line(_ words: [TextWord]) -> TextLine {
+    /// A line of `words`; `engine`: the one that read most of them.
+    private static func line(_ words: [TextWord], engine: String?) -> TextLine {
         let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
-        return TextLine(box: box, confidence: TreeBuilder.mean(words.map(\.confidence)), words: words)
+        return TextLine(box: box, confidence: TreeBuilder.mean(words.map(\.confidence)), words: words, engine: engine)
     }
 }

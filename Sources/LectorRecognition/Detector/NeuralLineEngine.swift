@@ -227,7 +227,7 @@ public final class NeuralLineEngine {
                      symbols: symbols ? word.symbols.map { TextSymbol(text: $0.text, box: box($0.span), confidence: $0.probability) } : [])
         }
         let lineBox = words.dropFirst().reduce(words.first?.box ?? box(0...output.extent)) { $0.union($1.box) }
-        return TextLine(box: lineBox, confidence: words.isEmpty ? 0 : decoded.confidence, words: words)
+        return TextLine(box: lineBox, confidence: words.isEmpty ? 0 : decoded.confidence, words: words, engine: "neural")
     }
 
     private static func message(_ error: [CChar]) -> String {

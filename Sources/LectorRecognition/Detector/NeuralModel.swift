@@ -23,6 +23,25 @@ public enum NeuralModel {
         }
     }
 
+    /// Tesseract's languages written in Latin script that the Latin model reads (its
+    /// 687 characters hold their letters; Vietnamese's stacked accents it does not).
+    public static let latinLanguages: Set<String> = [
+        "afr", "bos", "cat", "ces", "cym", "dan", "deu", "eng", "epo", "est", "eus", "fin", "fra", "frk", "gla", "gle",
+        "glg", "hrv", "hun", "ind", "isl", "ita", "lat", "lav", "lit", "ltz", "mlt", "msa", "nld", "nor", "oci", "pol",
+        "por", "ron", "slk", "slv", "spa", "sqi", "srp_latn", "swa", "swe", "tgl", "tur", "uzb", "equ",
+    ]
+    /// Languages only the full model reads (Chinese characters and kana).
+    public static let fullLanguages: Set<String> = ["chi_sim", "chi_tra", "jpn"]
+
+    /// The model that reads every language of `language` (Tesseract's `eng+deu` form):
+    /// Latin-only for Latin languages (cheaper), the full one when Chinese or Japanese is
+    /// among them; nil when one is neither (Korean, Hindi, Arabic, …: Tesseract reads them).
+    public static func variant(forLanguage language: String) -> Variant? {
+        let languages = language.split(separator: "+").map(String.init).filter { $0 != "osd" }
+        guard !languages.isEmpty, languages.allSatisfy({ latinLanguages.contains($0) || fullLanguages.contains($0) }) else { return nil }
+        return languages.contains(where: fullLanguages.contains) ? .full : .latin
+    }
+
     /// The character list beside the network at `modelPath` (its `.onnx` replaced by `.txt`).
     public static func charactersPath(forModel modelPath: String) -> String {
         (modelPath.hasSuffix(".onnx") ? String(modelPath.dropLast(5)) : modelPath) + ".txt"

@@ -20,6 +20,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case detectorUnavailable(String)
     /// The text-line detector failed on a frame (OpenCV's reason).
     case detectorFailed(String)
+    /// `--engine neural` cannot run: no model, a build without it, or a language it does not read (why).
+    case engineUnavailable(String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,7 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
         case .busy: "an abandoned recognition is still running"
         case let .detectorUnavailable(reason): "--layout detector cannot run: \(reason)"
         case let .detectorFailed(reason): reason
+        case let .engineUnavailable(reason): "--engine neural cannot run: \(reason)"
         }
     }
 }

@@ -1,0 +1,37 @@
+/// Which engine reads a detected line under `--engine auto`: the neural line recognizer
+/// where it reads better, Tesseract where it reads as well and costs a fifth.
+///
+/// Chosen by measurement (scripts/eval-realworld.py --engines on
+/// ../shared/testdata/realworld, 508 detector lines, 2026-12-02): Tesseract alone read
+/// documents at 0.943 recall / 0.960 precision, 9/22 scene words, 13/40 plates in car
+/// photos, 30/60 plate crops, 15 ms a line; the neural recognizer alone 0.956 / 0.982,
+/// 15/22, 31/40, 54/60, 92 ms (Latin model). Tesseract first and the neural recognizer
+/// where Tesseract's line confidence is below 0.90 read 0.959 / 0.988, 15/22, 31/40,
+/// 52/60; sending short lines (a plate, a number: shorter than 4× their thickness)
+/// straight to the neural recognizer read 54/60 crops as well, at 70 ms a line (63 on
+/// document lines, where most lines stop at Tesseract).
+enum LinePolicy {
+    /// Lines shorter than this many times their thickness go to the neural recognizer
+    /// first (Tesseract reads plates and short signs poorly).
+    static let shortLineRatio = 4.0
+    /// A line Tesseract read with a mean word confidence below this is read again by the
+    /// neural recognizer once every line has a reading (``DetectorLayout``), whose reading is kept (0.5: 0.949 docs, 42/60 crops; 0.8: 0.954,
+    /// 50/60; 0.95: 0.956, 54/60 but 1.6× the cost on documents).
+    static let rereadBelow = 0.90
+
+    /// The neural recognizer reads a line lengthened by this fraction of its thickness at
+    /// each end: the detector's quads cut plates' last character short (627WW for 627WWI,
+    /// 002HH for 002HHM in the car photos); 0.15, 0.3 and 0.5 each read both whole.
+    static let neuralLengthening = 0.15
+
+    /// Whether the neural recognizer reads a line of this shape (``DetectorLayout`` reads
+    /// every line with Tesseract first, the cheap first reading, then these again).
+    static func neuralFirst(_ quad: LineQuad) -> Bool {
+        quad.length < shortLineRatio * quad.thickness
+    }
+
+    /// Whether a Tesseract reading of this confidence is read again by the neural recognizer.
+    static func rereads(tesseractConfidence confidence: Double) -> Bool {
+        confidence < rereadBelow
+    }
+}
