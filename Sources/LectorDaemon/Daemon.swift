@@ -180,7 +180,12 @@ extension Daemon {
     /// Stops in order: the cameras, the rules' hooks still running, the server; then logs
     /// each camera's counts.
     private func shutDown(hub: CameraHub, server: SocketServer?, cameras: [Camera]) {
-        hub.stopAll()
+        // On SIGTERM/SIGINT the exit waits at most half a second for the cameras' threads:
+        // what is still running then (image work on a huge frame) ends with the process.
+        if !hub.stopAll(within: signalled.load(ordering: .acquiring) ? Self.stopWait : nil) {
+            Self.threadsLeftRunning.store(true, ordering: .releasing)
+            logger.warning("a camera's recognition was still running at exit: not waited for")
+        }
         // Hooks still running: on SIGTERM/SIGINT they are killed (the exit does not wait for
         // a long hook_timeout); at the end of a --stdout replay they finish, each within its timeout.
         let books = ruleBooks.withLock { Array($0.values) }
@@ -201,6 +206,14 @@ extension Daemon {
 }
 
 extension Daemon {
+    /// How long the exit on SIGTERM/SIGINT waits for the cameras' threads, in seconds.
+    static let stopWait = 0.5
+
+    /// Whether ``run()`` returned with a camera thread still running (the process must
+    /// then end without the static destructors of the libraries that thread may be in).
+    public static var leftThreadsRunning: Bool { threadsLeftRunning.load(ordering: .acquiring) }
+    private static let threadsLeftRunning = Atomic<Bool>(false)
+
     /// Where `--record DIR` keeps a camera's frames: DIR itself for one camera, else a
     /// folder per camera named after it (`/` and other odd characters as `_`).
     static func recordDirectory(_ directory: String, camera name: String, cameras: Int) -> String {

@@ -131,14 +131,23 @@ public final class Camera: @unchecked Sendable {
     }
 
     /// Stops the threads: the source stops, recognitions in progress are cancelled,
-    /// a waiting frame is given back. Returns once all have ended.
-    public func stop() {
-        guard let run = currentRun.withLock({ $0 }) else { return }
+    /// a waiting frame is given back. Returns once all have ended, or, with `seconds`,
+    /// when that long has passed (lectord's exit on SIGTERM: work that cannot be cut short,
+    /// such as turning a 16-megapixel frame, is not waited for).
+    /// - Returns: whether every thread has ended.
+    @discardableResult
+    public func stop(within seconds: Double? = nil) -> Bool {
+        guard let run = currentRun.withLock({ $0 }) else { return true }
         run.stop.raise()
         if mailbox.close() { counters.countDropped() }
         loop.cancel()
-        run.finished.wait()
+        if let seconds {
+            guard run.finished.wait(timeout: .now() + seconds) == .success else { return false }
+        } else {
+            run.finished.wait()
+        }
         currentRun.withLock { if $0?.stop === run.stop { $0 = nil } }
+        return true
     }
 
     /// The recognizer settings in force (SIGHUP changes them).

@@ -77,11 +77,18 @@ public final class CameraHub: Sendable {
         }
     }
 
-    /// Stops every camera, in parallel; returns once all have stopped.
-    public func stopAll() {
+    /// Stops every camera, in parallel; returns once all have stopped, or, with
+    /// `seconds`, when that long has passed (see ``Camera/stop(within:)``).
+    /// - Returns: whether every camera's threads have ended.
+    @discardableResult
+    public func stopAll(within seconds: Double? = nil) -> Bool {
         stopping.store(true, ordering: .sequentiallyConsistent)
         control.sync {}  // let a start or stop in progress finish first
-        DispatchQueue.concurrentPerform(iterations: entries.count) { entries[$0].camera.stop() }
+        let running = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: entries.count) {
+            if !entries[$0].camera.stop(within: seconds) { running.add(1, ordering: .relaxed) }
+        }
+        return running.load(ordering: .relaxed) == 0
     }
 
     /// Tells the hub which cameras are watched now. Cameras that became watched start,

@@ -52,5 +52,8 @@ let logger = Logger(label: "lectord", level: options.logLevel)
 let status = Daemon(options: options, logger: logger, commandLine: commandLine, configPath: configPath).run()
 // A recognition abandoned at its deadline may still be inside Tesseract on its own
 // thread: end without the static destructors that would free Tesseract's globals under it.
-if TextRecognizer.anyAbandonedRecognition { Syscalls.exitImmediately(status) }
+// The same when the exit did not wait for a camera's thread (SIGTERM during a long frame).
+if TextRecognizer.anyAbandonedRecognition || Daemon.leftThreadsRunning {
+    Syscalls.exitImmediately(status)
+}
 Syscalls.exit(status)
