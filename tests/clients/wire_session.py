@@ -13,7 +13,9 @@ GOLDEN (wire-session.golden) was recorded from the lectord of commit c959108, be
 the typed protocol. Expected differences, masked here: proto_minor (0 → 1) and
 STATUS's inbox_dropped (added in proto_minor 1), FRAME's sharpness and char_height
 (added in proto_minor 2), FRAME's and STATUS's unchanged, FRAME's stacked and the
-lines' track (added in proto_minor 3), DEVICE's layout (added in proto_minor 7).
+lines' track (added in proto_minor 3), DEVICE's layout (added in proto_minor 7), TEXT's
+partial and unread (proto_minor 8: a read that ran out of time), the lines' engine
+(proto_minor 9) and DEVICE's languages (proto_minor 10).
 """
 import difflib
 import json
@@ -29,7 +31,8 @@ VOLATILE = {"time", "uptime", "seq", "captured", "recognized", "dropped", "rejec
             "latency_ms", "recognize_ms", "overhead_ms", "publish_ms", "capture_fps", "recognize_fps",
             "data", "text", "box", "corners", "confidence", "language", "proto_minor", "release",
             "running", "active", "state", "watched"}
-ADDED = {"inbox_dropped", "sharpness", "char_height", "unchanged", "stacked", "track", "layout"}
+ADDED = {"inbox_dropped", "sharpness", "char_height", "unchanged", "stacked", "track", "layout",
+         "partial", "unread", "engine", "languages"}
 STREAM = {"TEXT", "FRAME", "OVERFLOW"}
 
 
