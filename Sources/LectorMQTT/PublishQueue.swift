@@ -29,11 +29,16 @@ public struct OutboundMessage: Equatable, Sendable {
 /// A retained message replaces any queued one for the same topic (only the newest value
 /// matters, and nothing older is published after it); beyond `capacity` the oldest
 /// `state` messages are dropped first, then the oldest events; `control` messages stay.
+/// A retained value dropped for lack of room is kept aside and queued again once there is
+/// room (unless a newer value of its topic came meanwhile), so the broker always ends with
+/// every topic's current value, even one that does not change again (a still scene's text).
 /// Adding never blocks.
 public struct PublishQueue: Sendable {
     /// Messages kept at most (beyond it only `control` messages are added).
     public let capacity: Int
     private var messages: [OutboundMessage] = []
+    /// Retained values dropped for lack of room, the newest per topic, oldest first.
+    private var setAside: [OutboundMessage] = []
     /// Messages dropped for lack of room, in all.
     public private(set) var dropped = 0
 
@@ -49,11 +54,15 @@ public struct PublishQueue: Sendable {
     /// Adds a message (never blocks): replaces a queued retained message of the same topic,
     /// then drops the oldest `state`, else the oldest `event`, while over capacity.
     public mutating func enqueue(_ message: OutboundMessage) {
-        if message.retain { messages.removeAll { $0.retain && $0.topic == message.topic } }
+        if message.retain {
+            messages.removeAll { $0.retain && $0.topic == message.topic }
+            setAside.removeAll { $0.topic == message.topic }
+        }
         messages.append(message)
         while messages.count > capacity {
             if let index = messages.firstIndex(where: { $0.kind == .state }) ?? messages.firstIndex(where: { $0.kind == .event }) {
-                messages.remove(at: index)
+                let lost = messages.remove(at: index)
+                if lost.retain { setAside.append(lost) }
                 dropped += 1
             } else {
                 break
@@ -61,9 +70,13 @@ public struct PublishQueue: Sendable {
         }
     }
 
-    /// Removes the oldest message (after it was handed to the broker).
+    /// Removes the oldest message (after it was handed to the broker); a retained value
+    /// set aside takes the room it leaves.
     @discardableResult
     public mutating func removeFirst() -> OutboundMessage? {
-        messages.isEmpty ? nil : messages.removeFirst()
+        guard !messages.isEmpty else { return nil }
+        let first = messages.removeFirst()
+        while messages.count < capacity, !setAside.isEmpty { messages.append(setAside.removeFirst()) }
+        return first
     }
 }

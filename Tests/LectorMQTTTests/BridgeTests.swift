@@ -169,6 +169,27 @@ struct PublishQueueTests {
         for index in 0..<5 { queue.enqueue(message("config\(index)", "{}", .control)) }
         #expect(queue.count == 6 && queue.topics.filter { $0.hasPrefix("config") }.count == 5, "control messages are kept")
     }
+
+    /// Discovery fills a small queue while the broker is away: the camera's text, dropped
+    /// then, is still published once there is room, unless a newer text replaced it.
+    @Test func droppedRetainedValuesComeBackWhenThereIsRoom() {
+        var queue = PublishQueue(capacity: 2)
+        queue.enqueue(message("config0", "{}", .control))
+        queue.enqueue(message("config1", "{}", .control))
+        queue.enqueue(message("a/text", "still", .state))
+        queue.enqueue(message("a/status", "s1", .state))
+        queue.enqueue(message("a/track", "t", .event, retain: false))
+        #expect(queue.topics == ["config0", "config1"] && queue.dropped == 3)
+        queue.enqueue(message("a/status", "s2", .state))
+        #expect(queue.topics == ["config0", "config1"] && queue.dropped == 4)
+        #expect(queue.removeFirst()?.topic == "config0")
+        #expect(queue.topics == ["config1", "a/text"])
+        #expect(queue.removeFirst()?.topic == "config1")
+        #expect(queue.topics == ["a/text", "a/status"], "the values set aside come back; the event does not")
+        #expect(queue.removeFirst()?.payload == Array("still".utf8))
+        #expect(queue.removeFirst()?.payload == Array("s2".utf8), "the newest status, never s1")
+        #expect(queue.isEmpty)
+    }
 }
 
 @Suite("Camera text")
