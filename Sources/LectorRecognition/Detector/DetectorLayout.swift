@@ -46,6 +46,9 @@ final class DetectorLayout {
     /// The neural line recognizer (nil: Tesseract reads every line) and when it reads.
     private let neural: NeuralLineEngine?
     private let engineChoice: LineEngine
+    /// The language the neural recognizer's words report (it names none itself): the
+    /// first of `--lang`'s, as Tesseract names its words' (`chi_sim` of `chi_sim+jpn`).
+    private let neuralLanguage: String?
     /// The scene last detected: its lines and what each read.
     private var known: Scene?
     /// What a detection costs on this machine now: the size a new scene is detected at.
@@ -61,6 +64,7 @@ final class DetectorLayout {
         engine = try IsolatedRecognizer(language: language, dataPath: dataPath, pageSegmentation: 7)
         self.neural = neural
         engineChoice = neural == nil ? .tesseract : choice
+        neuralLanguage = language.split(separator: "+").first.map(String.init)
     }
 
     /// Words Tesseract reads in a line with less confidence than this are dropped: a
@@ -344,7 +348,11 @@ final class DetectorLayout {
         do { line = try neural.read(quad, of: read.image, symbols: read.symbols) } catch { throw .detectorFailed(error.description) }
         read.stats.linesRead += 1
         read.stats.neuralReads += 1
-        let words = line.words.filter { $0.box.width > 0 && $0.box.height > 0 }
+        let words = line.words.filter { $0.box.width > 0 && $0.box.height > 0 }.map { word in
+            var word = word
+            word.language = word.language ?? neuralLanguage
+            return word
+        }
         return (words, words.isEmpty ? 0 : line.confidence, "neural")
     }
 
