@@ -26,6 +26,7 @@ keeps the other load from taking its third (the "cpu share" column shows what it
 
 usage: scripts/slowcpu.py [--lectord PATH] [--data DIR] [--sets docphoto,platefull] [--plates N]
                           [--quota PERCENT] [--seconds S] [--jobs N] [--json FILE]
+                          [--camera-lang LANG] [--camera-args 'ARGS']
 Exit status 0 when measured (whatever the numbers), 77 with a "skip" line when no
 cgroup cpu controller is writable here, 1 when no lectord is built.
 """
@@ -35,6 +36,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -234,9 +236,11 @@ class Camera:
         return self.cpu / self.wall if self.cpu is not None and self.wall else None
 
 
-def measure_photo(lectord, photo, offline, quota_percent=QUOTA_PERCENT, seconds=SECONDS):
-    """`photo` replayed as a camera in the quota, scored against `offline`: a dict."""
-    camera = Camera(lectord, [photo.path], lang=photo.lang, quota_percent=quota_percent).run(seconds)
+def measure_photo(lectord, photo, offline, quota_percent=QUOTA_PERCENT, seconds=SECONDS, lang=None, extra=()):
+    """`photo` replayed as a camera in the quota (reading with `lang` instead of the
+    photo's own when given, `extra` arguments added), scored against `offline`: a dict."""
+    camera = Camera(lectord, [photo.path], lang=lang or photo.lang, quota_percent=quota_percent,
+                    extra=extra).run(seconds)
     need = offline["matched"]
     first = full = None
     best = last = 0
@@ -292,8 +296,9 @@ HEADER = (f"{'photo':<50} {'offline':>9} {'1st half':>9} {'1st full':>9} {'best 
           f"{'cpu':>5} {'start':>6}")
 
 
-def measure(lectord, chosen, quota_percent=QUOTA_PERCENT, seconds=SECONDS, jobs=JOBS, out=print):
-    """Offline reads, then the cameras `jobs` at a time: (rows, summary); rows in photo order."""
+def measure(lectord, chosen, quota_percent=QUOTA_PERCENT, seconds=SECONDS, jobs=JOBS, out=print, lang=None, extra=()):
+    """Offline reads (each photo's own language, no `extra`), then the cameras `jobs` at a
+    time (see measure_photo): (rows, summary); rows in photo order."""
     offline = {}
     for photo in chosen:
         offline[photo] = offline_read(lectord, photo)
@@ -303,7 +308,7 @@ def measure(lectord, chosen, quota_percent=QUOTA_PERCENT, seconds=SECONDS, jobs=
     rows = {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = {pool.submit(measure_photo, lectord, photo, offline[photo], quota_percent, seconds): photo for photo in chosen}
+        futures = {pool.submit(measure_photo, lectord, photo, offline[photo], quota_percent, seconds, lang, extra): photo for photo in chosen}
         for future in concurrent.futures.as_completed(futures):
             row = future.result()
             rows[futures[future]] = row
@@ -334,6 +339,10 @@ def main():
     parser.add_argument("--seconds", type=float, default=SECONDS)
     parser.add_argument("--jobs", type=int, default=JOBS, help="cameras measured at once")
     parser.add_argument("--json", help="write every number to this file")
+    parser.add_argument("--camera-lang", help="the cameras read with this --lang (auto, say); the offline "
+                        "reference keeps each photo's own")
+    parser.add_argument("--camera-args", default="", help="more lectord arguments for the cameras only, "
+                        "as one shell-quoted string ('--rotation auto')")
     args = parser.parse_args()
     if not args.lectord or not os.access(args.lectord, os.X_OK):
         print("slowcpu: no built lectord (swift build -c release --product lectord), or give --lectord", file=sys.stderr)
@@ -349,8 +358,11 @@ def main():
           f"{args.jobs} at a time; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
     chosen = photos(args.data, args.sets.split(","), args.plates)
+    extra = shlex.split(args.camera_args)
+    if args.camera_lang or extra:
+        print(f"# cameras: --lang {args.camera_lang or '(each photo its own)'} {' '.join(extra)}", flush=True)
     rows, summary = measure(args.lectord, chosen, args.quota, args.seconds, args.jobs,
-                            out=lambda text: print(text, flush=True))
+                            out=lambda text: print(text, flush=True), lang=args.camera_lang, extra=extra)
     print_summary(summary)
     print(f"# took {time.monotonic() - started:.0f} s; load average {os.getloadavg()[0]:.1f}")
     if args.json:

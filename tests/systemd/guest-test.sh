@@ -108,6 +108,17 @@ echo 'SUBSYSTEM=="video4linux", ATTR{name}=="vivid-000-vid-cap", SYMLINK+="v4l/b
   > /etc/udev/rules.d/99-lector-test-by-id.rules
 udevadm control --reload
 inst="lectord@$(systemd-escape vivid-000-video-index0).service"
+# An instance takes its camera from the command line, so lectord.conf's [camera] settings
+# (Tesseract's layout, the long deadline: see tests/systemd/run) do not reach it; a drop-in
+# gives them, as a user would. With the defaults, loading the detector's and the neural
+# engine's networks under TCG kept the instance from READY=1 past TimeoutStartSec=60s.
+mkdir -p /etc/systemd/system/lectord@.service.d
+cat > /etc/systemd/system/lectord@.service.d/tcg.conf <<'UNIT'
+[Service]
+ExecStart=
+ExecStart=/usr/local/bin/lectord --device /dev/v4l/by-id/%I --socket /run/lector/%I.sock --layout tesseract --deadline-ms 30000
+UNIT
+systemctl daemon-reload
 systemctl enable "$inst" 2>&1 | sed 's/^/# /'
 rmmod vivid || notok "rmmod vivid (unplug) failed"
 udevadm settle
