@@ -43,6 +43,13 @@ LECTOR_MQTT = os.environ.get("LECTOR_MQTT", os.path.join(ROOT, ".build/debug/lec
 FIXTURES = os.path.join(ROOT, "Tests/Fixtures")
 # The demo frames from the source tree (whatever the resource bundle is called).
 DEMO_DIR = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
+# The demo frames' texts, page by page (scripts/make-fixtures.py).
+DEMO = [
+    ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
+    ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"],
+    ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
+    ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
+]
 # One OpenMP thread for Tesseract: 3.5-5x faster on small machines (see README).
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 
