@@ -93,6 +93,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def port_open(port, timeout=0.5):
+    """True when something accepts a TCP connection on 127.0.0.1:`port`."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout).close()
+        return True
+    except OSError:
+        return False
+
+
 def wait_for(predicate, timeout, what, interval=0.05):
     """Calls `predicate` until it returns something true, which is returned; AssertionError
     after `timeout` seconds."""
@@ -178,6 +187,15 @@ class Process:
         if self.proc is not None:
             self.log.close()
         return self.proc.returncode if self.proc else None
+
+    def wait_port(self, port, what, timeout=STARTUP_SECONDS):
+        """Returns once 127.0.0.1:`port` accepts a connection; AssertionError with the log
+        when the process (`what`) exits first, or after `timeout` s."""
+        def listening():
+            if not self.alive():
+                raise AssertionError("%s exited %s: %s" % (what, self.proc.returncode, self.logtext()))
+            return port_open(port)
+        wait_for(listening, timeout, what + " to listen")
 
     def logtext(self):
         if self.proc is not None and not self.log.closed:
