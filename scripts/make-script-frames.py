@@ -25,16 +25,14 @@ import sys
 import numpy
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
-# The .ttc's faces: 0 JP, 1 KR, 2 SC, 3 TC, 4 HK (fc-list's order on Debian 12).
+from noto_fonts import CJK_FACE, CJK_SANS, DEVANAGARI_SANS, LATIN_SANS
+
 SIGNS = {
-    "chi_sim": ("Han", (CJK, 2), ["出口在左侧", "请勿吸烟", "营业时间上午九点"]),
-    "jpn": ("Han", (CJK, 0), ["東京駅はこちら", "お手洗いは二階です", "立入禁止"]),
-    "kor": ("Korean", (CJK, 1), ["비상구는 왼쪽", "금연 구역", "영업 시간 안내"]),
-    "hin": ("Devanagari", ("/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf", 0),
-            ["आपका स्वागत है", "प्रवेश निषेध", "कृपया धूम्रपान न करें"]),
-    "eng": ("Latin", ("/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf", 0),
-            ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"]),
+    "chi_sim": ("Han", (CJK_SANS, CJK_FACE["chi_sim"]), ["出口在左侧", "请勿吸烟", "营业时间上午九点"]),
+    "jpn": ("Han", (CJK_SANS, CJK_FACE["jpn"]), ["東京駅はこちら", "お手洗いは二階です", "立入禁止"]),
+    "kor": ("Korean", (CJK_SANS, CJK_FACE["kor"]), ["비상구는 왼쪽", "금연 구역", "영업 시간 안내"]),
+    "hin": ("Devanagari", (DEVANAGARI_SANS, 0), ["आपका स्वागत है", "प्रवेश निषेध", "कृपया धूम्रपान न करें"]),
+    "eng": ("Latin", (LATIN_SANS, 0), ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"]),
 }
 WIDTH, HEIGHT = 960, 540
 

@@ -21,12 +21,7 @@ import random
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-CJK_FONTS = ["/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
-             "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc"]
-# The collection's face for each language (SC, TC, JP, KR order in Noto's .ttc files).
-CJK_INDEX = {"chi_sim": 2, "jpn": 0, "kor": 1}
-DEVANAGARI_FONTS = ["/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf",
-                    "/usr/share/fonts/truetype/noto/NotoSansDevanagari-Bold.ttf"]
+from noto_fonts import CJK_FACE, CJK_FONTS, DEVANAGARI_FONTS
 
 SIGNS = {
     "chi_sim": ["出口", "入口", "禁止吸烟", "停车场", "北京西站", "小心地滑", "营业时间", "欢迎光临", "地铁站", "洗手间",
@@ -44,7 +39,7 @@ def font(language, size, rng):
     if language == "hin":
         path = rng.choice([p for p in DEVANAGARI_FONTS if os.path.exists(p)])
         return ImageFont.truetype(path, size)
-    return ImageFont.truetype(rng.choice(CJK_FONTS), size, index=CJK_INDEX[language])
+    return ImageFont.truetype(rng.choice(CJK_FONTS), size, index=CJK_FACE[language])
 
 
 def frame(language, text, rng):

@@ -43,6 +43,13 @@ LECTOR_MQTT = os.environ.get("LECTOR_MQTT", os.path.join(ROOT, ".build/debug/lec
 FIXTURES = os.path.join(ROOT, "Tests/Fixtures")
 # The demo frames from the source tree (whatever the resource bundle is called).
 DEMO_DIR = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
+# The demo frames' texts, page by page (scripts/make-fixtures.py).
+DEMO = [
+    ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
+    ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"],
+    ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
+    ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
+]
 # One OpenMP thread for Tesseract: 3.5-5x faster on small machines (see README).
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 
@@ -84,6 +91,15 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_open(port, timeout=0.5):
+    """True when something accepts a TCP connection on 127.0.0.1:`port`."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout).close()
+        return True
+    except OSError:
+        return False
 
 
 def wait_for(predicate, timeout, what, interval=0.05):
@@ -171,6 +187,15 @@ class Process:
         if self.proc is not None:
             self.log.close()
         return self.proc.returncode if self.proc else None
+
+    def wait_port(self, port, what, timeout=STARTUP_SECONDS):
+        """Returns once 127.0.0.1:`port` accepts a connection; AssertionError with the log
+        when the process (`what`) exits first, or after `timeout` s."""
+        def listening():
+            if not self.alive():
+                raise AssertionError("%s exited %s: %s" % (what, self.proc.returncode, self.logtext()))
+            return port_open(port)
+        wait_for(listening, timeout, what + " to listen")
 
     def logtext(self):
         if self.proc is not None and not self.log.closed:

@@ -74,6 +74,18 @@ install_program() {
   "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$work/stage/$pkg/usr/bin/$name"
 }
 
+# The rest of a bridge's package (lector-mqtt, lector-http), once its files are staged: the
+# docs, its man page, lintian overrides, DEBIAN/control (a service beside lectord) and its
+# one conffile.
+finish_bridge() {
+  local pkg=$1 section=$2 summary=$3 long=$4 conffile=$5
+  install_docs "$pkg" "$work/copyright"
+  install_man "$pkg" "$pkg" 8
+  install_overrides "$pkg"
+  write_control "$pkg" "init-system-helpers (>= 1.54~)" "lectord" "$section" "$summary" "$long"
+  echo "$conffile" > "$work/stage/$pkg/DEBIAN/conffiles"
+}
+
 stage_lectord() {
   local s="$work/stage/lectord" u
   install_program lectord lectord
@@ -107,12 +119,9 @@ stage_mqtt() {
   install_program lector-mqtt lector-mqtt
   install_unit lector-mqtt lector-mqtt.service
   install -D -m 0644 "$repo/systemd/mqtt.conf.example" "$s/etc/lector/mqtt.conf"
-  install_docs lector-mqtt "$work/copyright"
-  install_man lector-mqtt lector-mqtt 8
-  install_overrides lector-mqtt
-  write_control lector-mqtt "init-system-helpers (>= 1.54~)" "lectord" net "MQTT bridge of the lectord OCR camera daemon" \
-    "lector-mqtt publishes what lectord reads to an MQTT broker, with Home Assistant discovery. Its settings are in /etc/lector/mqtt.conf; the service is installed but not enabled: name the broker there, then systemctl enable --now lector-mqtt."
-  echo /etc/lector/mqtt.conf > "$s/DEBIAN/conffiles"
+  finish_bridge lector-mqtt net "MQTT bridge of the lectord OCR camera daemon" \
+    "lector-mqtt publishes what lectord reads to an MQTT broker, with Home Assistant discovery. Its settings are in /etc/lector/mqtt.conf; the service is installed but not enabled: name the broker there, then systemctl enable --now lector-mqtt." \
+    /etc/lector/mqtt.conf
 }
 
 stage_http() {
@@ -126,12 +135,9 @@ stage_http() {
   sed -i -e 's|^ExecStart=/usr/bin/lector-http --listen 127.0.0.1:8170 |EnvironmentFile=-/etc/default/lector-http\nExecStart=/usr/bin/lector-http $LECTOR_HTTP_OPTIONS |' "$unit"
   grep -q '^ExecStart=/usr/bin/lector-http \$LECTOR_HTTP_OPTIONS ' "$unit" || die "lector-http.service: ExecStart= not as expected"
   install -D -m 0644 "$repo/scripts/package.d/lector-http.default" "$s/etc/default/lector-http"
-  install_docs lector-http "$work/copyright"
-  install_man lector-http lector-http 8
-  install_overrides lector-http
-  write_control lector-http "init-system-helpers (>= 1.54~)" "lectord" video "web page of the lectord OCR camera daemon" \
-    "lector-http serves a web page to aim the camera and watch what lectord reads (the camera view, the text and its boxes, the orientation). It listens on 127.0.0.1:8170 (set in /etc/default/lector-http); the service is installed but not enabled: systemctl enable --now lector-http."
-  echo /etc/default/lector-http > "$s/DEBIAN/conffiles"
+  finish_bridge lector-http video "web page of the lectord OCR camera daemon" \
+    "lector-http serves a web page to aim the camera and watch what lectord reads (the camera view, the text and its boxes, the orientation). It listens on 127.0.0.1:8170 (set in /etc/default/lector-http); the service is installed but not enabled: systemctl enable --now lector-http." \
+    /etc/default/lector-http
 }
 
 # The models, fetched (once, into the cache) from their pinned wheels, sha256 checked.

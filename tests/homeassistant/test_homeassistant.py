@@ -22,7 +22,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -33,8 +32,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import lectortest  # noqa: E402
-from lectortest import (LECTOR_MQTT, STARTUP_SECONDS, Client, Daemon, Suite, free_port, stop_all,  # noqa: E402
-                        wait_for, workdir, write)
+from lectortest import LECTOR_MQTT, Client, Daemon, Suite, free_port, stop_all, wait_for, workdir, write  # noqa: E402
 
 import aiohttp  # noqa: E402  (Home Assistant's own dependency, in its venv)
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402  (likewise)
@@ -69,7 +67,7 @@ class Broker(Process):
 
     def start(self):
         super().start()
-        wait_for(lambda: port_open(self.port), STARTUP_SECONDS, "mosquitto to listen")
+        self.wait_port(self.port, "mosquitto")
         return self
 
 
@@ -180,14 +178,6 @@ class HomeAssistant(Process):
     def service(self, domain, name, data):
         status, body = self.api("/api/services/%s/%s" % (domain, name), "POST", data)
         assert status == 200, (domain, name, status, body)
-
-
-def port_open(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), 0.5).close()
-        return True
-    except OSError:
-        return False
 
 
 def http(url, method="GET", payload=None, form=None, token=None, timeout=30, raw=False):

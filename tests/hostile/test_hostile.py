@@ -32,23 +32,27 @@ def run_measured(arguments, timeout=60):
     return result.returncode, result.stderr, int(peak.group(1)) if peak else None
 
 
-def noise_run(noise, layout):
-    """lectord on the 4K noise frame with --deadline-ms 200: (process, log so far, seconds
-    from "camera ready" to the first "longer than the 200 ms deadline", or None in 15 s)."""
-    process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "3840x2160",
-                                "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
-                                "--layout", layout],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def late_run(arguments, late_message, seconds, env=None):
+    """lectord with `arguments` (its log on a pipe): (process, log so far, seconds from
+    "camera ready" to the first `late_message` in its log, or None in `seconds`)."""
+    process = subprocess.Popen([LECTORD, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     log, ready, late = "", None, None
     started = time.monotonic()
-    while time.monotonic() - started < 15 and late is None:
+    while time.monotonic() - started < seconds and late is None:
         log += (os.read(process.stderr.fileno(), 65536) if select.select([process.stderr], [], [], 0.01)[0] else b"").decode()
         if ready is None and "camera ready" in log:
             ready = time.monotonic()
-        if ready is not None and "longer than the 200 ms deadline" in log:
+        if ready is not None and late_message in log:
             late = time.monotonic()
         time.sleep(0.01)
     return process, log, (late - ready if late and ready else None)
+
+
+def noise_run(noise, layout):
+    """lectord on the 4K noise frame with --deadline-ms 200: (process, log so far, seconds
+    from "camera ready" to the first "longer than the 200 ms deadline", or None in 15 s)."""
+    return late_run(["--replay", noise, "--replay-format", "GREY", "--size", "3840x2160", "--deadline-ms", "200", "--stdout",
+                     "--loop", "--stack", "off", "--gate", "off", "--layout", layout], "longer than the 200 ms deadline", 15)
 
 
 def terminate(process):
@@ -334,18 +338,9 @@ def rotation_auto_deadline():
     noise = os.path.join(WORK, "noise-4000.grey")
     with open(noise, "wb") as out:
         out.write(random.Random(4).randbytes(4000 * 4000))
-    process = subprocess.Popen([LECTORD, "--replay", noise, "--replay-format", "GREY", "--size", "4000x4000", "--rotation", "auto",
-                                "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off", "--layout", "tesseract"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
-    log, ready, late = "", None, None
-    started = time.monotonic()
-    while time.monotonic() - started < 30 and late is None:
-        log += (os.read(process.stderr.fileno(), 65536) if select.select([process.stderr], [], [], 0.05)[0] else b"").decode()
-        if ready is None and "camera ready" in log:
-            ready = time.monotonic()
-        if ready is not None and "orientation check ran out of time" in log:
-            late = time.monotonic()
-    delay = late - ready if late and ready else None
+    process, log, delay = late_run(["--replay", noise, "--replay-format", "GREY", "--size", "4000x4000", "--rotation", "auto",
+                                    "--deadline-ms", "200", "--stdout", "--loop", "--stack", "off", "--gate", "off",
+                                    "--layout", "tesseract"], "orientation check ran out of time", 30, env=ENV)
     check(f"4000x4000 noise, rotation auto, --deadline-ms 200: the check is abandoned {delay and round(delay, 2)} s after"
           f" the camera is ready (within {real_time(1.5):.1f} s)", delay is not None and delay <= real_time(1.5), log[-500:])
     time.sleep(1.0)

@@ -52,16 +52,7 @@ class Bridge(Process):
         super().__init__([LECTOR_HTTP, "--socket", socket_path, "--listen", "127.0.0.1:%d" % self.port] + list(args),
                          os.path.join(self.dir, "lector-http.log"), env, stdout=subprocess.DEVNULL)
         self.start()
-        wait_for(self.up, 60, "lector-http to listen")
-
-    def up(self):
-        if not self.alive():
-            raise AssertionError("lector-http exited %s: %s" % (self.proc.returncode, self.logtext()))
-        try:
-            socket.create_connection(("127.0.0.1", self.port), 0.5).close()
-            return True
-        except OSError:
-            return False
+        self.wait_port(self.port, "lector-http")
 
     def threads(self):
         return len(os.listdir("/proc/%d/task" % self.proc.pid))

@@ -120,15 +120,7 @@ class Bridge(Process):
         self.start()
 
     def wait_listening(self):
-        def up():
-            if not self.alive():
-                raise AssertionError("lector-http exited %s: %s" % (self.proc.returncode, self.logtext()))
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.5).close()
-                return True
-            except OSError:
-                return False
-        wait_for(up, STARTUP_SECONDS, "lector-http to listen")
+        self.wait_port(self.port, "lector-http")
         return self
 
     def url(self, path):

@@ -69,16 +69,7 @@ class Broker(Process):
 
     def start(self):
         super().start()
-
-        def listening():
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return True
-            except OSError:
-                if not self.alive():
-                    raise AssertionError("mosquitto exited: " + self.logtext())
-                return False
-        wait_for(listening, STARTUP_SECONDS, "mosquitto to listen")
+        self.wait_port(self.port, "mosquitto")
         return self
 
     def client_args(self, user=None, password=None, client_cert=None):

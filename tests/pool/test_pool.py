@@ -9,18 +9,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import DEMO_DIR, ENV, LECTORD, Client, Daemon, Suite, workdir  # noqa: E402
+from lectortest import DEMO, DEMO_DIR, ENV, LECTORD, Client, Daemon, Suite, workdir  # noqa: E402
 
 suite = Suite("pool", timed=False)
 check = suite.check
-
-# The demo frames' texts (scripts/make-fixtures.py).
-DEMO = [
-    ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
-    ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"],
-    ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
-    ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
-]
 
 
 def lines_of(text):

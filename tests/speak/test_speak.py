@@ -17,19 +17,13 @@ import time
 import wave
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, FIXTURES, LECTOR, ROOT, Daemon, Process, Suite, lector, wait_for, workdir  # noqa: E402
+from lectortest import DEMO, ENV, FIXTURES, LECTOR, ROOT, Daemon, Process, Suite, lector, wait_for, workdir  # noqa: E402
 
 suite = Suite("speak")
 test = suite.test
 check = suite.check
 
-# The demo's pages (scripts/make-fixtures.py), each held 8 s.
-DEMO = [
-    ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
-    ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"],
-    ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
-    ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
-]
+# The demo's pages (lectortest.DEMO) are each held 8 s.
 PAGE_SECONDS = 8
 
 
