@@ -210,6 +210,17 @@ class Process:
         self.stop()
 
 
+class NamedProcess(Process):
+    """A child process named `name`, its output in `name`.log in the subclass's `work`
+    folder (a suite's WORK)."""
+
+    work = None
+
+    def __init__(self, name, args):
+        self.name = name
+        super().__init__(args, os.path.join(self.work, "%s.log" % name))
+
+
 def stop_all(number=signal.SIGKILL):
     """Stops every Process started since the last call that still runs (a test's leftovers)."""
     for process in Process.started:

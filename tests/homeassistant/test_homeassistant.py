@@ -51,10 +51,8 @@ test = suite.test
 check = suite.check
 
 
-class Process(lectortest.Process):
-    def __init__(self, name, args):
-        self.name = name
-        super().__init__(args, os.path.join(WORK, "%s.log" % name))
+class Process(lectortest.NamedProcess):
+    work = WORK
 
 
 class Broker(Process):

@@ -32,12 +32,8 @@ suite = Suite("mqtt")
 test = suite.test
 
 
-class Process(lectortest.Process):
-    """A child process named `name`, its output in WORK/name.log."""
-
-    def __init__(self, name, args):
-        self.name = name
-        super().__init__(args, os.path.join(WORK, "%s.log" % name))
+class Process(lectortest.NamedProcess):
+    work = WORK
 
 
 class Broker(Process):
@@ -311,8 +307,8 @@ def topics_payloads_faults_and_sigterm():
 
     # lectord restarts: the bridge reconnects and carries on.
     lectord.stop()
-    unreachable = wait_for(lambda: [m for m in sub(broker, [base + "/status"], wait=1)
-                                    if json.loads(m["payload"])["state"] == "unreachable"], 10, "status unreachable")
+    wait_for(lambda: [m for m in sub(broker, [base + "/status"], wait=1)
+                      if json.loads(m["payload"])["state"] == "unreachable"], 10, "status unreachable")
     lectord.start()
     stamp = time.time()
 
