@@ -130,8 +130,11 @@ public final class AutoOrientation: @unchecked Sendable {
         guard schedule.isDue(generation: stack?.generation, full: stack?.isFull ?? false, revision: revision, at: time) else { return }
         let started = MonotonicInstant.now()
         var estimate: OrientationEstimate?
+        // The check's own time (the warning's after_ms) starts once the detector is made.
+        var checking = started
         do {
             try makeDetector()
+            checking = MonotonicInstant.now()
             estimate = try detector?.estimate(luma, mirrored: settings.mirror ?? false, deadline: deadline)
             logger.clearOnce("orientation check")
         } catch .cancelled {
@@ -140,7 +143,8 @@ public final class AutoOrientation: @unchecked Sendable {
             // Like a read that runs late: said once, the turn in force stays, and the check
             // is due again on the schedule (an abandoned one still running refuses the next).
             logger.once("orientation check", .warning, "orientation check ran out of time; keeping the orientation in force",
-                        [("deadline_ms", "\(deadline)")])
+                        [("deadline_ms", "\(deadline)"),
+                         ("after_ms", String(format: "%.0f", MonotonicInstant.now().milliseconds(since: checking)))])
         } catch {
             logger.once("orientation check", .warning, "cannot find the orientation", [("reason", "\(error)")])
         }
