@@ -43,13 +43,11 @@ LECTOR_MQTT = os.environ.get("LECTOR_MQTT", os.path.join(ROOT, ".build/debug/lec
 FIXTURES = os.path.join(ROOT, "Tests/Fixtures")
 # The demo frames from the source tree (whatever the resource bundle is called).
 DEMO_DIR = os.path.join(ROOT, "Sources/LectorCapture/Resources/demo")
-# The demo frames' texts, page by page (scripts/make-fixtures.py).
-DEMO = [
-    ["LECTOR READS TEXT", "from live camera frames", "and publishes it as JSON."],
-    ["Platform 4 departs 10:42", "Next stop: Central Station", "Mind the gap"],
-    ["Meter reading 004217 kWh", "Serial number A7-3391", "Inspected 2026-11-02"],
-    ["Open Monday to Friday", "Saturday 9am to 1pm", "Closed on Sundays"],
-]
+# The demo frames' texts, page by page: tests/pi/demo-words.txt, the file tests/pi and
+# tests/packages score against (pages apart by a blank line; scripts/make-fixtures.py
+# draws them).
+with open(os.path.join(ROOT, "tests/pi/demo-words.txt")) as _words:
+    DEMO = [page.splitlines() for page in _words.read().strip().split("\n\n")]
 # One OpenMP thread for Tesseract: 3.5-5x faster on small machines (see README).
 ENV = dict(os.environ, OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
 

@@ -113,10 +113,10 @@ inst="lectord@$(systemd-escape vivid-000-video-index0).service"
 # gives them, as a user would. With the defaults, loading the detector's and the neural
 # engine's networks under TCG kept the instance from READY=1 past TimeoutStartSec=60s.
 mkdir -p /etc/systemd/system/lectord@.service.d
-cat > /etc/systemd/system/lectord@.service.d/tcg.conf <<'UNIT'
+cat > /etc/systemd/system/lectord@.service.d/tcg.conf <<UNIT
 [Service]
 ExecStart=
-ExecStart=/usr/local/bin/lectord --device /dev/v4l/by-id/%I --socket /run/lector/%I.sock --layout tesseract --deadline-ms 30000
+ExecStart=$(sed -n 's/^ExecStart=//p' /usr/local/lib/systemd/system/lectord@.service) --layout tesseract --deadline-ms 30000
 UNIT
 systemctl daemon-reload
 systemctl enable "$inst" 2>&1 | sed 's/^/# /'
