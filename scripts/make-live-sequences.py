@@ -18,7 +18,7 @@ cycles through them; the stream a recognizer sees still changes every frame.
 
 Usage:
     scripts/make-live-sequences.py OUT_DIR [--fps 10] [--seconds 30] [--size 640x480]
-        [--set stability|switch|work|all] [--unique 48]
+        [--set stability|switch|work|all] [--unique 48] [--shake smooth|independent]
 
 Needs Pillow and numpy (Debian: python3-pil python3-numpy, installed by scripts/setup).
 """
@@ -89,6 +89,10 @@ class HandShake:
         self.x = self.y = self.angle = 0.0
         self.path = []
 
+    def optics(self, kind):
+        """This frame's defocus (Gaussian blur radius) and sensor-noise sigma."""
+        return (0.9, 6.0) if kind == "clean" else (1.1, 18.0)
+
     def step(self):
         pull = 0.85
         self.x = pull * self.x + self.rng.gauss(0, 0.9)
@@ -97,6 +101,24 @@ class HandShake:
         clamp = lambda v, m: max(-m, min(m, v))
         self.x, self.y, self.angle = clamp(self.x, 4), clamp(self.y, 4), clamp(self.angle, 0.3)
         return self.x, self.y, self.angle
+
+
+class IndependentShake(HandShake):
+    """The harsher hand-held camera of issue 25 point 6: every frame drawn on its own
+    (shift sigma 2 px, rotation sigma 0.35 degrees, no smoothing from frame to frame),
+    with its own defocus and sensor noise (each 0.7-1.4 times the scene kind's)."""
+
+    def step(self):
+        self.x, self.y = self.rng.gauss(0, 2.0), self.rng.gauss(0, 2.0)
+        self.angle = self.rng.gauss(0, 0.35)
+        return self.x, self.y, self.angle
+
+    def optics(self, kind):
+        blur, sigma = super().optics(kind)
+        return blur * self.rng.uniform(0.7, 1.4), sigma * self.rng.uniform(0.7, 1.4)
+
+
+SHAKES = {"smooth": HandShake, "independent": IndependentShake}
 
 
 def camera_frame(card, size, rng, kind, light, shake):
@@ -113,10 +135,9 @@ def camera_frame(card, size, rng, kind, light, shake):
     c = cx - cos * cx + sin * cy - 2 * dx
     f = cy - sin * cx - cos * cy - 2 * dy
     frame = card.transform(size, Image.AFFINE, (a, b, c, d, e, f), resample=Image.BILINEAR, fillcolor=card.getpixel((0, 0)))
-    blur = 0.9 if kind == "clean" else 1.1
+    blur, sigma = shake.optics(kind)
     frame = frame.filter(ImageFilter.GaussianBlur(blur))
     pixels = np.asarray(frame, dtype=np.float32) * light
-    sigma = 6.0 if kind == "clean" else 18.0
     pixels += np.random.default_rng(rng.randrange(1 << 30)).normal(0, sigma, pixels.shape).astype(np.float32)
     return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
 
@@ -135,7 +156,7 @@ def light_field(size, rng, kind):
     return base * (1 - falloff * ramp)
 
 
-def scene_frames(size, lines, kind, seed, unique, quality):
+def scene_frames(size, lines, kind, seed, unique, quality, shake_kind):
     rng = random.Random(seed)
     cap = rng.randint(15, 30) if kind == "clean" else rng.randint(12, 19)
     contrast = rng.randint(150, 190) if kind == "clean" else rng.randint(55, 75)
@@ -143,7 +164,7 @@ def scene_frames(size, lines, kind, seed, unique, quality):
     card = render_card(size, lines, cap, contrast, seed, desk=70 if kind == "clean" else 190)
     light = light_field(size, rng, kind)
     jpegs = []
-    shake = HandShake(rng)
+    shake = SHAKES[shake_kind](rng)
     for _ in range(unique):
         buffer = io.BytesIO()
         camera_frame(card, size, rng, kind, light, shake).save(buffer, "JPEG", quality=quality)
@@ -151,14 +172,14 @@ def scene_frames(size, lines, kind, seed, unique, quality):
     return jpegs, cap, shake.path
 
 
-def write_sequence(out, name, size, fps, scenes, unique, quality):
+def write_sequence(out, name, size, fps, scenes, unique, quality, shake_kind="smooth"):
     """scenes: [(kind, lines, seconds, seed)] -> OUT/name.mjpeg + OUT/name.json."""
     truth = {"fps": fps, "width": size[0], "height": size[1], "scenes": []}
     frame = 0
     with open(os.path.join(out, name + ".mjpeg"), "wb") as stream:
         for kind, lines, seconds, seed in scenes:
             count = int(round(seconds * fps))
-            jpegs, cap, path = scene_frames(size, lines, kind, seed, min(unique, count), quality)
+            jpegs, cap, path = scene_frames(size, lines, kind, seed, min(unique, count), quality, shake_kind)
             for i in range(count):
                 stream.write(jpegs[i % len(jpegs)])
             truth["scenes"].append({"kind": kind, "lines": lines, "cap_px": cap,
@@ -182,6 +203,9 @@ def main():
     parser.add_argument("--unique", type=int, default=48, help="distinct frames rendered per scene")
     parser.add_argument("--quality", type=int, default=80, help="JPEG quality")
     parser.add_argument("--scenes", type=int, default=12, help="still scenes in the stability set")
+    parser.add_argument("--shake", default="smooth", choices=sorted(SHAKES),
+                        help="smooth: a damped random walk (tests/live); independent: every frame "
+                             "jittered on its own, defocus and noise varying (tests/handheld)")
     args = parser.parse_args()
     size = tuple(int(v) for v in args.size.split("x"))
     os.makedirs(args.out, exist_ok=True)
@@ -190,13 +214,13 @@ def main():
         for i in range(args.scenes):
             kind = "dim" if i % 3 == 2 else "clean"
             write_sequence(args.out, f"still-{i:02d}", size, args.fps,
-                           [(kind, TEXTS[i % len(TEXTS)], args.seconds, 1000 + i)], args.unique, args.quality)
+                           [(kind, TEXTS[i % len(TEXTS)], args.seconds, 1000 + i)], args.unique, args.quality, args.shake)
     if args.set in ("switch", "all"):
         # Scene switches: a new card every few seconds.
         scenes = [("clean", TEXTS[(3 * i + 1) % len(TEXTS)], 4, 2000 + i) for i in range(8)]
-        write_sequence(args.out, "switch", size, args.fps, scenes, args.unique, args.quality)
+        write_sequence(args.out, "switch", size, args.fps, scenes, args.unique, args.quality, args.shake)
     if args.set in ("work", "all"):
-        write_sequence(args.out, "work", size, args.fps, [("clean", TEXTS[0], 60, 3000)], args.unique, args.quality)
+        write_sequence(args.out, "work", size, args.fps, [("clean", TEXTS[0], 60, 3000)], args.unique, args.quality, args.shake)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Live text on a hand-held camera (issue 25 point 6), through the real daemon.
+
+Each still scene of scripts/make-live-sequences.py `--shake independent` (every frame
+shifted and turned on its own, defocus and noise varying; ground truth in its .json) is
+replayed as a camera of its own lectord, `--replay SCENE.mjpeg --fps F --stdout`, with
+the defaults otherwise, a few at a time. Per scene it counts:
+
+- recognitions after settling: FRAMEs (each one recognition) after the first FRAME at or
+  past the last `new` track's last sighting, against the scene's captured frames;
+- the deepest stack: the largest `stacked` of the scene's FRAMEs;
+- track churn: `new` and `gone` events per line of the scene's text;
+- the settled recall: the truth words found in the tracks' last announced texts.
+
+Checks (issue 25, "Done when"): recognitions after settling <= 10 % of the captured
+frames, stacks reaching >= 8 frames, at most 2 `new` and 2 `gone` per line, on every
+scene.
+
+    measure.py LECTORD SEQ_DIR [--fps 15] [--jobs 3] [--extra-args "..."] [--json FILE]
+"""
+import argparse
+import collections
+import concurrent.futures
+import importlib.util
+import json
+import os
+import shlex
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from lectortest import Suite  # noqa: E402
+
+# The live suite's word scoring and daemon runner (tests/live/measure.py).
+_spec = importlib.util.spec_from_file_location("live_measure", os.path.join(HERE, "..", "live", "measure.py"))
+live = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(live)
+
+AFTER_SETTLING_SHARE = 0.10
+STACK_DEPTH = 8
+EVENTS_PER_LINE = 2
+
+
+def scene_figures(name, truth, messages):
+    """The figures of one scene from its lectord's messages."""
+    lines = truth["scenes"][0]["lines"]
+    frames = [m for _, m in messages if m["class"] == "FRAME"]
+    tracks = [m for _, m in messages if m["class"] == "TRACK"]
+    news = [m for m in tracks if m["event"] == "new"]
+    gones = [m for m in tracks if m["event"] == "gone"]
+    after = None
+    if news:
+        settled = max(m["last_seen"] for m in news)
+        settle_seq = min((f["seq"] for f in frames if f["time"] >= settled), default=None)
+        after = sum(1 for f in frames if settle_seq is not None and f["seq"] > settle_seq)
+    announced = {}
+    for m in tracks:
+        if m["event"] in ("new", "changed"):
+            announced[m["id"]] = m["text"]
+        elif m["event"] == "gone":
+            announced.pop(m["id"], None)
+    return {"scene": name, "kind": truth["scenes"][0]["kind"], "lines": len(lines),
+            "captured": truth["frames"], "recognized": len(frames),
+            "after_settling": after, "stack_max": max((f.get("stacked", 0) for f in frames), default=0),
+            "new": len(news), "gone": len(gones),
+            "settled_recall": round(live.recall(live.words(" ".join(lines)), " ".join(announced.values())), 3)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("lectord")
+    parser.add_argument("seq_dir")
+    parser.add_argument("--fps", type=float, default=15)
+    parser.add_argument("--jobs", type=int, default=3)
+    parser.add_argument("--extra-args", default="")
+    parser.add_argument("--json", help="write the figures here")
+    options = parser.parse_args()
+    truths = {name[:-5]: json.load(open(os.path.join(options.seq_dir, name)))
+              for name in sorted(os.listdir(options.seq_dir)) if name.startswith("still-") and name.endswith(".json")}
+    args = ["--fps", str(options.fps)] + shlex.split(options.extra_args)
+
+    def run(name):
+        path = os.path.join(options.seq_dir, name + ".mjpeg")
+        return scene_figures(name, truths[name], live.run_daemon(options.lectord, [path], args))
+
+    with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
+        rows = list(pool.map(run, truths))
+    checks = Suite("handheld")
+    print("     scene     kind  lines captured recognized after-settling stack-max new gone settled-recall")
+    for r in rows:
+        print(f"     {r['scene']}  {r['kind']:5} {r['lines']:5} {r['captured']:8} {r['recognized']:10} "
+              f"{str(r['after_settling']):>13} {r['stack_max']:9} {r['new']:3} {r['gone']:4} {r['settled_recall']:14.3f}")
+    unsettled = [r["scene"] for r in rows if r["after_settling"] is None]
+    busy = [f"{r['scene']} {r['after_settling']}/{r['captured']}" for r in rows
+            if r["after_settling"] is not None and r["after_settling"] > AFTER_SETTLING_SHARE * r["captured"]]
+    checks.check(f"recognitions after settling <= {AFTER_SETTLING_SHARE:.0%} of the captured frames on each of "
+                 f"{len(rows)} scenes" + (f" (over: {', '.join(busy)})" if busy else "")
+                 + (f" (no track: {', '.join(unsettled)})" if unsettled else ""),
+                 not busy and not unsettled)
+    shallow = [f"{r['scene']} {r['stack_max']}" for r in rows if r["stack_max"] < STACK_DEPTH]
+    checks.check(f"stacks reach >= {STACK_DEPTH} frames on every scene" + (f" (below: {', '.join(shallow)})" if shallow else ""),
+                 not shallow)
+    churn = [f"{r['scene']} {r['new']} new {r['gone']} gone for {r['lines']} lines" for r in rows
+             if r["new"] > EVENTS_PER_LINE * r["lines"] or r["gone"] > EVENTS_PER_LINE * r["lines"]]
+    checks.check(f"at most {EVENTS_PER_LINE} `new` and {EVENTS_PER_LINE} `gone` per line of text per scene"
+                 + (f" (over: {'; '.join(churn)})" if churn else ""), not churn)
+    if options.json:
+        json.dump(rows, open(options.json, "w"), indent=1)
+    sys.exit(checks.finish())
+
+
+if __name__ == "__main__":
+    main()
