@@ -51,18 +51,27 @@ public struct LumaProfiles: Sendable, Equatable {
     static func detrended(_ values: [Float]) -> [Float] { FrameKernels.detrended(values, radius: detrendRadius) }
 
     /// How far the content of `self` moved relative to `reference`, searched within
-    /// ±`radius` pixels per axis, and how well the best shift matches.
-    public func shift(from reference: LumaProfiles, radius: Int) -> EstimatedShift {
-        let x = Self.bestOffset(reference.columns, columns, radius: radius)
-        let y = Self.bestOffset(reference.rows, rows, radius: radius)
+    /// ±`radius` pixels per axis, and how well the best shift matches. Of the offsets
+    /// that match about as well as the best (``ambiguity``), the one nearest `near` is
+    /// taken: lines of text repeat along both axes, and a noisy frame's best match can be
+    /// a line or a few letters away (measured: ±30 px on a dim 640×480 hand-held scene).
+    /// - Parameter near: the shift expected (the previous frame's); zero: none.
+    public func shift(from reference: LumaProfiles, radius: Int, near: EstimatedShift = .init(dx: 0, dy: 0)) -> EstimatedShift {
+        let x = Self.bestOffset(reference.columns, columns, radius: radius, near: near.dx)
+        let y = Self.bestOffset(reference.rows, rows, radius: radius, near: near.dy)
         return EstimatedShift(dx: x.offset, dy: y.offset, mismatch: min(x.mismatch, y.mismatch))
     }
 
-    /// The offset d minimizing the mean |reference[i] − moved[i + d]| over the overlap,
-    /// and the mismatch: that cost over the median cost of all offsets searched. A
-    /// sharp minimum (the same scene, moved) gives a small ratio even under heavy noise;
-    /// another scene has no clear minimum and a ratio near 1.
-    static func bestOffset(_ reference: [Float], _ moved: [Float], radius: Int) -> (offset: Int, mismatch: Float) {
+    /// Minima of the cost whose cost is within this share of the gap between the best
+    /// cost and the median cost match about as well as the best.
+    static let ambiguity: Float = 0.15
+
+    /// The offset d minimizing the mean |reference[i] − moved[i + d]| over the overlap
+    /// (of those about as good, the one nearest `near`), and the mismatch: that cost over
+    /// the median cost of all offsets searched. A sharp minimum (the same scene, moved)
+    /// gives a small ratio even under heavy noise; another scene has no clear minimum and
+    /// a ratio near 1.
+    static func bestOffset(_ reference: [Float], _ moved: [Float], radius: Int, near: Int = 0) -> (offset: Int, mismatch: Float) {
         let count = min(reference.count, moved.count)
         guard count > 2 * radius + 8 else { return (0, 0) }
         var costs = [Float](repeating: 0, count: 2 * radius + 1)
@@ -76,7 +85,18 @@ public struct LumaProfiles: Sendable, Equatable {
         var best = 0
         for index in costs.indices where costs[index] < costs[best] { best = index }
         let median = costs.sorted()[costs.count / 2]
-        return (best - radius, median > 0 ? costs[best] / median : 0)
+        let good = costs[best] + ambiguity * (median - costs[best])
+        // Candidates are the minima of the cost curve (a shift within one minimum's basin
+        // is no other match), the best and those within the ambiguity of it.
+        func isMinimum(_ index: Int) -> Bool {
+            (index == 0 || costs[index] <= costs[index - 1]) && (index == costs.count - 1 || costs[index] <= costs[index + 1])
+        }
+        var chosen = best
+        for index in costs.indices where costs[index] <= good && isMinimum(index)
+            && abs(index - radius - near) < abs(chosen - radius - near) {
+            chosen = index
+        }
+        return (chosen - radius, median > 0 ? costs[chosen] / median : 0)
     }
 }
 

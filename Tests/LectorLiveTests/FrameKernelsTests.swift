@@ -48,19 +48,16 @@ struct FrameKernelsTests {
 
 
     /// Reference fold: every reference pixel whose source (x + dx, y + dy) is in the frame
-    /// moves by weight/32768 of its difference; block sums of the new integer parts and
-    /// of the differences folded.
-    static func referenceFold(_ mean: inout [UInt16], frame: [UInt8], _ c: Case, weight: Int, side: Int) -> (sums: [UInt32], differences: [Int32]) {
+    /// moves by weight/32768 of its difference; block sums of the new integer parts.
+    static func referenceFold(_ mean: inout [UInt16], frame: [UInt8], _ c: Case, weight: Int, side: Int) -> [UInt32] {
         let blocksWide = (c.width + side - 1) / side, blocksHigh = (c.height + side - 1) / side
         var sums = [UInt32](repeating: 0, count: blocksWide * blocksHigh)
-        var differences = [Int32](repeating: 0, count: blocksWide * blocksHigh)
         for y in 0..<c.height {
             for x in 0..<c.width {
                 let block = (y / side) * blocksWide + x / side, index = y * c.width + x
                 let sx = x + c.dx, sy = y + c.dy
                 if sx >= 0, sx < c.width, sy >= 0, sy < c.height {
                     let sample = Int(frame[sy * c.stride + sx]) * 256, old = Int(mean[index])
-                    differences[block] += Int32(sample - old)
                     let product = (sample - old) * weight
                     // Floor division: an arithmetic shift of a negative product.
                     let step = product >= 0 ? product / 32768 : -((-product + 32767) / 32768)
@@ -69,7 +66,7 @@ struct FrameKernelsTests {
                 sums[block] += UInt32(mean[index] / 256)
             }
         }
-        return (sums, differences)
+        return sums
     }
 
     @Test("fold matches its definition", arguments: kernelCases)
@@ -79,62 +76,124 @@ struct FrameKernelsTests {
         let start = random.means(c.width * c.height)
         let side = FrameStack.blockSide, weight = 32768 / c.frames
         var expected = start
-        let reference = Self.referenceFold(&expected, frame: frame, c, weight: weight, side: side)
+        let referenceSums = Self.referenceFold(&expected, frame: frame, c, weight: weight, side: side)
         var mean = start
-        var sums = [UInt32](repeating: 7, count: reference.sums.count)  // overwritten, not added to
-        var differences = [Int32](repeating: -7, count: reference.differences.count)
+        var sums = [UInt32](repeating: 7, count: referenceSums.count)  // overwritten, not added to
         frame.withUnsafeBufferPointer { frame in
             mean.withUnsafeMutableBufferPointer { mean in
                 sums.withUnsafeMutableBufferPointer { sums in
-                    differences.withUnsafeMutableBufferPointer { differences in
-                        FrameKernels.fold(frame, stride: c.stride, into: mean, width: c.width, height: c.height, dx: c.dx, dy: c.dy,
-                                          weight: Int32(weight), side: side, blockSums: sums, blockDifferences: differences)
-                    }
+                    FrameKernels.fold(frame, stride: c.stride, into: mean, width: c.width, height: c.height, dx: c.dx, dy: c.dy,
+                                      weight: Int32(weight), side: side, blockSums: sums)
                 }
             }
         }
         let wrong = zip(mean, expected).filter { $0 != $1 }.count
         #expect(wrong == 0, "\(wrong) mean pixels differ")
-        let wrongSums = zip(sums, reference.sums).filter { $0 != $1 }.count
-        let wrongDifferences = zip(differences, reference.differences).filter { $0 != $1 }.count
-        #expect(wrongSums == 0 && sums.count == reference.sums.count, "\(wrongSums) block sums differ")
-        #expect(wrongDifferences == 0, "\(wrongDifferences) block differences differ")
+        let wrongSums = zip(sums, referenceSums).filter { $0 != $1 }.count
+        #expect(wrongSums == 0 && sums.count == referenceSums.count, "\(wrongSums) block sums differ")
         let inside = max(0, c.width - abs(c.dx)) * max(0, c.height - abs(c.dy))
         if inside == 0 { #expect(mean == start, "nothing in the frame: the mean stays") }
     }
 
-    @Test("block summary matches its definition", arguments: kernelCases)
-    func blockSummary(_ c: Case) {
+    @Test("block means match their definition", arguments: kernelCases)
+    func blockMeans(_ c: Case) {
         let side = FrameStack.blockSide
         let blocksWide = (c.width + side - 1) / side, blocksHigh = (c.height + side - 1) / side
         var random = SplitMix64(UInt64(c.width + c.height))
-        // Sums as a block of its size can have; differences on both sides of the limit.
-        var sums: [UInt32] = [], differences: [Int32] = []
+        // Sums as a block of its size can have.
+        var sums: [UInt32] = []
         var expectedMeans: [UInt8] = []
-        let limit: Int64 = 1000
-        var expectedChanged = 0
         for by in 0..<blocksHigh {
             for bx in 0..<blocksWide {
                 let pixels = min(side, c.height - by * side) * min(side, c.width - bx * side)
                 let sum = UInt32(random.next() % UInt64(255 * pixels + 1))
                 sums.append(sum)
                 expectedMeans.append(UInt8(sum / UInt32(pixels)))
-                let difference = Int32(Int(random.next() % 4001) - 2000)
-                differences.append(difference)
-                if abs(Int64(difference)) > limit { expectedChanged += 1 }
             }
         }
         var means = [UInt8](repeating: 0, count: sums.count)
-        let changed = sums.withUnsafeBufferPointer { sums in
-            differences.withUnsafeBufferPointer { differences in
-                means.withUnsafeMutableBufferPointer { means in
-                    FrameKernels.blockSummary(sums: sums, differences: differences, width: c.width, height: c.height, side: side,
-                                              limit: limit, into: means)
-                }
-            }
+        sums.withUnsafeBufferPointer { sums in
+            means.withUnsafeMutableBufferPointer { FrameKernels.blockMeans(sums: sums, width: c.width, height: c.height, side: side, into: $0) }
         }
         #expect(means == expectedMeans)
-        #expect(changed == expectedChanged, "changed blocks \(changed), expected \(expectedChanged)")
+    }
+
+    /// Reference change test: a block (quarters of side/2, the last quarter taking the rest)
+    /// is explained when every window within `radius` of (dx, dy) lies in the frame and one
+    /// of them has each quarter's pixel sum within level × pixels of the mean's (integer
+    /// levels), or when some window leaves the frame (not tested).
+    static func referenceUnexplained(frame: [UInt8], mean: [UInt16], _ c: Case, side: Int, radius: Int, level: Int) -> Int {
+        func sum(_ pixel: (Int, Int) -> Int, _ left: Int, _ top: Int, _ width: Int, _ height: Int) -> Int {
+            var total = 0
+            for y in top..<(top + height) { for x in left..<(left + width) { total += pixel(x, y) } }
+            return total
+        }
+        let seen = { (x: Int, y: Int) in Int(frame[y * c.stride + x]) }, kept = { (x: Int, y: Int) in Int(mean[y * c.width + x]) / 256 }
+        var unexplained = 0
+        for y0 in Swift.stride(from: 0, to: c.height, by: side) {
+            for x0 in Swift.stride(from: 0, to: c.width, by: side) {
+                let columns = min(side, c.width - x0), rows = min(side, c.height - y0)
+                guard x0 + c.dx - radius >= 0, y0 + c.dy - radius >= 0, x0 + c.dx + radius + columns <= c.width,
+                      y0 + c.dy + radius + rows <= c.height else { continue }
+                let halvesX = columns >= 2 ? 2 : 1, halvesY = rows >= 2 ? 2 : 1
+                var explained = false
+                for ey in -radius...radius where !explained {
+                    for ex in -radius...radius where !explained {
+                        var matches = true
+                        for qy in 0..<halvesY {
+                            let top = qy * (rows / halvesY), height = qy + 1 == halvesY ? rows - top : rows / halvesY
+                            for qx in 0..<halvesX {
+                                let left = qx * (columns / halvesX), width = qx + 1 == halvesX ? columns - left : columns / halvesX
+                                let a = sum(seen, x0 + left + c.dx + ex, y0 + top + c.dy + ey, width, height)
+                                let b = sum(kept, x0 + left, y0 + top, width, height)
+                                if abs(a - b) > level * width * height { matches = false }
+                            }
+                        }
+                        explained = matches
+                    }
+                }
+                if !explained { unexplained += 1 }
+            }
+        }
+        return unexplained
+    }
+
+    /// The frame is the mean's content moved by (dx, dy) with noise, and a few patches
+    /// overwritten (new content): the kernel counts as the reference does.
+    @Test("unexplained blocks match their definition", arguments: kernelCases)
+    func unexplainedBlocks(_ c: Case) {
+        var random = SplitMix64(UInt64(c.width * 7 + c.height) &+ UInt64(bitPattern: Int64(c.dx * 13 + c.dy)))
+        let mean = random.means(c.width * c.height)
+        var frame = [UInt8](repeating: 0, count: (c.height - 1) * c.stride + c.width)
+        for y in 0..<c.height {
+            for x in 0..<c.width {
+                let (mx, my) = (min(max(x - c.dx, 0), c.width - 1), min(max(y - c.dy, 0), c.height - 1))
+                frame[y * c.stride + x] = UInt8(clamping: Int(mean[my * c.width + mx]) / 256 + Int(random.next() % 9) - 4)
+            }
+        }
+        for _ in 0..<3 {  // new content: a bright patch
+            let (x, y) = (Int(random.next() % UInt64(c.width)), Int(random.next() % UInt64(c.height)))
+            for py in y..<min(c.height, y + 12) { for px in x..<min(c.width, x + 12) { frame[py * c.stride + px] = 255 } }
+        }
+        let side = FrameStack.blockSide, radius = 2, level = 16
+        let expected = Self.referenceUnexplained(frame: frame, mean: mean, c, side: side, radius: radius, level: level)
+        let entries = (c.width + 1) * (c.height + 1)
+        var frameIntegral = [UInt32](repeating: 0, count: entries), meanIntegral = frameIntegral
+        frame.withUnsafeBufferPointer { frame in
+            frameIntegral.withUnsafeMutableBufferPointer {
+                FrameKernels.integralImage(frame, stride: c.stride, width: c.width, height: c.height, into: $0)
+            }
+        }
+        mean.withUnsafeBufferPointer { mean in
+            meanIntegral.withUnsafeMutableBufferPointer { FrameKernels.integralImage(ofMean: mean, width: c.width, height: c.height, into: $0) }
+        }
+        let counted = frameIntegral.withUnsafeBufferPointer { frame in
+            meanIntegral.withUnsafeBufferPointer { mean in
+                FrameKernels.unexplainedBlocks(frameIntegral: frame, meanIntegral: mean, width: c.width, height: c.height, dx: c.dx,
+                                               dy: c.dy, side: side, radius: radius, level: level, enough: .max)
+            }
+        }
+        #expect(counted == expected, "unexplained blocks \(counted), expected \(expected)")
     }
 
     @Test("read-out matches its definition, padding untouched", arguments: kernelCases)

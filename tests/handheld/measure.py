@@ -7,7 +7,8 @@ replayed as a camera of its own lectord, `--replay SCENE.mjpeg --fps F --stdout`
 the defaults otherwise, a few at a time. Per scene it counts:
 
 - recognitions after settling: FRAMEs (each one recognition) after the first FRAME at or
-  past the last `new` track's last sighting, against the scene's captured frames;
+  past the last `new` track's last sighting (a scene with no track: after its stack first
+  filled), against the scene's captured frames;
 - the deepest stack: the largest `stacked` of the scene's FRAMEs;
 - track churn: `new` and `gone` events per line of the scene's text;
 - the settled recall: the truth words found in the tracks' last announced texts.
@@ -48,11 +49,15 @@ def scene_figures(name, truth, messages):
     tracks = [m for _, m in messages if m["class"] == "TRACK"]
     news = [m for m in tracks if m["event"] == "new"]
     gones = [m for m in tracks if m["event"] == "gone"]
-    after = None
+    # Settled: at the last `new` track's last sighting; a scene of which no line was
+    # read settles when its stack first fills (more reads of it are the cost checked).
     if news:
         settled = max(m["last_seen"] for m in news)
         settle_seq = min((f["seq"] for f in frames if f["time"] >= settled), default=None)
-        after = sum(1 for f in frames if settle_seq is not None and f["seq"] > settle_seq)
+    else:
+        deepest = max((f.get("stacked", 0) for f in frames), default=0)
+        settle_seq = min((f["seq"] for f in frames if f.get("stacked", 0) >= deepest), default=None)
+    after = None if settle_seq is None else sum(1 for f in frames if f["seq"] > settle_seq)
     announced = {}
     for m in tracks:
         if m["event"] in ("new", "changed"):
@@ -90,12 +95,12 @@ def main():
     for r in rows:
         print(f"     {r['scene']}  {r['kind']:5} {r['lines']:5} {r['captured']:8} {r['recognized']:10} "
               f"{str(r['after_settling']):>13} {r['stack_max']:9} {r['new']:3} {r['gone']:4} {r['settled_recall']:14.3f}")
-    unsettled = [r["scene"] for r in rows if r["after_settling"] is None]
+    unsettled = [r["scene"] for r in rows if r["after_settling"] is None]  # no FRAME at all
     busy = [f"{r['scene']} {r['after_settling']}/{r['captured']}" for r in rows
             if r["after_settling"] is not None and r["after_settling"] > AFTER_SETTLING_SHARE * r["captured"]]
     checks.check(f"recognitions after settling <= {AFTER_SETTLING_SHARE:.0%} of the captured frames on each of "
                  f"{len(rows)} scenes" + (f" (over: {', '.join(busy)})" if busy else "")
-                 + (f" (no track: {', '.join(unsettled)})" if unsettled else ""),
+                 + (f" (no FRAME: {', '.join(unsettled)})" if unsettled else ""),
                  not busy and not unsettled)
     shallow = [f"{r['scene']} {r['stack_max']}" for r in rows if r["stack_max"] < STACK_DEPTH]
     checks.check(f"stacks reach >= {STACK_DEPTH} frames on every scene" + (f" (below: {', '.join(shallow)})" if shallow else ""),
