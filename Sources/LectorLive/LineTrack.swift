@@ -68,24 +68,22 @@ public struct LineTrack: Sendable {
         a.filter { !$0.isWhitespace } == b.filter { !$0.isWhitespace }
     }
 
-    /// Whether `text` only leaves out words of the announced text (a reading that
-    /// dropped a word) while one of the last `count` observations still read one of
-    /// them. Tesseract loses a word of a dim or noisy line far more often than a still
-    /// label loses one, so a `changed` that drops words needs every recent reading to
-    /// agree that they are gone; a majority of the window is enough for any other
-    /// change. (Measured in tests/live: a dim scene's "Current 16 A max" was once
-    /// announced as changed to "Current 16 A".)
-    public func stillReadsWordsDropped(by text: String, inLast count: Int) -> Bool {
+    /// Whether one of the last `count` observations still read a word of the announced
+    /// text that `text` leaves out (drops, or reads as another word). Tesseract loses or
+    /// misreads a word of a dim or noisy line far more often than a still label changes,
+    /// so a `changed` needs every recent reading to agree that the announced words are
+    /// gone; a majority of the window is enough for a change that only adds words.
+    /// (Measured in tests/live: dim scenes' "Current 16 A max" was once announced as
+    /// changed to "Current 16 A", and "Gate B12 boarding 18:05" to "Gate 812 …", a card
+    /// whose stacks read "B12" 148 times and "812" 21 times in 210 reads.)
+    public func stillReadsWordsLeftOut(by text: String, inLast count: Int) -> Bool {
         guard let announced else { return false }
-        var dropped = announced.split(separator: " ").map(String.init)
-        var kept = text.split(separator: " ").map(String.init)[...]
-        // Greedy: each word of `text`, in order, takes the first announced word it equals.
-        var index = dropped.startIndex
-        while let word = kept.first, index < dropped.endIndex {
-            if dropped[index] == word { dropped.remove(at: index); kept.removeFirst() } else { index += 1 }
+        var leftOut = announced.split(separator: " ")
+        for word in text.split(separator: " ") {
+            if let index = leftOut.firstIndex(of: word) { leftOut.remove(at: index) }
         }
-        guard kept.isEmpty, !dropped.isEmpty else { return false }
-        let words = Set(dropped)
+        guard !leftOut.isEmpty else { return false }
+        let words = Set(leftOut.map(String.init))
         return observations.suffix(count).contains { $0.words.contains { words.contains($0.text) } }
     }
 

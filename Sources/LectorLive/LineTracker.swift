@@ -128,7 +128,7 @@ public final class LineTracker {
     private func announce(_ track: inout LineTrack) -> TrackEvent? {
         guard track.isSettled(after: track.announced == nil ? settings.settleCount : settings.changeCount),
               !(track.announced.map { LineTrack.sameText($0, track.consensus) } ?? false),
-              !track.stillReadsWordsDropped(by: track.consensus, inLast: settings.changeCount) else { return nil }
+              !track.stillReadsWordsLeftOut(by: track.consensus, inLast: settings.changeCount) else { return nil }
         let kind: TrackEvent.Kind = track.announced == nil ? .new : .changed
         track.announced = track.consensus
         return event(kind, track, text: track.consensus)

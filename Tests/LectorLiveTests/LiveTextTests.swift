@@ -402,12 +402,16 @@ struct LineTrackerTests {
         #expect(tracker.tracks.count == (newScene ? 1 : 2))
     }
 
-    /// A `changed` that only drops words needs every recent reading to agree: a word
-    /// still read now and then (a dim line's "max") stays; a word gone for good goes.
-    @Test("a word still read now and then is not dropped", arguments: [
+    /// A `changed` that drops or replaces words needs every recent reading to agree: a
+    /// word still read now and then (a dim line's "max", its "16" misread as "18") stays;
+    /// a word gone for good goes, and words only added need a majority.
+    @Test("a word still read now and then is neither dropped nor replaced", arguments: [
         (Array(Array(repeating: ["Current 16 A", "Current 16 A", "Current 16 A", "Current 16 A max"], count: 4).joined()), [TrackEvent.Kind.new]),
+        (Array(Array(repeating: ["Current 18 A max", "Current 18 A max", "Current 18 A max", "Current 16 A max"], count: 4).joined()), [.new]),
         (Array(repeating: "Current 16 A", count: 10), [.new, .changed]),
         (Array(repeating: "Current 18 A max", count: 10), [.new, .changed]),
+        (Array(repeating: "Current 16 A max EU", count: 10), [.new, .changed]),
+        (Array(Array(repeating: ["Current 16 A max EU", "Current 16 A max EU", "Current 16 A max EU", "Current 16 A max"], count: 4).joined()), [.new, .changed]),
     ])
     func droppedWord(readings: [String], kinds expected: [TrackEvent.Kind]) {
         let tracker = LineTracker(device: "cam")
