@@ -24,8 +24,11 @@ A test passes when it returns. It may also record named checks: then the suite c
 its checks (and a FAIL more if it raised), not the test. A test that raises SkipTest
 counts neither way. `tests/SUITE/run NAME...` runs only the named tests.
 """
+import collections
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import socket
@@ -352,6 +355,41 @@ class Client:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# ---------------------------------------------------------------- reading known text
+
+WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def words(text):
+    """The words of `text` as the suites score them: runs of letters and digits, lower case."""
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def recall(truth_words, text):
+    """Fraction of the known words (as a multiset) found in `text`."""
+    want = collections.Counter(truth_words)
+    have = collections.Counter(words(text))
+    found = sum(min(n, have[w]) for w, n in want.items())
+    return found / max(1, sum(want.values()))
+
+
+def replay_to_end(lectord, paths, args):
+    """Runs `lectord --stdout` on the recorded sources `paths` (one --replay each) to their
+    end; returns [(arrival, message)]. Exits the suite if lectord fails."""
+    command = [lectord, "--stdout", "--log-level", "warning"] + args
+    for path in paths:
+        command += ["--replay", path]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, env=dict(os.environ, OMP_THREAD_LIMIT="1"),
+                               text=True, bufsize=1)
+    lines = []
+    for line in process.stdout:
+        lines.append((time.time(), json.loads(line)))
+    process.wait()
+    if process.returncode != 0:
+        sys.exit(f"lectord exited with {process.returncode}: {' '.join(map(shlex.quote, command))}")
+    return lines
 
 
 # ---------------------------------------------------------------- checks and the closing line

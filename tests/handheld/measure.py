@@ -20,9 +20,7 @@ scene.
     measure.py LECTORD SEQ_DIR [--fps 15] [--jobs 3] [--extra-args "..."] [--json FILE]
 """
 import argparse
-import collections
 import concurrent.futures
-import importlib.util
 import json
 import os
 import shlex
@@ -30,12 +28,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from lectortest import Suite  # noqa: E402
-
-# The live suite's word scoring and daemon runner (tests/live/measure.py).
-_spec = importlib.util.spec_from_file_location("live_measure", os.path.join(HERE, "..", "live", "measure.py"))
-live = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(live)
+from lectortest import Suite, recall, replay_to_end, words  # noqa: E402
 
 AFTER_SETTLING_SHARE = 0.10
 STACK_DEPTH = 8
@@ -68,7 +61,7 @@ def scene_figures(name, truth, messages):
             "captured": truth["frames"], "recognized": len(frames),
             "after_settling": after, "stack_max": max((f.get("stacked", 0) for f in frames), default=0),
             "new": len(news), "gone": len(gones),
-            "settled_recall": round(live.recall(live.words(" ".join(lines)), " ".join(announced.values())), 3)}
+            "settled_recall": round(recall(words(" ".join(lines)), " ".join(announced.values())), 3)}
 
 
 def main():
@@ -86,7 +79,7 @@ def main():
 
     def run(name):
         path = os.path.join(options.seq_dir, name + ".mjpeg")
-        return scene_figures(name, truths[name], live.run_daemon(options.lectord, [path], args))
+        return scene_figures(name, truths[name], replay_to_end(options.lectord, [path], args))
 
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
         rows = list(pool.map(run, truths))

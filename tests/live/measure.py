@@ -14,43 +14,11 @@ import os
 import re
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import Suite  # noqa: E402
-
-WORD = re.compile(r"[A-Za-z0-9]+")
-
-
-def words(text):
-    return [w.lower() for w in WORD.findall(text)]
-
-
-def recall(truth_words, text):
-    """Fraction of the known words (as a multiset) found in `text`."""
-    want = collections.Counter(truth_words)
-    have = collections.Counter(words(text))
-    found = sum(min(n, have[w]) for w, n in want.items())
-    return found / max(1, sum(want.values()))
-
-
-def run_daemon(lectord, paths, args):
-    """Runs lectord to the end of its sources; returns [(arrival, message)]."""
-    command = [lectord, "--stdout", "--log-level", "warning"] + args
-    for path in paths:
-        command += ["--replay", path]
-    env = dict(os.environ, OMP_THREAD_LIMIT="1")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True, bufsize=1)
-    lines = []
-    for line in process.stdout:
-        lines.append((time.time(), json.loads(line)))
-    process.wait()
-    if process.returncode != 0:
-        sys.exit(f"lectord exited with {process.returncode}: {' '.join(map(shlex.quote, command))}")
-    return lines
-
+from lectortest import Suite, recall, replay_to_end, words  # noqa: E402
 
 def split_baseline(seq_dir, name, truth, frames):
     """The first `frames` JPEGs of a still sequence as a directory (single-frame reads)."""
@@ -87,9 +55,9 @@ def main():
     # 2. the switching sequence alone (its latencies are not inflated by 13 other cameras).
     live_args = ["--fps", str(options.fps)] + shlex.split(options.extra_args)
     started = time.time()
-    messages = run_daemon(options.lectord, [os.path.join(seq, n + ".mjpeg") for n in truths if n != "switch"], live_args)
+    messages = replay_to_end(options.lectord, [os.path.join(seq, n + ".mjpeg") for n in truths if n != "switch"], live_args)
     if "switch" in truths:
-        messages += run_daemon(options.lectord, [os.path.join(seq, "switch.mjpeg")], live_args)
+        messages += replay_to_end(options.lectord, [os.path.join(seq, "switch.mjpeg")], live_args)
     figures["live_run_s"] = round(time.time() - started, 1)
     by_device = collections.defaultdict(list)
     for arrival, message in messages:
@@ -127,7 +95,7 @@ def main():
 
     # Single-frame reads of the same scenes (today's per-frame behaviour).
     single_paths = [split_baseline(seq, n, truths[n], options.baseline_frames) for n in stills]
-    single = run_daemon(options.lectord, single_paths, ["--stack", "off", "--gate", "off"])
+    single = replay_to_end(options.lectord, single_paths, ["--stack", "off", "--gate", "off"])
     single_recalls = collections.defaultdict(list)
     single_texts = collections.defaultdict(list)
     for _, m in single:
