@@ -67,63 +67,63 @@ void lector_profile_offset_costs(const float *restrict reference, const float *r
     }
 }
 
-// Adds the integer parts of `count` mean pixels to one block's sum.
-static inline uint32_t integer_sum(const uint16_t *restrict mean, int count) {
-    uint32_t sum = 0;
-    for (int x = 0; x < count; x++) sum += (uint32_t)(mean[x] >> 8);
-    return sum;
+// Adds the pixels [from, to) of a row (8-bit levels, or with `mean` set the 8.8 mean's
+// integer parts) to their blocks' quarter sums: `sums` is the row's (row_quarters), entry
+// 4 × block + column half (a block splits at half its columns; one a single column wide
+// is one half). Inlined with `mean` constant, each loop is one type's.
+static inline void add_row_quarters(const void *row, int mean, int from, int to, int width, int side,
+                                    uint32_t *restrict sums) {
+    for (int block = from / side, x0 = block * side; x0 < to; block++, x0 += side) {
+        int extent = min_int(side, width - x0), first = extent >= 2 ? extent / 2 : extent;
+        for (int half = 0; half < 2; half++) {
+            int start = max_int(from, half ? x0 + first : x0), end = min_int(to, half ? x0 + extent : x0 + first);
+            uint32_t sum = 0;
+            if (mean) {
+                const uint16_t *restrict pixels = row;
+                for (int x = start; x < end; x++) sum += (uint32_t)(pixels[x] >> 8);
+            } else {
+                const uint8_t *restrict pixels = row;
+                for (int x = start; x < end; x++) sum += pixels[x];
+            }
+            sums[(size_t)block * 4 + (size_t)half] += sum;
+        }
+    }
 }
 
-// Pixels of the mean left as they are (their source is outside the frame): only summed.
-static void sum_row_span(const uint16_t *restrict target, int from, int to, int side, uint32_t *restrict sums) {
-    int x = from;
-    while (x < to) {
-        int block_end = min_int(to, (x / side + 1) * side);
-        sums[x / side] += integer_sum(target + x, block_end - x);
-        x = block_end;
-    }
+// Where row y's quarter sums start: its row of blocks' in `quarter_sums`, plus 2 when
+// the row lies in the blocks' lower half (a block splits at half its rows; one a single
+// row high is one half).
+static inline uint32_t *row_quarters(uint32_t *quarter_sums, int y, int height, int side, int blocks_wide) {
+    int y0 = y / side * side, rows = min_int(side, height - y0), half = rows >= 2 && y - y0 >= rows / 2;
+    return quarter_sums + (size_t)(y / side) * (size_t)blocks_wide * 4 + (size_t)half * 2;
 }
 
 void lector_stack_fold(uint16_t *restrict mean, const uint8_t *restrict frame, size_t stride, int width, int height,
-                       int dx, int dy, int32_t weight, int side, uint32_t *restrict block_sums) {
+                       int dx, int dy, int32_t weight, int side, uint32_t *restrict quarter_sums) {
     if (width <= 0 || height <= 0 || side <= 0) return;
     int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
-    memset(block_sums, 0, (size_t)blocks_wide * (size_t)blocks_high * sizeof *block_sums);
+    memset(quarter_sums, 0, (size_t)blocks_wide * (size_t)blocks_high * 4 * sizeof *quarter_sums);
     // Reference pixels (x, y) whose source (x + dx, y + dy) lies in the frame.
     int x_start = max_int(0, -dx), x_end = min_int(width, width - dx);
     for (int y = 0; y < height; y++) {
-        uint32_t *restrict sums = block_sums + (size_t)(y / side) * (size_t)blocks_wide;
         uint16_t *restrict target = mean + (size_t)y * (size_t)width;
         int source_y = y + dy;
-        if (source_y < 0 || source_y >= height || x_start >= x_end) {
-            sum_row_span(target, 0, width, side, sums);
-            continue;
-        }
-        // row[x + dx] is the source of reference pixel x, for x_start <= x < x_end.
-        const uint8_t *restrict row = frame + (size_t)source_y * stride;
-        sum_row_span(target, 0, x_start, side, sums);
-        int x = x_start;
-        while (x < x_end) {
-            int block_end = min_int(x_end, (x / side + 1) * side);
-            uint32_t sum = 0;
-            for (int i = x; i < block_end; i++) {
-                int32_t sample = (int32_t)row[i + dx] << 8;
-                int32_t old = target[i];
-                int32_t delta = sample - old;
-                // |delta| <= 65280 and weight <= 32768: the product fits int32. The shift
-                // of a negative product is arithmetic (as Swift's >> on Int32).
-                int32_t updated = old + ((delta * weight) >> 15);
-                target[i] = (uint16_t)updated;
-                sum += (uint32_t)(updated >> 8);
+        if (source_y >= 0 && source_y < height && x_start < x_end) {
+            // row[x + dx] is the source of reference pixel x, for x_start <= x < x_end.
+            const uint8_t *restrict row = frame + (size_t)source_y * stride + dx;
+            for (int x = x_start; x < x_end; x++) {
+                int32_t sample = (int32_t)row[x] << 8;
+                int32_t old = target[x];
+                // |sample - old| <= 65280 and weight <= 32768: the product fits int32. The
+                // shift of a negative product is arithmetic (as Swift's >> on Int32).
+                target[x] = (uint16_t)(old + (((sample - old) * weight) >> 15));
             }
-            sums[x / side] += sum;
-            x = block_end;
         }
-        sum_row_span(target, x_end, width, side, sums);
+        add_row_quarters(target, 1, 0, width, width, side, row_quarters(quarter_sums, y, height, side, blocks_wide));
     }
 }
 
-void lector_stack_block_means(const uint32_t *restrict block_sums, int width, int height, int side, uint8_t *restrict means) {
+void lector_stack_block_means(const uint32_t *restrict quarter_sums, int width, int height, int side, uint8_t *restrict means) {
     if (width <= 0 || height <= 0 || side <= 0) return;
     int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
     for (int by = 0; by < blocks_high; by++) {
@@ -131,14 +131,17 @@ void lector_stack_block_means(const uint32_t *restrict block_sums, int width, in
         for (int bx = 0; bx < blocks_wide; bx++) {
             uint32_t columns = (uint32_t)min_int(side, width - bx * side);
             size_t index = (size_t)by * (size_t)blocks_wide + (size_t)bx;
-            means[index] = (uint8_t)(block_sums[index] / (rows * columns));
+            const uint32_t *quarters = quarter_sums + index * 4;
+            means[index] = (uint8_t)((quarters[0] + quarters[1] + quarters[2] + quarters[3]) / (rows * columns));
         }
     }
 }
 
-void lector_integral_image(const uint8_t *restrict frame, size_t stride, int width, int height,
+// The integral image of a luma frame (rows `stride` bytes apart) into `integral`, which
+// holds (`width` + 1) × (`height` + 1) entries: entry (x, y) is the sum of the pixels
+// above and left of (x, y), modulo 2^32 (any window of up to 2^24 pixels sums exactly).
+static void integral_image(const uint8_t *restrict frame, size_t stride, int width, int height,
                            uint32_t *restrict integral) {
-    if (width <= 0 || height <= 0) return;
     size_t columns = (size_t)width + 1;
     memset(integral, 0, columns * sizeof *integral);
     for (int y = 0; y < height; y++) {
@@ -149,24 +152,7 @@ void lector_integral_image(const uint8_t *restrict frame, size_t stride, int wid
         target[0] = 0;
         for (int x = 0; x < width; x++) {
             sum += row[x];
-            target[x + 1] = above[x + 1] + sum;  // modulo 2^32: a block's sum stays exact
-        }
-    }
-}
-
-void lector_mean_integral_image(const uint16_t *restrict mean, int width, int height, uint32_t *restrict integral) {
-    if (width <= 0 || height <= 0) return;
-    size_t columns = (size_t)width + 1;
-    memset(integral, 0, columns * sizeof *integral);
-    for (int y = 0; y < height; y++) {
-        const uint16_t *restrict row = mean + (size_t)y * (size_t)width;
-        const uint32_t *restrict above = integral + (size_t)y * columns;
-        uint32_t *restrict target = integral + (size_t)(y + 1) * columns;
-        uint32_t sum = 0;
-        target[0] = 0;
-        for (int x = 0; x < width; x++) {
-            sum += (uint32_t)(row[x] >> 8);
-            target[x + 1] = above[x + 1] + sum;
+            target[x + 1] = above[x + 1] + sum;  // modulo 2^32: a window's sum stays exact
         }
     }
 }
@@ -177,57 +163,96 @@ static inline uint32_t window_sum(const uint32_t *restrict integral, size_t stri
     return lower[left + columns] - lower[left] - upper[left + columns] + upper[left];
 }
 
-// Whether the frame's window at the block moved by (dx, dy) matches the mean's block: each
-// quarter of the block (the block itself when it is thinner than 2 px) within
-// `level` gray levels on average. The window lies inside the frame.
-static int block_matches(const uint32_t *restrict frame, const uint32_t *restrict mean, size_t stride, int x0, int y0,
-                         int columns, int rows, int dx, int dy, int level) {
+// Whether a window's quarter sums `seen` match the mean block's `kept`: each quarter (the
+// block itself when it is thinner than 2 px) within `level` gray levels on average.
+static int quarters_match(const uint32_t *seen, const uint32_t *restrict kept, int columns, int rows, int level) {
     int halves_x = columns >= 2 ? 2 : 1, halves_y = rows >= 2 ? 2 : 1;
     for (int qy = 0; qy < halves_y; qy++) {
-        int top = qy * (rows / halves_y), height = qy + 1 == halves_y ? rows - top : rows / halves_y;
+        int height = qy + 1 == halves_y ? rows - qy * (rows / halves_y) : rows / halves_y;
         for (int qx = 0; qx < halves_x; qx++) {
-            int left = qx * (columns / halves_x), width = qx + 1 == halves_x ? columns - left : columns / halves_x;
-            uint32_t seen = window_sum(frame, stride, x0 + left + dx, y0 + top + dy, width, height);
-            uint32_t kept = window_sum(mean, stride, x0 + left, y0 + top, width, height);
-            uint32_t difference = seen > kept ? seen - kept : kept - seen;
-            if (difference > (uint32_t)level * (uint32_t)(width * height)) return 0;
+            int width = qx + 1 == halves_x ? columns - qx * (columns / halves_x) : columns / halves_x;
+            uint32_t a = seen[qy * 2 + qx], b = kept[qy * 2 + qx];
+            if ((a > b ? a - b : b - a) > (uint32_t)level * (uint32_t)(width * height)) return 0;
         }
     }
     return 1;
 }
 
-// Whether some window of the frame, the block moved by (dx + ex, dy + ey) with |ex|, |ey|
-// <= radius, matches the mean's block (nearest first). A block some of whose windows leave
-// the frame is not tested (true): at the frame's edge, content comes into view and leaves
-// it as the camera turns.
-static int block_explained(const uint32_t *restrict frame, const uint32_t *restrict mean, int width, int height,
-                           int x0, int y0, int columns, int rows, int dx, int dy, int radius, int level) {
-    if (x0 + dx - radius < 0 || y0 + dy - radius < 0 || x0 + dx + radius + columns > width
-        || y0 + dy + radius + rows > height)
-        return 1;
-    size_t stride = (size_t)width + 1;
-    for (int ring = 0; ring <= radius; ring++) {
-        for (int ey = -ring; ey <= ring; ey++) {
-            for (int ex = -ring; ex <= ring; ex++) {
-                if (ex != -ring && ex != ring && ey != -ring && ey != ring) continue;  // inner rings done
-                if (block_matches(frame, mean, stride, x0, y0, columns, rows, dx + ex, dy + ey, level)) return 1;
-            }
+// Whether the frame's window at the block moved by (dx, dy) (inside the frame; the
+// frame's integral image `integral`, rows `stride` entries) matches the mean's block.
+static int block_matches(const uint32_t *restrict integral, size_t stride, const uint32_t *restrict kept, int x0, int y0,
+                         int columns, int rows, int dx, int dy, int level) {
+    int half_x = columns >= 2 ? columns / 2 : columns, half_y = rows >= 2 ? rows / 2 : rows;
+    int left = x0 + dx, top = y0 + dy;
+    uint32_t seen[4] = {
+        window_sum(integral, stride, left, top, half_x, half_y),
+        window_sum(integral, stride, left + half_x, top, columns - half_x, half_y),
+        window_sum(integral, stride, left, top + half_y, half_x, rows - half_y),
+        window_sum(integral, stride, left + half_x, top + half_y, columns - half_x, rows - half_y),
+    };
+    return quarters_match(seen, kept, columns, rows, level);
+}
+
+// Whether some window of the frame, the block moved by (dx + ex, dy + ey) with
+// 1 <= max(|ex|, |ey|) <= radius, matches the mean's block: ring by ring, nearest first,
+// each ring walked along its edge.
+static int block_matches_nearby(const uint32_t *restrict integral, size_t stride, const uint32_t *restrict kept, int x0,
+                                int y0, int columns, int rows, int dx, int dy, int radius, int level) {
+    for (int ring = 1; ring <= radius; ring++) {
+        for (int e = -ring; e <= ring; e++) {  // the ring's top and bottom rows
+            if (block_matches(integral, stride, kept, x0, y0, columns, rows, dx + e, dy - ring, level)
+                || block_matches(integral, stride, kept, x0, y0, columns, rows, dx + e, dy + ring, level))
+                return 1;
+        }
+        for (int e = 1 - ring; e < ring; e++) {  // its left and right columns, corners done
+            if (block_matches(integral, stride, kept, x0, y0, columns, rows, dx - ring, dy + e, level)
+                || block_matches(integral, stride, kept, x0, y0, columns, rows, dx + ring, dy + e, level))
+                return 1;
         }
     }
     return 0;
 }
 
-int lector_stack_unexplained_blocks(const uint32_t *restrict frame_integral, const uint32_t *restrict mean_integral,
-                                    int width, int height, int dx, int dy, int side, int radius, int level, int enough) {
+// The quarter sums (as the fold's) of the frame seen through the shift: reference pixel
+// (x, y) takes the frame's (x + dx, y + dy) where that lies in the frame, else nothing.
+static void shifted_quarter_sums(const uint8_t *restrict frame, size_t stride, int width, int height, int dx, int dy,
+                                 int side, uint32_t *restrict quarter_sums) {
+    int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
+    memset(quarter_sums, 0, (size_t)blocks_wide * (size_t)blocks_high * 4 * sizeof *quarter_sums);
+    int x_start = max_int(0, -dx), x_end = min_int(width, width - dx);
+    for (int y = max_int(0, -dy); y < min_int(height, height - dy); y++) {
+        const uint8_t *row = frame + (size_t)(y + dy) * stride + dx;  // row[x]: reference pixel x's source
+        add_row_quarters(row, 0, x_start, x_end, width, side, row_quarters(quarter_sums, y, height, side, blocks_wide));
+    }
+}
+
+int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const uint32_t *quarter_sums,
+                                    uint32_t *frame_quarter_sums, uint32_t *integral, int width, int height, int dx,
+                                    int dy, int side, int radius, int level, int enough) {
     if (width <= 0 || height <= 0 || side <= 0) return 0;
     int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
-    int unexplained = 0;
+    size_t integral_stride = (size_t)width + 1;
+    int integral_built = 0, unexplained = 0;
+    // At the shift itself, from the frame's quarter sums in one pass: a steady camera's
+    // blocks all match there, and the integral image is never built.
+    shifted_quarter_sums(frame, stride, width, height, dx, dy, side, frame_quarter_sums);
     for (int by = 0; by < blocks_high && unexplained < enough; by++) {
-        int rows = min_int(side, height - by * side);
+        int y0 = by * side, rows = min_int(side, height - y0);
         for (int bx = 0; bx < blocks_wide && unexplained < enough; bx++) {
-            int columns = min_int(side, width - bx * side);
-            if (!block_explained(frame_integral, mean_integral, width, height, bx * side, by * side, columns, rows, dx, dy,
-                                 radius, level))
+            int x0 = bx * side, columns = min_int(side, width - x0);
+            // A block some of whose windows leave the frame is not tested: at the frame's
+            // edge, content comes into view and leaves it as the camera turns.
+            if (x0 + dx - radius < 0 || y0 + dy - radius < 0 || x0 + dx + radius + columns > width
+                || y0 + dy + radius + rows > height)
+                continue;
+            size_t index = ((size_t)by * (size_t)blocks_wide + (size_t)bx) * 4;
+            if (quarters_match(frame_quarter_sums + index, quarter_sums + index, columns, rows, level)) continue;
+            if (!integral_built) {
+                integral_image(frame, stride, width, height, integral);
+                integral_built = 1;
+            }
+            if (!block_matches_nearby(integral, integral_stride, quarter_sums + index, x0, y0, columns, rows, dx, dy, radius,
+                                      level))
                 unexplained++;
         }
     }

@@ -74,74 +74,63 @@ package enum FrameKernels {
     }
 
     /// Folds `frame`, whose pixel (x + dx, y + dy) shows the mean's (x, y), into the 8.8
-    /// fixed-point `mean` with weight `weight`/32768, and fills the blocks' sums of the
-    /// new mean's integer parts (see CFrameKernels.h).
+    /// fixed-point `mean` with weight `weight`/32768, and fills the blocks' quarter sums of
+    /// the new mean's integer parts, 4 per block (see CFrameKernels.h).
     /// The corresponding C function is `lector_stack_fold`.
     package static func fold(_ frame: UnsafeBufferPointer<UInt8>, stride: Int, into mean: UnsafeMutableBufferPointer<UInt16>,
                      width: Int, height: Int, dx: Int, dy: Int, weight: Int32, side: Int,
-                     blockSums: UnsafeMutableBufferPointer<UInt32>) {
+                     quarterSums: UnsafeMutableBufferPointer<UInt32>) {
         guard width > 0, height > 0 else { return }
-        let blocks = ((width + side - 1) / side) * ((height + side - 1) / side)
         precondition(side > 0 && weight >= 0 && weight <= 32768, "fold: bad side or weight")
         precondition(stride >= width && frame.count >= (height - 1) * stride + width, "fold: frame too small")
         precondition(mean.count >= width * height, "fold: mean too small")
-        precondition(blockSums.count >= blocks, "fold: block sums too small")
-        guard let frame = frame.baseAddress, let mean = mean.baseAddress, let sums = blockSums.baseAddress else { return }
+        precondition(quarterSums.count >= quarterCount(width: width, height: height, side: side), "fold: quarter sums too small")
+        guard let frame = frame.baseAddress, let mean = mean.baseAddress, let sums = quarterSums.baseAddress else { return }
         // A shift of a whole frame or more folds nothing, clamped or not (and the C code's
         // sums stay far from Int32's limits).
         lector_stack_fold(mean, frame, stride, Int32(width), Int32(height), Int32(min(max(dx, -width), width)),
                           Int32(min(max(dy, -height), height)), weight, Int32(side), sums)
     }
 
-    /// The blocks' mean gray levels into `means`.
+    /// The entries of the quarter sums of `width` × `height` in blocks of `side`: 4 per block.
+    package static func quarterCount(width: Int, height: Int, side: Int) -> Int {
+        4 * ((width + side - 1) / side) * ((height + side - 1) / side)
+    }
+
+    /// The blocks' mean gray levels from their quarter sums into `means`.
     /// The corresponding C function is `lector_stack_block_means`.
-    package static func blockMeans(sums: UnsafeBufferPointer<UInt32>, width: Int, height: Int, side: Int,
+    package static func blockMeans(quarterSums: UnsafeBufferPointer<UInt32>, width: Int, height: Int, side: Int,
                                    into means: UnsafeMutableBufferPointer<UInt8>) {
         guard width > 0, height > 0 else { return }
-        let blocks = ((width + side - 1) / side) * ((height + side - 1) / side)
-        precondition(side > 0 && sums.count >= blocks && means.count >= blocks, "blockMeans: buffers too small")
-        guard let sums = sums.baseAddress, let means = means.baseAddress else { return }
+        let quarters = quarterCount(width: width, height: height, side: side)
+        precondition(side > 0 && quarterSums.count >= quarters && means.count >= quarters / 4, "blockMeans: buffers too small")
+        guard let sums = quarterSums.baseAddress, let means = means.baseAddress else { return }
         lector_stack_block_means(sums, Int32(width), Int32(height), Int32(side), means)
     }
 
-    /// The integral image of `frame` (rows `stride` apart) into `integral`, (`width` + 1)
-    /// × (`height` + 1) sums modulo 2^32.
-    /// The corresponding C function is `lector_integral_image`.
-    package static func integralImage(_ frame: UnsafeBufferPointer<UInt8>, stride: Int, width: Int, height: Int,
-                                      into integral: UnsafeMutableBufferPointer<UInt32>) {
-        guard width > 0, height > 0 else { return }
-        precondition(stride >= width && frame.count >= (height - 1) * stride + width, "integralImage: frame too small")
-        precondition(integral.count >= (width + 1) * (height + 1), "integralImage: output too small")
-        guard let frame = frame.baseAddress, let out = integral.baseAddress else { return }
-        lector_integral_image(frame, stride, Int32(width), Int32(height), out)
-    }
-
-    /// The integral image of the 8.8 fixed-point `mean`'s integer levels into `integral`.
-    /// The corresponding C function is `lector_mean_integral_image`.
-    package static func integralImage(ofMean mean: UnsafeBufferPointer<UInt16>, width: Int, height: Int,
-                                      into integral: UnsafeMutableBufferPointer<UInt32>) {
-        guard width > 0, height > 0 else { return }
-        precondition(mean.count >= width * height, "integralImage: mean too small")
-        precondition(integral.count >= (width + 1) * (height + 1), "integralImage: output too small")
-        guard let mean = mean.baseAddress, let out = integral.baseAddress else { return }
-        lector_mean_integral_image(mean, Int32(width), Int32(height), out)
-    }
-
-    /// How many blocks of the mean (its integral image `meanIntegral`) no window of the
-    /// frame (`frameIntegral`) within `radius` pixels of the shift (dx, dy) matches, quarter
-    /// by quarter within `level` gray levels; counting stops at `enough`.
+    /// How many blocks of the mean (its quarter sums, as ``fold(_:stride:into:width:height:dx:dy:weight:side:quarterSums:)``
+    /// leaves them) no window of `frame` (rows `stride` apart) within `radius` pixels of
+    /// the shift (dx, dy) matches, quarter by quarter within `level` gray levels; counting
+    /// stops at `enough`. Scratch: `frameQuarterSums` as many entries as the mean's,
+    /// `integral` (`width` + 1) × (`height` + 1) (the frame's integral image, built only
+    /// when a block does not match at the shift itself).
     /// The corresponding C function is `lector_stack_unexplained_blocks`.
-    package static func unexplainedBlocks(frameIntegral: UnsafeBufferPointer<UInt32>, meanIntegral: UnsafeBufferPointer<UInt32>,
-                                          width: Int, height: Int, dx: Int, dy: Int, side: Int, radius: Int, level: Int,
-                                          enough: Int) -> Int {
+    package static func unexplainedBlocks(frame: UnsafeBufferPointer<UInt8>, stride: Int, meanQuarterSums: UnsafeBufferPointer<UInt32>,
+                                          frameQuarterSums: UnsafeMutableBufferPointer<UInt32>,
+                                          integral: UnsafeMutableBufferPointer<UInt32>, width: Int, height: Int, dx: Int, dy: Int,
+                                          side: Int, radius: Int, level: Int, enough: Int) -> Int {
         guard width > 0, height > 0 else { return 0 }
-        let entries = (width + 1) * (height + 1)
-        precondition(side > 0 && radius >= 0 && frameIntegral.count >= entries && meanIntegral.count >= entries,
-                     "unexplainedBlocks: integral images too small")
-        guard let frame = frameIntegral.baseAddress, let mean = meanIntegral.baseAddress else { return 0 }
-        return Int(lector_stack_unexplained_blocks(frame, mean, Int32(width), Int32(height), Int32(min(max(dx, -width), width)),
-                                                   Int32(min(max(dy, -height), height)), Int32(side), Int32(radius),
-                                                   Int32(level), Int32(clamping: enough)))
+        precondition(side > 0 && radius >= 0, "unexplainedBlocks: bad side or radius")
+        precondition(stride >= width && frame.count >= (height - 1) * stride + width, "unexplainedBlocks: frame too small")
+        let quarters = quarterCount(width: width, height: height, side: side)
+        precondition(meanQuarterSums.count >= quarters && frameQuarterSums.count >= quarters,
+                     "unexplainedBlocks: quarter sums too small")
+        precondition(integral.count >= (width + 1) * (height + 1), "unexplainedBlocks: integral image too small")
+        guard let frame = frame.baseAddress, let sums = meanQuarterSums.baseAddress, let seen = frameQuarterSums.baseAddress,
+              let integral = integral.baseAddress else { return 0 }
+        return Int(lector_stack_unexplained_blocks(frame, stride, sums, seen, integral, Int32(width), Int32(height),
+                                                   Int32(min(max(dx, -width), width)), Int32(min(max(dy, -height), height)),
+                                                   Int32(side), Int32(radius), Int32(level), Int32(clamping: enough)))
     }
 
     /// Writes `mean` rounded to 8 bits in the coordinates of a frame shifted by (dx, dy)

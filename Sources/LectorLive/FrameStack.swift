@@ -78,10 +78,13 @@ public final class FrameStack {
 
     private var accumulator: [UInt16] = []
     private var reference = LumaProfiles(rows: [], columns: [])
-    private var blockSum: [UInt32] = []
-    /// The newest frame's and the mean's integral images (the change test).
+    /// The mean's integer levels summed per quarter of each block (4 per block), as the
+    /// last fold left them: the signature's and the change test's.
+    private var quarterSums: [UInt32] = []
+    /// Room for the change test's look at the newest frame: its quarter sums at the
+    /// shift, and its integral image (the search around the shift).
+    private var frameQuarterSums: [UInt32] = []
     private var frameIntegral: [UInt32] = []
-    private var meanIntegral: [UInt32] = []
 
     public init(settings: Settings) { self.settings = settings }
 
@@ -112,7 +115,7 @@ public final class FrameStack {
         let blocksWide = (width + Self.blockSide - 1) / Self.blockSide
         let blocksHigh = (height + Self.blockSide - 1) / Self.blockSide
         if accumulator.count != width * height { accumulator = [UInt16](repeating: 0, count: width * height) }
-        if blockSum.count != blocksWide * blocksHigh { blockSum = [UInt32](repeating: 0, count: blocksWide * blocksHigh) }
+        if quarterSums.count != 4 * blocksWide * blocksHigh { quarterSums = [UInt32](repeating: 0, count: 4 * blocksWide * blocksHigh) }
         reference = profiles
         shift = EstimatedShift(dx: 0, dy: 0)
         fold(luma, shift: shift, frames: 1)
@@ -125,24 +128,18 @@ public final class FrameStack {
     /// change), counted up to ``Settings/changedBlocks``.
     private func unexplainedBlocks(_ luma: GrayImage, shift: EstimatedShift) -> Int {
         let width = self.width, height = self.height, entries = (width + 1) * (height + 1)
-        if frameIntegral.count != entries {
-            frameIntegral = [UInt32](repeating: 0, count: entries)
-            meanIntegral = frameIntegral
-        }
-        luma.pixels.withUnsafeBufferPointer { frame in
-            frameIntegral.withUnsafeMutableBufferPointer {
-                FrameKernels.integralImage(frame, stride: width, width: width, height: height, into: $0)
-            }
-        }
-        accumulator.withUnsafeBufferPointer { mean in
-            meanIntegral.withUnsafeMutableBufferPointer { FrameKernels.integralImage(ofMean: mean, width: width, height: height, into: $0) }
-        }
-        return frameIntegral.withUnsafeBufferPointer { frame in
-            meanIntegral.withUnsafeBufferPointer { mean in
-                FrameKernels.unexplainedBlocks(frameIntegral: frame, meanIntegral: mean, width: width, height: height,
-                                               dx: shift.dx, dy: shift.dy, side: Self.blockSide,
-                                               radius: Self.jitterRadius(width: width, height: height),
-                                               level: settings.blockLevel, enough: settings.changedBlocks)
+        if frameIntegral.count != entries { frameIntegral = [UInt32](repeating: 0, count: entries) }
+        if frameQuarterSums.count != quarterSums.count { frameQuarterSums = [UInt32](repeating: 0, count: quarterSums.count) }
+        return luma.pixels.withUnsafeBufferPointer { frame in
+            quarterSums.withUnsafeBufferPointer { sums in
+                frameQuarterSums.withUnsafeMutableBufferPointer { seen in
+                    frameIntegral.withUnsafeMutableBufferPointer {
+                        FrameKernels.unexplainedBlocks(frame: frame, stride: width, meanQuarterSums: sums, frameQuarterSums: seen,
+                                                       integral: $0, width: width, height: height, dx: shift.dx, dy: shift.dy,
+                                                       side: Self.blockSide, radius: Self.jitterRadius(width: width, height: height),
+                                                       level: settings.blockLevel, enough: settings.changedBlocks)
+                    }
+                }
             }
         }
     }
@@ -155,15 +152,15 @@ public final class FrameStack {
         let weight = Int32(32768 / frames)  // 1/frames in 1/32768ths: (65280 × 32768) fits Int32
         luma.pixels.withUnsafeBufferPointer { source in
             accumulator.withUnsafeMutableBufferPointer { mean in
-                blockSum.withUnsafeMutableBufferPointer { sums in
+                quarterSums.withUnsafeMutableBufferPointer { sums in
                     FrameKernels.fold(source, stride: width, into: mean, width: width, height: height, dx: shift.dx, dy: shift.dy,
-                                      weight: weight, side: side, blockSums: sums)
+                                      weight: weight, side: side, quarterSums: sums)
                 }
             }
         }
-        var means = [UInt8](repeating: 0, count: blockSum.count)
-        blockSum.withUnsafeBufferPointer { sums in
-            means.withUnsafeMutableBufferPointer { FrameKernels.blockMeans(sums: sums, width: width, height: height, side: side, into: $0) }
+        var means = [UInt8](repeating: 0, count: blocksWide * blocksHigh)
+        quarterSums.withUnsafeBufferPointer { sums in
+            means.withUnsafeMutableBufferPointer { FrameKernels.blockMeans(quarterSums: sums, width: width, height: height, side: side, into: $0) }
         }
         signature = SceneSignature(blocksWide: blocksWide, blocksHigh: blocksHigh, means: means)
     }

@@ -47,14 +47,32 @@ struct FrameKernelsTests {
     }
 
 
-    /// Reference fold: every reference pixel whose source (x + dx, y + dy) is in the frame
-    /// moves by weight/32768 of its difference; block sums of the new integer parts.
-    static func referenceFold(_ mean: inout [UInt16], frame: [UInt8], _ c: Case, weight: Int, side: Int) -> [UInt32] {
-        let blocksWide = (c.width + side - 1) / side, blocksHigh = (c.height + side - 1) / side
-        var sums = [UInt32](repeating: 0, count: blocksWide * blocksHigh)
+    /// The entry of pixel (x, y)'s block quarter among the quarter sums: 4 per block, a
+    /// block split at half its columns and half its rows (one pixel wide or high: one half).
+    static func quarterEntry(x: Int, y: Int, width: Int, height: Int, side: Int) -> Int {
+        func half(_ offset: Int, _ extent: Int) -> Int { extent >= 2 && offset >= extent / 2 ? 1 : 0 }
+        let (bx, by) = (x / side, y / side), blocksWide = (width + side - 1) / side
+        return 4 * (by * blocksWide + bx) + 2 * half(y - by * side, min(side, height - by * side))
+            + half(x - bx * side, min(side, width - bx * side))
+    }
+
+    /// The quarter sums of the mean's integer parts.
+    static func referenceQuarterSums(_ mean: [UInt16], _ c: Case, side: Int) -> [UInt32] {
+        var sums = [UInt32](repeating: 0, count: FrameKernels.quarterCount(width: c.width, height: c.height, side: side))
         for y in 0..<c.height {
             for x in 0..<c.width {
-                let block = (y / side) * blocksWide + x / side, index = y * c.width + x
+                sums[quarterEntry(x: x, y: y, width: c.width, height: c.height, side: side)] += UInt32(mean[y * c.width + x] / 256)
+            }
+        }
+        return sums
+    }
+
+    /// Reference fold: every reference pixel whose source (x + dx, y + dy) is in the frame
+    /// moves by weight/32768 of its difference; quarter sums of the new integer parts.
+    static func referenceFold(_ mean: inout [UInt16], frame: [UInt8], _ c: Case, weight: Int, side: Int) -> [UInt32] {
+        for y in 0..<c.height {
+            for x in 0..<c.width {
+                let index = y * c.width + x
                 let sx = x + c.dx, sy = y + c.dy
                 if sx >= 0, sx < c.width, sy >= 0, sy < c.height {
                     let sample = Int(frame[sy * c.stride + sx]) * 256, old = Int(mean[index])
@@ -63,10 +81,9 @@ struct FrameKernelsTests {
                     let step = product >= 0 ? product / 32768 : -((-product + 32767) / 32768)
                     mean[index] = UInt16(old + step)
                 }
-                sums[block] += UInt32(mean[index] / 256)
             }
         }
-        return sums
+        return referenceQuarterSums(mean, c, side: side)
     }
 
     @Test("fold matches its definition", arguments: kernelCases)
@@ -83,14 +100,14 @@ struct FrameKernelsTests {
             mean.withUnsafeMutableBufferPointer { mean in
                 sums.withUnsafeMutableBufferPointer { sums in
                     FrameKernels.fold(frame, stride: c.stride, into: mean, width: c.width, height: c.height, dx: c.dx, dy: c.dy,
-                                      weight: Int32(weight), side: side, blockSums: sums)
+                                      weight: Int32(weight), side: side, quarterSums: sums)
                 }
             }
         }
         let wrong = zip(mean, expected).filter { $0 != $1 }.count
         #expect(wrong == 0, "\(wrong) mean pixels differ")
         let wrongSums = zip(sums, referenceSums).filter { $0 != $1 }.count
-        #expect(wrongSums == 0 && sums.count == referenceSums.count, "\(wrongSums) block sums differ")
+        #expect(wrongSums == 0 && sums.count == referenceSums.count, "\(wrongSums) quarter sums differ")
         let inside = max(0, c.width - abs(c.dx)) * max(0, c.height - abs(c.dy))
         if inside == 0 { #expect(mean == start, "nothing in the frame: the mean stays") }
     }
@@ -100,20 +117,25 @@ struct FrameKernelsTests {
         let side = FrameStack.blockSide
         let blocksWide = (c.width + side - 1) / side, blocksHigh = (c.height + side - 1) / side
         var random = SplitMix64(UInt64(c.width + c.height))
-        // Sums as a block of its size can have.
+        // Sums as a block of its size can have, split among its quarters at random.
         var sums: [UInt32] = []
         var expectedMeans: [UInt8] = []
         for by in 0..<blocksHigh {
             for bx in 0..<blocksWide {
                 let pixels = min(side, c.height - by * side) * min(side, c.width - bx * side)
-                let sum = UInt32(random.next() % UInt64(255 * pixels + 1))
-                sums.append(sum)
-                expectedMeans.append(UInt8(sum / UInt32(pixels)))
+                var rest = UInt32(random.next() % UInt64(255 * pixels + 1))
+                expectedMeans.append(UInt8(rest / UInt32(pixels)))
+                for _ in 0..<3 {
+                    let part = UInt32(random.next() % UInt64(rest + 1))
+                    sums.append(part)
+                    rest -= part
+                }
+                sums.append(rest)
             }
         }
-        var means = [UInt8](repeating: 0, count: sums.count)
+        var means = [UInt8](repeating: 0, count: expectedMeans.count)
         sums.withUnsafeBufferPointer { sums in
-            means.withUnsafeMutableBufferPointer { FrameKernels.blockMeans(sums: sums, width: c.width, height: c.height, side: side, into: $0) }
+            means.withUnsafeMutableBufferPointer { FrameKernels.blockMeans(quarterSums: sums, width: c.width, height: c.height, side: side, into: $0) }
         }
         #expect(means == expectedMeans)
     }
@@ -158,16 +180,20 @@ struct FrameKernelsTests {
         return unexplained
     }
 
-    /// The frame is the mean's content moved by (dx, dy) with noise, and a few patches
-    /// overwritten (new content): the kernel counts as the reference does.
-    @Test("unexplained blocks match their definition", arguments: kernelCases)
-    func unexplainedBlocks(_ c: Case) {
+    /// The frame is the mean's content moved by (dx, dy) and a jitter within the search's
+    /// radius (a corner of it, an edge, none), with noise and a few patches overwritten
+    /// (new content): the kernel counts as the reference does.
+    @Test("unexplained blocks match their definition", arguments: kernelCases, [(0, 0), (-2, -2), (2, 1), (1, -2)])
+    func unexplainedBlocks(_ c: Case, jitter: (x: Int, y: Int)) {
         var random = SplitMix64(UInt64(c.width * 7 + c.height) &+ UInt64(bitPattern: Int64(c.dx * 13 + c.dy)))
-        let mean = random.means(c.width * c.height)
+        // Black and white cells of 3 x 3 pixels: a window a pixel off differs by many gray
+        // levels in some quarter (plain per-pixel noise averages out in any window).
+        let cells = (0..<((c.width + 2) / 3 * ((c.height + 2) / 3))).map { _ in random.next() % 2 == 0 ? UInt16(0) : 255 << 8 }
+        let mean = (0..<(c.width * c.height)).map { cells[($0 / c.width / 3) * ((c.width + 2) / 3) + $0 % c.width / 3] }
         var frame = [UInt8](repeating: 0, count: (c.height - 1) * c.stride + c.width)
         for y in 0..<c.height {
             for x in 0..<c.width {
-                let (mx, my) = (min(max(x - c.dx, 0), c.width - 1), min(max(y - c.dy, 0), c.height - 1))
+                let (mx, my) = (min(max(x - c.dx - jitter.x, 0), c.width - 1), min(max(y - c.dy - jitter.y, 0), c.height - 1))
                 frame[y * c.stride + x] = UInt8(clamping: Int(mean[my * c.width + mx]) / 256 + Int(random.next() % 9) - 4)
             }
         }
@@ -177,20 +203,17 @@ struct FrameKernelsTests {
         }
         let side = FrameStack.blockSide, radius = 2, level = 16
         let expected = Self.referenceUnexplained(frame: frame, mean: mean, c, side: side, radius: radius, level: level)
-        let entries = (c.width + 1) * (c.height + 1)
-        var frameIntegral = [UInt32](repeating: 0, count: entries), meanIntegral = frameIntegral
-        frame.withUnsafeBufferPointer { frame in
-            frameIntegral.withUnsafeMutableBufferPointer {
-                FrameKernels.integralImage(frame, stride: c.stride, width: c.width, height: c.height, into: $0)
-            }
-        }
-        mean.withUnsafeBufferPointer { mean in
-            meanIntegral.withUnsafeMutableBufferPointer { FrameKernels.integralImage(ofMean: mean, width: c.width, height: c.height, into: $0) }
-        }
-        let counted = frameIntegral.withUnsafeBufferPointer { frame in
-            meanIntegral.withUnsafeBufferPointer { mean in
-                FrameKernels.unexplainedBlocks(frameIntegral: frame, meanIntegral: mean, width: c.width, height: c.height, dx: c.dx,
-                                               dy: c.dy, side: side, radius: radius, level: level, enough: .max)
+        let quarterSums = Self.referenceQuarterSums(mean, c, side: side)
+        var seen = [UInt32](repeating: 0, count: quarterSums.count), integral = [UInt32](repeating: 0, count: (c.width + 1) * (c.height + 1))
+        let counted = frame.withUnsafeBufferPointer { frame in
+            quarterSums.withUnsafeBufferPointer { sums in
+                seen.withUnsafeMutableBufferPointer { seen in
+                    integral.withUnsafeMutableBufferPointer {
+                        FrameKernels.unexplainedBlocks(frame: frame, stride: c.stride, meanQuarterSums: sums, frameQuarterSums: seen,
+                                                       integral: $0, width: c.width, height: c.height, dx: c.dx, dy: c.dy, side: side,
+                                                       radius: radius, level: level, enough: .max)
+                    }
+                }
             }
         }
         #expect(counted == expected, "unexplained blocks \(counted), expected \(expected)")

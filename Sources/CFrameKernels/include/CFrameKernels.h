@@ -37,32 +37,32 @@ void lector_profile_offset_costs(const float *reference, const float *moved, int
 ///
 /// Reference pixel (x, y) takes the frame's pixel (x + dx, y + dy) (rows `stride` bytes
 /// apart); the mean moves towards it by `weight`/32768 of the difference (weight ≤ 32768).
-/// Pixels whose source lies outside the frame keep their mean. Per 16×16-style block of
-/// side `side` (`blocks_wide` = ⌈width / side⌉ per row of blocks), `block_sums` gets the
-/// sum of the new mean's integer parts (mean >> 8), overwritten.
+/// Pixels whose source lies outside the frame keep their mean. Per block of side `side`
+/// (`blocks_wide` = ⌈width / side⌉ per row of blocks; edge blocks are smaller),
+/// `quarter_sums` gets 4 sums of the new mean's integer parts (mean >> 8), overwritten:
+/// entry 4 × block + 2 × row half + column half, a block split at half its columns and
+/// half its rows (a block one pixel wide or high is one half that way; the other's sum
+/// is 0).
 void lector_stack_fold(uint16_t *mean, const uint8_t *frame, size_t stride, int width, int height,
-                       int dx, int dy, int32_t weight, int side, uint32_t *block_sums);
+                       int dx, int dy, int32_t weight, int side, uint32_t *quarter_sums);
 
-/// The blocks' mean gray levels from `block_sums` (the sum over each block's pixels,
-/// blocks of side `side` over `width` × `height`; edge blocks are smaller) into `means`.
-void lector_stack_block_means(const uint32_t *block_sums, int width, int height, int side, uint8_t *means);
+/// The blocks' mean gray levels from their `quarter_sums` (as `lector_stack_fold` fills
+/// them) into `means`.
+void lector_stack_block_means(const uint32_t *quarter_sums, int width, int height, int side, uint8_t *means);
 
-/// The integral image of a luma frame (rows `stride` bytes apart) into `integral`, which
-/// holds (`width` + 1) × (`height` + 1) entries: entry (x, y) is the sum of the pixels
-/// above and left of (x, y), modulo 2^32 (any window of up to 2^24 pixels sums exactly).
-void lector_integral_image(const uint8_t *frame, size_t stride, int width, int height, uint32_t *integral);
-
-/// The same of a running mean's integer levels (8.8 fixed point, `width` × `height`).
-void lector_mean_integral_image(const uint16_t *mean, int width, int height, uint32_t *integral);
-
-/// The blocks of the mean (side `side`; `mean_integral` the integral image of its integer
-/// levels) that no window of the frame (`frame_integral`) explains: the block moved by
-/// (dx + ex, dy + ey), |ex| and |ey| at most `radius`, each of whose quarters has a mean
-/// within `level` gray levels of the block's quarter. A block some of whose windows leave
-/// the frame counts as explained (content enters and leaves view at the frame's edge as
-/// the camera turns). Counting stops at `enough`.
-int lector_stack_unexplained_blocks(const uint32_t *frame_integral, const uint32_t *mean_integral, int width, int height,
-                                    int dx, int dy, int side, int radius, int level, int enough);
+/// The blocks of the mean (side `side`; `quarter_sums` the sums of its integer levels,
+/// as `lector_stack_fold` fills them) that no window of the frame (rows `stride` bytes
+/// apart) explains: the block moved by (dx + ex, dy + ey), |ex| and |ey| at most
+/// `radius`, each of whose quarters has a mean within `level` gray levels of the block's
+/// quarter. A block some of whose windows leave the frame counts as explained (content
+/// enters and leaves view at the frame's edge as the camera turns). Counting stops at
+/// `enough`. Scratch: `frame_quarter_sums` (as many entries as `quarter_sums`) gets the
+/// frame's quarter sums at (dx, dy); a block that does not match there is searched on
+/// the frame's integral image, built once into `integral`: (`width` + 1) × (`height` + 1)
+/// entries.
+int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const uint32_t *quarter_sums,
+                                    uint32_t *frame_quarter_sums, uint32_t *integral, int width, int height, int dx,
+                                    int dy, int side, int radius, int level, int enough);
 
 /// Writes the mean, rounded to 8 bits, in the coordinates of a frame shifted by (dx, dy):
 /// out pixel (x, y) is the mean's (x − dx, y − dy), the nearest mean pixel where that is
