@@ -67,39 +67,40 @@ void lector_profile_offset_costs(const float *restrict reference, const float *r
     }
 }
 
-// Adds the pixels [from, to) of a row (8-bit levels, or with `mean` set the 8.8 mean's
-// integer parts) to their blocks' quarter sums: `sums` is the row's (row_quarters), entry
-// 4 × block + column half (a block splits at half its columns; one a single column wide
-// is one half). Inlined with `mean` constant, each loop is one type's.
-static inline void add_row_quarters(const void *row, int mean, int from, int to, int width, int side,
+// Where row y stands among its blocks' row halves (a block splits at half its rows; one
+// a single row high is one half): whether it is the half's first row, whether its last,
+// and the half's quarter sums (its row of blocks' in `quarter_sums`, plus 2 for the lower
+// half; entry 4 × block + column half).
+typedef struct {
+    int opens, closes;
+    uint32_t *sums;
+} row_half;
+
+static inline row_half row_half_of(uint32_t *quarter_sums, int y, int height, int side, int blocks_wide) {
+    int y0 = y / side * side, rows = min_int(side, height - y0), first = rows >= 2 ? rows / 2 : rows, offset = y - y0;
+    row_half half = {offset == 0 || offset == first, offset == first - 1 || offset == rows - 1,
+                     quarter_sums + (size_t)(y / side) * (size_t)blocks_wide * 4 + (size_t)(offset >= first) * 2};
+    return half;
+}
+
+// Adds a row half's column sums [from, to) to their quarters' `sums` (row_half's): a
+// block splits at half its columns; one a single column wide is one half.
+static void add_columns_to_quarters(const uint32_t *restrict columns, int from, int to, int width, int side,
                                     uint32_t *restrict sums) {
     for (int block = from / side, x0 = block * side; x0 < to; block++, x0 += side) {
         int extent = min_int(side, width - x0), first = extent >= 2 ? extent / 2 : extent;
         for (int half = 0; half < 2; half++) {
             int start = max_int(from, half ? x0 + first : x0), end = min_int(to, half ? x0 + extent : x0 + first);
             uint32_t sum = 0;
-            if (mean) {
-                const uint16_t *restrict pixels = row;
-                for (int x = start; x < end; x++) sum += (uint32_t)(pixels[x] >> 8);
-            } else {
-                const uint8_t *restrict pixels = row;
-                for (int x = start; x < end; x++) sum += pixels[x];
-            }
+            for (int x = start; x < end; x++) sum += columns[x];
             sums[(size_t)block * 4 + (size_t)half] += sum;
         }
     }
 }
 
-// Where row y's quarter sums start: its row of blocks' in `quarter_sums`, plus 2 when
-// the row lies in the blocks' lower half (a block splits at half its rows; one a single
-// row high is one half).
-static inline uint32_t *row_quarters(uint32_t *quarter_sums, int y, int height, int side, int blocks_wide) {
-    int y0 = y / side * side, rows = min_int(side, height - y0), half = rows >= 2 && y - y0 >= rows / 2;
-    return quarter_sums + (size_t)(y / side) * (size_t)blocks_wide * 4 + (size_t)half * 2;
-}
-
 void lector_stack_fold(uint16_t *restrict mean, const uint8_t *restrict frame, size_t stride, int width, int height,
-                       int dx, int dy, int32_t weight, int side, uint32_t *restrict quarter_sums) {
+                       int dx, int dy, int32_t weight, int side, uint32_t *restrict quarter_sums,
+                       uint32_t *restrict column_sums) {
     if (width <= 0 || height <= 0 || side <= 0) return;
     int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
     memset(quarter_sums, 0, (size_t)blocks_wide * (size_t)blocks_high * 4 * sizeof *quarter_sums);
@@ -109,7 +110,7 @@ void lector_stack_fold(uint16_t *restrict mean, const uint8_t *restrict frame, s
         uint16_t *restrict target = mean + (size_t)y * (size_t)width;
         int source_y = y + dy;
         if (source_y >= 0 && source_y < height && x_start < x_end) {
-            // row[x + dx] is the source of reference pixel x, for x_start <= x < x_end.
+            // row[x] is the source of reference pixel x, for x_start <= x < x_end.
             const uint8_t *restrict row = frame + (size_t)source_y * stride + dx;
             for (int x = x_start; x < x_end; x++) {
                 int32_t sample = (int32_t)row[x] << 8;
@@ -119,7 +120,14 @@ void lector_stack_fold(uint16_t *restrict mean, const uint8_t *restrict frame, s
                 target[x] = (uint16_t)(old + (((sample - old) * weight) >> 15));
             }
         }
-        add_row_quarters(target, 1, 0, width, width, side, row_quarters(quarter_sums, y, height, side, blocks_wide));
+        // Summed down each column over a half row of blocks, then across into its quarters.
+        row_half half = row_half_of(quarter_sums, y, height, side, blocks_wide);
+        if (half.opens) {
+            for (int x = 0; x < width; x++) column_sums[x] = (uint32_t)(target[x] >> 8);
+        } else {
+            for (int x = 0; x < width; x++) column_sums[x] += (uint32_t)(target[x] >> 8);
+        }
+        if (half.closes) add_columns_to_quarters(column_sums, 0, width, width, side, half.sums);
     }
 }
 
@@ -215,14 +223,22 @@ static int block_matches_nearby(const uint32_t *restrict integral, size_t stride
 
 // The quarter sums (as the fold's) of the frame seen through the shift: reference pixel
 // (x, y) takes the frame's (x + dx, y + dy) where that lies in the frame, else nothing.
+// `column_sums`: width entries of scratch.
 static void shifted_quarter_sums(const uint8_t *restrict frame, size_t stride, int width, int height, int dx, int dy,
-                                 int side, uint32_t *restrict quarter_sums) {
+                                 int side, uint32_t *restrict quarter_sums, uint32_t *restrict column_sums) {
     int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
     memset(quarter_sums, 0, (size_t)blocks_wide * (size_t)blocks_high * 4 * sizeof *quarter_sums);
     int x_start = max_int(0, -dx), x_end = min_int(width, width - dx);
-    for (int y = max_int(0, -dy); y < min_int(height, height - dy); y++) {
-        const uint8_t *row = frame + (size_t)(y + dy) * stride + dx;  // row[x]: reference pixel x's source
-        add_row_quarters(row, 0, x_start, x_end, width, side, row_quarters(quarter_sums, y, height, side, blocks_wide));
+    int y_start = max_int(0, -dy), y_end = min_int(height, height - dy);
+    for (int y = y_start; y < y_end; y++) {
+        const uint8_t *restrict row = frame + (size_t)(y + dy) * stride + dx;  // row[x]: reference pixel x's source
+        row_half half = row_half_of(quarter_sums, y, height, side, blocks_wide);
+        if (half.opens || y == y_start) {
+            for (int x = x_start; x < x_end; x++) column_sums[x] = row[x];
+        } else {
+            for (int x = x_start; x < x_end; x++) column_sums[x] += row[x];
+        }
+        if (half.closes || y + 1 == y_end) add_columns_to_quarters(column_sums, x_start, x_end, width, side, half.sums);
     }
 }
 
@@ -235,7 +251,8 @@ int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const u
     int integral_built = 0, unexplained = 0;
     // At the shift itself, from the frame's quarter sums in one pass: a steady camera's
     // blocks all match there, and the integral image is never built.
-    shifted_quarter_sums(frame, stride, width, height, dx, dy, side, frame_quarter_sums);
+    // (The integral image's room serves as the column sums' until it is built.)
+    shifted_quarter_sums(frame, stride, width, height, dx, dy, side, frame_quarter_sums, integral);
     for (int by = 0; by < blocks_high && unexplained < enough; by++) {
         int y0 = by * side, rows = min_int(side, height - y0);
         for (int bx = 0; bx < blocks_wide && unexplained < enough; bx++) {

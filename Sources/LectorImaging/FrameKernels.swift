@@ -75,21 +75,24 @@ package enum FrameKernels {
 
     /// Folds `frame`, whose pixel (x + dx, y + dy) shows the mean's (x, y), into the 8.8
     /// fixed-point `mean` with weight `weight`/32768, and fills the blocks' quarter sums of
-    /// the new mean's integer parts, 4 per block (see CFrameKernels.h).
+    /// the new mean's integer parts, 4 per block (see CFrameKernels.h). `columnSums`:
+    /// `width` entries of scratch.
     /// The corresponding C function is `lector_stack_fold`.
     package static func fold(_ frame: UnsafeBufferPointer<UInt8>, stride: Int, into mean: UnsafeMutableBufferPointer<UInt16>,
                      width: Int, height: Int, dx: Int, dy: Int, weight: Int32, side: Int,
-                     quarterSums: UnsafeMutableBufferPointer<UInt32>) {
+                     quarterSums: UnsafeMutableBufferPointer<UInt32>, columnSums: UnsafeMutableBufferPointer<UInt32>) {
         guard width > 0, height > 0 else { return }
         precondition(side > 0 && weight >= 0 && weight <= 32768, "fold: bad side or weight")
         precondition(stride >= width && frame.count >= (height - 1) * stride + width, "fold: frame too small")
         precondition(mean.count >= width * height, "fold: mean too small")
         precondition(quarterSums.count >= quarterCount(width: width, height: height, side: side), "fold: quarter sums too small")
-        guard let frame = frame.baseAddress, let mean = mean.baseAddress, let sums = quarterSums.baseAddress else { return }
+        precondition(columnSums.count >= width, "fold: column sums too small")
+        guard let frame = frame.baseAddress, let mean = mean.baseAddress, let sums = quarterSums.baseAddress,
+              let columns = columnSums.baseAddress else { return }
         // A shift of a whole frame or more folds nothing, clamped or not (and the C code's
         // sums stay far from Int32's limits).
         lector_stack_fold(mean, frame, stride, Int32(width), Int32(height), Int32(min(max(dx, -width), width)),
-                          Int32(min(max(dy, -height), height)), weight, Int32(side), sums)
+                          Int32(min(max(dy, -height), height)), weight, Int32(side), sums, columns)
     }
 
     /// The entries of the quarter sums of `width` × `height` in blocks of `side`: 4 per block.
@@ -113,7 +116,7 @@ package enum FrameKernels {
     /// the shift (dx, dy) matches, quarter by quarter within `level` gray levels; counting
     /// stops at `enough`. Scratch: `frameQuarterSums` as many entries as the mean's,
     /// `integral` (`width` + 1) × (`height` + 1) (the frame's integral image, built only
-    /// when a block does not match at the shift itself).
+    /// when a block does not match at the shift itself; before, its column sums).
     /// The corresponding C function is `lector_stack_unexplained_blocks`.
     package static func unexplainedBlocks(frame: UnsafeBufferPointer<UInt8>, stride: Int, meanQuarterSums: UnsafeBufferPointer<UInt32>,
                                           frameQuarterSums: UnsafeMutableBufferPointer<UInt32>,

@@ -81,6 +81,8 @@ public final class FrameStack {
     /// The mean's integer levels summed per quarter of each block (4 per block), as the
     /// last fold left them: the signature's and the change test's.
     private var quarterSums: [UInt32] = []
+    /// The fold's scratch: the mean's column sums over a half row of blocks.
+    private var columnSums: [UInt32] = []
     /// Room for the change test's look at the newest frame: its quarter sums at the
     /// shift, and its integral image (the search around the shift).
     private var frameQuarterSums: [UInt32] = []
@@ -116,6 +118,7 @@ public final class FrameStack {
         let blocksHigh = (height + Self.blockSide - 1) / Self.blockSide
         if accumulator.count != width * height { accumulator = [UInt16](repeating: 0, count: width * height) }
         if quarterSums.count != 4 * blocksWide * blocksHigh { quarterSums = [UInt32](repeating: 0, count: 4 * blocksWide * blocksHigh) }
+        if columnSums.count != width { columnSums = [UInt32](repeating: 0, count: width) }
         reference = profiles
         shift = EstimatedShift(dx: 0, dy: 0)
         fold(luma, shift: shift, frames: 1)
@@ -153,8 +156,10 @@ public final class FrameStack {
         luma.pixels.withUnsafeBufferPointer { source in
             accumulator.withUnsafeMutableBufferPointer { mean in
                 quarterSums.withUnsafeMutableBufferPointer { sums in
-                    FrameKernels.fold(source, stride: width, into: mean, width: width, height: height, dx: shift.dx, dy: shift.dy,
-                                      weight: weight, side: side, quarterSums: sums)
+                    columnSums.withUnsafeMutableBufferPointer {
+                        FrameKernels.fold(source, stride: width, into: mean, width: width, height: height, dx: shift.dx,
+                                          dy: shift.dy, weight: weight, side: side, quarterSums: sums, columnSums: $0)
+                    }
                 }
             }
         }

@@ -96,11 +96,14 @@ struct FrameKernelsTests {
         let referenceSums = Self.referenceFold(&expected, frame: frame, c, weight: weight, side: side)
         var mean = start
         var sums = [UInt32](repeating: 7, count: referenceSums.count)  // overwritten, not added to
+        var columns = [UInt32](repeating: 9, count: c.width)  // scratch: whatever it holds
         frame.withUnsafeBufferPointer { frame in
             mean.withUnsafeMutableBufferPointer { mean in
                 sums.withUnsafeMutableBufferPointer { sums in
-                    FrameKernels.fold(frame, stride: c.stride, into: mean, width: c.width, height: c.height, dx: c.dx, dy: c.dy,
-                                      weight: Int32(weight), side: side, quarterSums: sums)
+                    columns.withUnsafeMutableBufferPointer {
+                        FrameKernels.fold(frame, stride: c.stride, into: mean, width: c.width, height: c.height, dx: c.dx, dy: c.dy,
+                                          weight: Int32(weight), side: side, quarterSums: sums, columnSums: $0)
+                    }
                 }
             }
         }
@@ -204,7 +207,7 @@ struct FrameKernelsTests {
         let side = FrameStack.blockSide, radius = 2, level = 16
         let expected = Self.referenceUnexplained(frame: frame, mean: mean, c, side: side, radius: radius, level: level)
         let quarterSums = Self.referenceQuarterSums(mean, c, side: side)
-        var seen = [UInt32](repeating: 0, count: quarterSums.count), integral = [UInt32](repeating: 0, count: (c.width + 1) * (c.height + 1))
+        var seen = [UInt32](repeating: 0, count: quarterSums.count), integral = [UInt32](repeating: 9, count: (c.width + 1) * (c.height + 1))
         let counted = frame.withUnsafeBufferPointer { frame in
             quarterSums.withUnsafeBufferPointer { sums in
                 seen.withUnsafeMutableBufferPointer { seen in

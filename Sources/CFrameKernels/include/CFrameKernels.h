@@ -42,9 +42,9 @@ void lector_profile_offset_costs(const float *reference, const float *moved, int
 /// `quarter_sums` gets 4 sums of the new mean's integer parts (mean >> 8), overwritten:
 /// entry 4 × block + 2 × row half + column half, a block split at half its columns and
 /// half its rows (a block one pixel wide or high is one half that way; the other's sum
-/// is 0).
+/// is 0). `column_sums`: `width` entries of scratch.
 void lector_stack_fold(uint16_t *mean, const uint8_t *frame, size_t stride, int width, int height,
-                       int dx, int dy, int32_t weight, int side, uint32_t *quarter_sums);
+                       int dx, int dy, int32_t weight, int side, uint32_t *quarter_sums, uint32_t *column_sums);
 
 /// The blocks' mean gray levels from their `quarter_sums` (as `lector_stack_fold` fills
 /// them) into `means`.
