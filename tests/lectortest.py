@@ -381,7 +381,7 @@ def replay_to_end(lectord, paths, args):
     command = [lectord, "--stdout", "--log-level", "warning"] + args
     for path in paths:
         command += ["--replay", path]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, env=dict(os.environ, OMP_THREAD_LIMIT="1"),
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, env=ENV,
                                text=True, bufsize=1)
     lines = []
     for line in process.stdout:

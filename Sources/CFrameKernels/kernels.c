@@ -67,8 +67,12 @@ void lector_profile_offset_costs(const float *restrict reference, const float *r
     }
 }
 
-// Where row y stands among its blocks' row halves (a block splits at half its rows; one
-// a single row high is one half): whether it is the half's first row, whether its last,
+// The extent of a block's first half along one side: a block splits at half its columns
+// and half its rows; one a single pixel wide (or high) is one half that way, the other empty.
+static inline int first_half(int extent) { return extent >= 2 ? extent / 2 : extent; }
+
+// Where row y stands among its blocks' row halves (split as first_half says): whether it
+// is the half's first row, whether its last,
 // and the half's quarter sums (its row of blocks' in `quarter_sums`, plus 2 for the lower
 // half; entry 4 × block + column half).
 typedef struct {
@@ -77,18 +81,18 @@ typedef struct {
 } row_half;
 
 static inline row_half row_half_of(uint32_t *quarter_sums, int y, int height, int side, int blocks_wide) {
-    int y0 = y / side * side, rows = min_int(side, height - y0), first = rows >= 2 ? rows / 2 : rows, offset = y - y0;
+    int y0 = y / side * side, rows = min_int(side, height - y0), first = first_half(rows), offset = y - y0;
     row_half half = {offset == 0 || offset == first, offset == first - 1 || offset == rows - 1,
                      quarter_sums + (size_t)(y / side) * (size_t)blocks_wide * 4 + (size_t)(offset >= first) * 2};
     return half;
 }
 
-// Adds a row half's column sums [from, to) to their quarters' `sums` (row_half's): a
-// block splits at half its columns; one a single column wide is one half.
+// Adds a row half's column sums [from, to) to their quarters' `sums` (row_half's), each
+// block's columns split as first_half says.
 static void add_columns_to_quarters(const uint32_t *restrict columns, int from, int to, int width, int side,
                                     uint32_t *restrict sums) {
     for (int block = from / side, x0 = block * side; x0 < to; block++, x0 += side) {
-        int extent = min_int(side, width - x0), first = extent >= 2 ? extent / 2 : extent;
+        int extent = min_int(side, width - x0), first = first_half(extent);
         for (int half = 0; half < 2; half++) {
             int start = max_int(from, half ? x0 + first : x0), end = min_int(to, half ? x0 + extent : x0 + first);
             uint32_t sum = 0;
@@ -171,27 +175,25 @@ static inline uint32_t window_sum(const uint32_t *restrict integral, size_t stri
     return lower[left + columns] - lower[left] - upper[left + columns] + upper[left];
 }
 
-// Whether a window's quarter sums `seen` match the mean block's `kept`: each quarter (the
-// block itself when it is thinner than 2 px) within `level` gray levels on average.
+// Whether a window's quarter sums `seen` match the mean block's `kept` (quarters as
+// first_half splits the block): each within `level` gray levels on average (an empty
+// quarter's sums are both 0).
 static int quarters_match(const uint32_t *seen, const uint32_t *restrict kept, int columns, int rows, int level) {
-    int halves_x = columns >= 2 ? 2 : 1, halves_y = rows >= 2 ? 2 : 1;
-    for (int qy = 0; qy < halves_y; qy++) {
-        int height = qy + 1 == halves_y ? rows - qy * (rows / halves_y) : rows / halves_y;
-        for (int qx = 0; qx < halves_x; qx++) {
-            int width = qx + 1 == halves_x ? columns - qx * (columns / halves_x) : columns / halves_x;
-            uint32_t a = seen[qy * 2 + qx], b = kept[qy * 2 + qx];
-            if ((a > b ? a - b : b - a) > (uint32_t)level * (uint32_t)(width * height)) return 0;
-        }
+    int half_x = first_half(columns), half_y = first_half(rows);
+    int widths[2] = {half_x, columns - half_x}, heights[2] = {half_y, rows - half_y};
+    for (int quarter = 0; quarter < 4; quarter++) {
+        uint32_t a = seen[quarter], b = kept[quarter];
+        uint32_t pixels = (uint32_t)(widths[quarter % 2] * heights[quarter / 2]);
+        if ((a > b ? a - b : b - a) > (uint32_t)level * pixels) return 0;
     }
     return 1;
 }
 
-// Whether the frame's window at the block moved by (dx, dy) (inside the frame; the
-// frame's integral image `integral`, rows `stride` entries) matches the mean's block.
-static int block_matches(const uint32_t *restrict integral, size_t stride, const uint32_t *restrict kept, int x0, int y0,
-                         int columns, int rows, int dx, int dy, int level) {
-    int half_x = columns >= 2 ? columns / 2 : columns, half_y = rows >= 2 ? rows / 2 : rows;
-    int left = x0 + dx, top = y0 + dy;
+// Whether the window of `columns` × `rows` at (left, top) of an integral image (rows
+// `stride` entries) matches the mean's block `kept`, quarter by quarter.
+static int window_matches(const uint32_t *restrict integral, size_t stride, const uint32_t *restrict kept, int left, int top,
+                          int columns, int rows, int level) {
+    int half_x = first_half(columns), half_y = first_half(rows);
     uint32_t seen[4] = {
         window_sum(integral, stride, left, top, half_x, half_y),
         window_sum(integral, stride, left + half_x, top, columns - half_x, half_y),
@@ -201,20 +203,25 @@ static int block_matches(const uint32_t *restrict integral, size_t stride, const
     return quarters_match(seen, kept, columns, rows, level);
 }
 
-// Whether some window of the frame, the block moved by (dx + ex, dy + ey) with
-// 1 <= max(|ex|, |ey|) <= radius, matches the mean's block: ring by ring, nearest first,
-// each ring walked along its edge.
-static int block_matches_nearby(const uint32_t *restrict integral, size_t stride, const uint32_t *restrict kept, int x0,
-                                int y0, int columns, int rows, int dx, int dy, int radius, int level) {
+// Whether some window of the frame, the block at (x0, y0) moved by (dx + ex, dy + ey)
+// with 1 <= max(|ex|, |ey|) <= radius (every such window inside the frame), matches the
+// mean's block: ring by ring, nearest first, each ring walked along its edge, on the
+// integral image of the block's neighbourhood, built into `window`.
+static int block_matches_nearby(const uint8_t *restrict frame, size_t stride, const uint32_t *restrict kept, int x0, int y0,
+                                int columns, int rows, int dx, int dy, int radius, int level, uint32_t *restrict window) {
+    int span_x = columns + 2 * radius, span_y = rows + 2 * radius;
+    size_t window_stride = (size_t)span_x + 1;
+    integral_image(frame + (size_t)(y0 + dy - radius) * stride + (x0 + dx - radius), stride, span_x, span_y, window);
+    // The block moved by (dx + ex, dy + ey) is the neighbourhood's window at (radius + ex, radius + ey).
     for (int ring = 1; ring <= radius; ring++) {
         for (int e = -ring; e <= ring; e++) {  // the ring's top and bottom rows
-            if (block_matches(integral, stride, kept, x0, y0, columns, rows, dx + e, dy - ring, level)
-                || block_matches(integral, stride, kept, x0, y0, columns, rows, dx + e, dy + ring, level))
+            if (window_matches(window, window_stride, kept, radius + e, radius - ring, columns, rows, level)
+                || window_matches(window, window_stride, kept, radius + e, radius + ring, columns, rows, level))
                 return 1;
         }
         for (int e = 1 - ring; e < ring; e++) {  // its left and right columns, corners done
-            if (block_matches(integral, stride, kept, x0, y0, columns, rows, dx - ring, dy + e, level)
-                || block_matches(integral, stride, kept, x0, y0, columns, rows, dx + ring, dy + e, level))
+            if (window_matches(window, window_stride, kept, radius - ring, radius + e, columns, rows, level)
+                || window_matches(window, window_stride, kept, radius + ring, radius + e, columns, rows, level))
                 return 1;
         }
     }
@@ -243,16 +250,14 @@ static void shifted_quarter_sums(const uint8_t *restrict frame, size_t stride, i
 }
 
 int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const uint32_t *quarter_sums,
-                                    uint32_t *frame_quarter_sums, uint32_t *integral, int width, int height, int dx,
-                                    int dy, int side, int radius, int level, int enough) {
+                                    uint32_t *frame_quarter_sums, uint32_t *column_sums, uint32_t *window, int width,
+                                    int height, int dx, int dy, int side, int radius, int level, int enough) {
     if (width <= 0 || height <= 0 || side <= 0) return 0;
     int blocks_wide = (width + side - 1) / side, blocks_high = (height + side - 1) / side;
-    size_t integral_stride = (size_t)width + 1;
-    int integral_built = 0, unexplained = 0;
+    int unexplained = 0;
     // At the shift itself, from the frame's quarter sums in one pass: a steady camera's
-    // blocks all match there, and the integral image is never built.
-    // (The integral image's room serves as the column sums' until it is built.)
-    shifted_quarter_sums(frame, stride, width, height, dx, dy, side, frame_quarter_sums, integral);
+    // blocks all match there, and no neighbourhood is searched.
+    shifted_quarter_sums(frame, stride, width, height, dx, dy, side, frame_quarter_sums, column_sums);
     for (int by = 0; by < blocks_high && unexplained < enough; by++) {
         int y0 = by * side, rows = min_int(side, height - y0);
         for (int bx = 0; bx < blocks_wide && unexplained < enough; bx++) {
@@ -264,12 +269,7 @@ int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const u
                 continue;
             size_t index = ((size_t)by * (size_t)blocks_wide + (size_t)bx) * 4;
             if (quarters_match(frame_quarter_sums + index, quarter_sums + index, columns, rows, level)) continue;
-            if (!integral_built) {
-                integral_image(frame, stride, width, height, integral);
-                integral_built = 1;
-            }
-            if (!block_matches_nearby(integral, integral_stride, quarter_sums + index, x0, y0, columns, rows, dx, dy, radius,
-                                      level))
+            if (!block_matches_nearby(frame, stride, quarter_sums + index, x0, y0, columns, rows, dx, dy, radius, level, window))
                 unexplained++;
         }
     }

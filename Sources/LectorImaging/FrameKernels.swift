@@ -111,29 +111,53 @@ package enum FrameKernels {
         lector_stack_block_means(sums, Int32(width), Int32(height), Int32(side), means)
     }
 
-    /// How many blocks of the mean (its quarter sums, as ``fold(_:stride:into:width:height:dx:dy:weight:side:quarterSums:)``
+    /// Room the change test (``unexplainedBlocks(frame:stride:meanQuarterSums:scratch:width:height:dx:dy:side:radius:level:enough:)``)
+    /// works in, kept across frames by its caller.
+    package struct ChangeTestScratch {
+        /// The frame's quarter sums at the shift: as many as the mean's.
+        var frameQuarterSums: [UInt32] = []
+        /// Their column sums: one per column.
+        var columnSums: [UInt32] = []
+        /// The integral image of one block's neighbourhood.
+        var window: [UInt32] = []
+
+        package init() {}
+
+        /// Sizes the room for frames of `width` × `height`, blocks of `side` and a search of `radius`.
+        mutating func fit(width: Int, height: Int, side: Int, radius: Int) {
+            let quarters = FrameKernels.quarterCount(width: width, height: height, side: side)
+            let windowEntries = (side + 2 * radius + 1) * (side + 2 * radius + 1)
+            if frameQuarterSums.count != quarters { frameQuarterSums = [UInt32](repeating: 0, count: quarters) }
+            if columnSums.count != width { columnSums = [UInt32](repeating: 0, count: width) }
+            if window.count != windowEntries { window = [UInt32](repeating: 0, count: windowEntries) }
+        }
+    }
+
+    /// How many blocks of the mean (its quarter sums, as ``fold(_:stride:into:width:height:dx:dy:weight:side:quarterSums:columnSums:)``
     /// leaves them) no window of `frame` (rows `stride` apart) within `radius` pixels of
     /// the shift (dx, dy) matches, quarter by quarter within `level` gray levels; counting
-    /// stops at `enough`. Scratch: `frameQuarterSums` as many entries as the mean's,
-    /// `integral` (`width` + 1) × (`height` + 1) (the frame's integral image, built only
-    /// when a block does not match at the shift itself; before, its column sums).
+    /// stops at `enough`. `scratch` is sized here (see CFrameKernels.h for its use).
     /// The corresponding C function is `lector_stack_unexplained_blocks`.
     package static func unexplainedBlocks(frame: UnsafeBufferPointer<UInt8>, stride: Int, meanQuarterSums: UnsafeBufferPointer<UInt32>,
-                                          frameQuarterSums: UnsafeMutableBufferPointer<UInt32>,
-                                          integral: UnsafeMutableBufferPointer<UInt32>, width: Int, height: Int, dx: Int, dy: Int,
+                                          scratch: inout ChangeTestScratch, width: Int, height: Int, dx: Int, dy: Int,
                                           side: Int, radius: Int, level: Int, enough: Int) -> Int {
         guard width > 0, height > 0 else { return 0 }
         precondition(side > 0 && radius >= 0, "unexplainedBlocks: bad side or radius")
         precondition(stride >= width && frame.count >= (height - 1) * stride + width, "unexplainedBlocks: frame too small")
-        let quarters = quarterCount(width: width, height: height, side: side)
-        precondition(meanQuarterSums.count >= quarters && frameQuarterSums.count >= quarters,
+        precondition(meanQuarterSums.count >= quarterCount(width: width, height: height, side: side),
                      "unexplainedBlocks: quarter sums too small")
-        precondition(integral.count >= (width + 1) * (height + 1), "unexplainedBlocks: integral image too small")
-        guard let frame = frame.baseAddress, let sums = meanQuarterSums.baseAddress, let seen = frameQuarterSums.baseAddress,
-              let integral = integral.baseAddress else { return 0 }
-        return Int(lector_stack_unexplained_blocks(frame, stride, sums, seen, integral, Int32(width), Int32(height),
-                                                   Int32(min(max(dx, -width), width)), Int32(min(max(dy, -height), height)),
-                                                   Int32(side), Int32(radius), Int32(level), Int32(clamping: enough)))
+        scratch.fit(width: width, height: height, side: side, radius: radius)
+        guard let frame = frame.baseAddress, let sums = meanQuarterSums.baseAddress else { return 0 }
+        return scratch.frameQuarterSums.withUnsafeMutableBufferPointer { seen in
+            scratch.columnSums.withUnsafeMutableBufferPointer { columns in
+                scratch.window.withUnsafeMutableBufferPointer { window in
+                    Int(lector_stack_unexplained_blocks(frame, stride, sums, seen.baseAddress, columns.baseAddress, window.baseAddress,
+                                                        Int32(width), Int32(height), Int32(min(max(dx, -width), width)),
+                                                        Int32(min(max(dy, -height), height)), Int32(side), Int32(radius),
+                                                        Int32(level), Int32(clamping: enough)))
+                }
+            }
+        }
     }
 
     /// Writes `mean` rounded to 8 bits in the coordinates of a frame shifted by (dx, dy)

@@ -83,10 +83,8 @@ public final class FrameStack {
     private var quarterSums: [UInt32] = []
     /// The fold's scratch: the mean's column sums over a half row of blocks.
     private var columnSums: [UInt32] = []
-    /// Room for the change test's look at the newest frame: its quarter sums at the
-    /// shift, and its integral image (the search around the shift).
-    private var frameQuarterSums: [UInt32] = []
-    private var frameIntegral: [UInt32] = []
+    /// Room for the change test's look at the newest frame.
+    private var changeTestScratch = FrameKernels.ChangeTestScratch()
 
     public init(settings: Settings) { self.settings = settings }
 
@@ -130,19 +128,13 @@ public final class FrameStack {
     /// How many blocks of the mean no window of `luma` near `shift` shows (content
     /// change), counted up to ``Settings/changedBlocks``.
     private func unexplainedBlocks(_ luma: GrayImage, shift: EstimatedShift) -> Int {
-        let width = self.width, height = self.height, entries = (width + 1) * (height + 1)
-        if frameIntegral.count != entries { frameIntegral = [UInt32](repeating: 0, count: entries) }
-        if frameQuarterSums.count != quarterSums.count { frameQuarterSums = [UInt32](repeating: 0, count: quarterSums.count) }
+        let width = self.width, height = self.height
         return luma.pixels.withUnsafeBufferPointer { frame in
             quarterSums.withUnsafeBufferPointer { sums in
-                frameQuarterSums.withUnsafeMutableBufferPointer { seen in
-                    frameIntegral.withUnsafeMutableBufferPointer {
-                        FrameKernels.unexplainedBlocks(frame: frame, stride: width, meanQuarterSums: sums, frameQuarterSums: seen,
-                                                       integral: $0, width: width, height: height, dx: shift.dx, dy: shift.dy,
-                                                       side: Self.blockSide, radius: Self.jitterRadius(width: width, height: height),
-                                                       level: settings.blockLevel, enough: settings.changedBlocks)
-                    }
-                }
+                FrameKernels.unexplainedBlocks(frame: frame, stride: width, meanQuarterSums: sums, scratch: &changeTestScratch,
+                                               width: width, height: height, dx: shift.dx, dy: shift.dy, side: Self.blockSide,
+                                               radius: Self.jitterRadius(width: width, height: height),
+                                               level: settings.blockLevel, enough: settings.changedBlocks)
             }
         }
     }

@@ -207,18 +207,19 @@ struct FrameKernelsTests {
         let side = FrameStack.blockSide, radius = 2, level = 16
         let expected = Self.referenceUnexplained(frame: frame, mean: mean, c, side: side, radius: radius, level: level)
         let quarterSums = Self.referenceQuarterSums(mean, c, side: side)
-        var seen = [UInt32](repeating: 0, count: quarterSums.count), integral = [UInt32](repeating: 9, count: (c.width + 1) * (c.height + 1))
-        let counted = frame.withUnsafeBufferPointer { frame in
-            quarterSums.withUnsafeBufferPointer { sums in
-                seen.withUnsafeMutableBufferPointer { seen in
-                    integral.withUnsafeMutableBufferPointer {
-                        FrameKernels.unexplainedBlocks(frame: frame, stride: c.stride, meanQuarterSums: sums, frameQuarterSums: seen,
-                                                       integral: $0, width: c.width, height: c.height, dx: c.dx, dy: c.dy, side: side,
-                                                       radius: radius, level: level, enough: .max)
-                    }
+        // Twice through the same scratch: what the first count leaves there must not matter.
+        var scratch = FrameKernels.ChangeTestScratch()
+        let counts = (0..<2).map { _ in
+            frame.withUnsafeBufferPointer { frame in
+                quarterSums.withUnsafeBufferPointer { sums in
+                    FrameKernels.unexplainedBlocks(frame: frame, stride: c.stride, meanQuarterSums: sums, scratch: &scratch,
+                                                   width: c.width, height: c.height, dx: c.dx, dy: c.dy, side: side,
+                                                   radius: radius, level: level, enough: .max)
                 }
             }
         }
+        #expect(counts[1] == counts[0], "a second count through the same scratch: \(counts[1]), first \(counts[0])")
+        let counted = counts[0]
         #expect(counted == expected, "unexplained blocks \(counted), expected \(expected)")
     }
 

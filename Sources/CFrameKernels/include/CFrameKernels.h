@@ -57,12 +57,12 @@ void lector_stack_block_means(const uint32_t *quarter_sums, int width, int heigh
 /// quarter. A block some of whose windows leave the frame counts as explained (content
 /// enters and leaves view at the frame's edge as the camera turns). Counting stops at
 /// `enough`. Scratch: `frame_quarter_sums` (as many entries as `quarter_sums`) gets the
-/// frame's quarter sums at (dx, dy); a block that does not match there is searched on
-/// the frame's integral image, built once into `integral`: (`width` + 1) × (`height` + 1)
-/// entries.
+/// frame's quarter sums at (dx, dy), summed by columns in `column_sums` (`width`
+/// entries); a block that does not match there is searched on the integral image of its
+/// neighbourhood, built in `window`: (`side` + 2 × `radius` + 1)² entries.
 int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const uint32_t *quarter_sums,
-                                    uint32_t *frame_quarter_sums, uint32_t *integral, int width, int height, int dx,
-                                    int dy, int side, int radius, int level, int enough);
+                                    uint32_t *frame_quarter_sums, uint32_t *column_sums, uint32_t *window, int width,
+                                    int height, int dx, int dy, int side, int radius, int level, int enough);
 
 /// Writes the mean, rounded to 8 bits, in the coordinates of a frame shifted by (dx, dy):
 /// out pixel (x, y) is the mean's (x − dx, y − dy), the nearest mean pixel where that is
