@@ -322,4 +322,34 @@ struct DetectorTests {
         #expect(reads.dropFirst(4).allSatisfy { !$0.progress.carriedLines.isEmpty }, "earlier frames' lines are carried, not read again")
         #expect(reads.last?.text.words.map(\.text) == whole.words.map(\.text), "the scene read over frames reads as one whole read")
     }
+
+    /// A vote taken while the stack fills is taken again once it is full: a dim first
+    /// frame can read as garbage both ways and vote the scene upside down, and the scene
+    /// then read upside down for as long as it stayed (tests/live's dim still-11). Here
+    /// the first frame shows the line upside down (voted turned, rightly for it) and the
+    /// full stack upright: the full stack's read votes again and reads it upright.
+    @Test("a direction voted while the stack filled is voted again on the full stack", .enabled(if: model != nil))
+    func voteAgainOnFullStack() throws {
+        let page = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        // "HELLO LECTOR" alone, centred: turned half a turn, the line stays where it was.
+        let strip = page.cropped(to: PixelBox(x: 40, y: 68, width: 280, height: 48))
+        var upright = GrayImage(width: 640, height: 480, pixels: [UInt8](repeating: page.pixels[0], count: 640 * 480))
+        for y in 0..<strip.height { for x in 0..<strip.width { upright[180 + x, 216 + y] = strip[x, y] } }
+        var turned = GrayImage(width: 0, height: 0)
+        OrientationTransform(orientation: .down, sourceWidth: 640, sourceHeight: 480).apply(upright, into: &turned)
+        var options = RecognizerOptions.untimed
+        options.layout = .detector
+        let recognizer = try TextRecognizer(options: options)
+        let expected = ["HELLO", "LECTOR"]
+        let first = try recognizer.recognize(turned, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: false))
+        #expect(TestSupport.recall(expected: expected, actual: first.words.map(\.text)) >= 0.9, "turned: \(first.text)")
+        let full = try recognizer.recognize(upright, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: true))
+        #expect(recognizer.lastDetectorRead?.detected == false, "the line is the one known")
+        // Read upright (the line's box is the turned frame's: "HELLO LECIOR" at 0.90 here);
+        // read on in the first vote's direction, it read "HEOOR".
+        #expect(TestSupport.recall(expected: expected, actual: full.words.map(\.text)) >= 0.5, "full stack: \(full.text)")
+        // A vote taken on the full stack stands: the next read reads the same.
+        let again = try recognizer.recognize(upright, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: true))
+        #expect(again.text == full.text)
+    }
 }

@@ -105,9 +105,11 @@ final class DetectorLayout {
     ///   the engine's other errors.
     func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
                    scene hint: SceneHint?) throws(RecognitionError) -> RecognizedText {
-        var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now())
+        var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now(),
+                             stackFilling: hint.map { !$0.full } ?? false)
         var scene = try sceneToRead(hint: hint, read: &read)
         defer { known = scene }
+        if scene.provisionalVote, !read.stackFilling { scene.forgetDirections() }
         do {
             try decideDirections(of: &scene, read: &read)
             for index in scene.readingOrder() { try readSceneLine(index, of: &scene, read: &read) }
@@ -133,6 +135,8 @@ final class DetectorLayout {
         /// Milliseconds for the whole read from `started`, detection included.
         let deadline: Int
         let started: MonotonicInstant
+        /// The frame is the mean of a stack still filling: clearer frames of the scene follow.
+        let stackFilling: Bool
         var stats = DetectorRead()
 
         /// Milliseconds left for the read.
@@ -161,6 +165,12 @@ final class DetectorLayout {
         /// The reading direction voted for steep and for shallow lines (nil: not yet).
         var steepFlipped: Bool?
         var shallowFlipped: Bool?
+        /// A vote weighed turned reads on a frame whose stack was still filling: it is
+        /// taken again on the first frame of the full stack. (A dim scene's first frame
+        /// can read as garbage both ways, turned a little less so; voted upside down
+        /// there, the scene read upside down for as long as it stayed: seen in tests/live,
+        /// a dim 17 px scene that settled at no word right.)
+        var provisionalVote = false
         /// A line read again came back empty or far less confident: detect again.
         var lost = false
         var imageWidth: Int
@@ -217,6 +227,20 @@ final class DetectorLayout {
 
         /// This frame's offset from where the lines were detected (set per read).
         var shift = (dx: 0, dy: 0)
+
+        /// Forgets the reading directions voted (and a vote's readings so far), so that
+        /// the next read votes afresh; the lines keep their readings until they are read
+        /// in the direction voted then.
+        mutating func forgetDirections() {
+            steepFlipped = nil
+            shallowFlipped = nil
+            provisionalVote = false
+            for index in lines.indices {
+                lines[index].flipped = nil
+                lines[index].plain = nil
+                lines[index].turned = nil
+            }
+        }
     }
 
     /// A line of the scene: where it was detected, which way it reads, and what it read.
@@ -279,6 +303,7 @@ final class DetectorLayout {
                           time: read.started, lines: still.map { Self.sceneLines(lines, keepingFrom: $0, hint: hint) }
                               ?? lines.map { SceneLine(line: $0) },
                           steepFlipped: still?.steepFlipped, shallowFlipped: still?.shallowFlipped,
+                          provisionalVote: still?.provisionalVote ?? false,
                           imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds,
                           detectedSide: side)
         // The network cannot be stopped midway: a detection that outlasted the deadline
@@ -460,6 +485,7 @@ final class DetectorLayout {
         let plain = evidence(samples.compactMap { scene.lines[$0].plain })
         var flipped = false
         if steep || plain.confidence < Self.upsideDownCheckBelow {
+            if read.stackFilling { scene.provisionalVote = true }
             for index in samples where scene.lines[index].turned == nil {
                 scene.lines[index].turned = try readLine(index, of: scene, flipped: true, tesseractOnly: true, read: &read)
             }
