@@ -366,6 +366,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         }
         if changed, let warning {
             var fields = [("unread_lines", "\(progress.unreadLines)")]
+            if progress.linesToReadAgain > 0 { fields.append(("lines_to_read_again", "\(progress.linesToReadAgain)")) }
+            if progress.directionsUndecided { fields.append(("reading_direction", "still voting")) }
             if !progress.unreadZones.isEmpty {
                 let names = progress.unreadZones.prefix(10).joined(separator: ",")
                 fields = [("unread_zones", "\(progress.unreadZones.count)"),

@@ -6,6 +6,11 @@ import LectorProtocol
 public struct ReadProgress: Equatable, Sendable {
     /// Lines of the scene not read yet.
     public var unreadLines = 0
+    /// Lines read that the neural line recognizer is still to read again (a short line,
+    /// or one Tesseract read unsure); not counted in ``unreadLines``.
+    public var linesToReadAgain = 0
+    /// Whether the reading direction of some lines is still being voted.
+    public var directionsUndecided = false
     /// Whether the deadline ended the read before every line was read in it.
     public var outOfTime = false
     /// Boxes of the lines in the text that an earlier frame of the scene read (this read
@@ -18,9 +23,12 @@ public struct ReadProgress: Equatable, Sendable {
     /// Whether every line of the scene has been read.
     public var isComplete: Bool { unreadLines == 0 }
 
-    public init(unreadLines: Int = 0, outOfTime: Bool = false, carriedLines: Set<PixelBox> = [], unreadZones: [String] = []) {
+    public init(unreadLines: Int = 0, linesToReadAgain: Int = 0, directionsUndecided: Bool = false, outOfTime: Bool = false,
+                carriedLines: Set<PixelBox> = [], unreadZones: [String] = []) {
         self.unreadZones = unreadZones
         self.unreadLines = unreadLines
+        self.linesToReadAgain = linesToReadAgain
+        self.directionsUndecided = directionsUndecided
         self.outOfTime = outOfTime
         self.carriedLines = carriedLines
     }

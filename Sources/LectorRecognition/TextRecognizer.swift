@@ -322,7 +322,8 @@ public final class TextRecognizer {
                                                     symbols: options.symbols, scene: scene)
                 .mapped(scale: 1, dx: region?.x ?? 0, dy: region?.y ?? 0)
             let read = detectorLayout.lastRead
-            lastProgress = ReadProgress(unreadLines: read.unread, outOfTime: read.outOfTime,
+            lastProgress = ReadProgress(unreadLines: read.unread, linesToReadAgain: read.awaitingSecondRead,
+                                        directionsUndecided: read.directionsUndecided, outOfTime: read.outOfTime,
                                         carriedLines: Set(read.carried.map { $0.offset(dx: region?.x ?? 0, dy: region?.y ?? 0) }))
             return text
         }

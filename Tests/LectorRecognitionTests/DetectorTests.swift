@@ -314,6 +314,8 @@ struct DetectorTests {
         #expect(lines >= 5, "the page has lines to read over several frames")
         #expect(reads.first?.progress.outOfTime == true && (reads.first?.progress.unreadLines ?? 0) > 0, "the first read ran out of time")
         #expect(reads.last?.progress.isComplete == true, "the scene was read whole in \(reads.count) frames")
+        #expect(reads.first?.progress.directionsUndecided == true, "the first frame read one of the direction vote's samples")
+        #expect(reads.last?.progress.directionsUndecided == false)
         // Each frame reads a line: the direction vote's samples (3) first, then one a frame.
         #expect(reads.count <= lines + 3, "\(reads.count) frames for \(lines) lines")
         #expect(reads.dropFirst().allSatisfy { !$0.detected }, "the lines were detected once")

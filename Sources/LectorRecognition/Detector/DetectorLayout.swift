@@ -120,6 +120,8 @@ final class DetectorLayout {
         defer { scene.rounds += 1 }
         read.stats.lines = scene.lines.count
         read.stats.unread = scene.lines.filter { $0.reading == nil }.count
+        read.stats.awaitingSecondRead = scene.awaitingNeural().count
+        read.stats.directionsUndecided = scene.lines.contains { ($0.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) == nil }
         let lines = scene.readLines()
         read.stats.carried = lines.filter { !$0.fresh }.map(\.read.line.box)
         read.stats.totalMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
@@ -525,6 +527,12 @@ public struct DetectorRead: Equatable, Sendable {
     /// Lines of the scene not read yet: the read ran out of time before them (the next
     /// frames of the scene go on with them).
     public var unread = 0
+    /// Lines read by Tesseract that the neural line recognizer is still to read again
+    /// (short lines, or read unsure); not counted in ``unread``.
+    public var awaitingSecondRead = 0
+    /// Whether the reading direction of some lines is still being voted (the vote's
+    /// reads go on with the next frame).
+    public var directionsUndecided = false
     /// Whether the deadline ended the read before every line was read in it.
     public var outOfTime = false
     /// Boxes of the lines in the text that an earlier frame of the scene read.
