@@ -1,4 +1,5 @@
 import Foundation
+import LectorClient
 import LectorSystem
 
 /// lector-http's command line (its options: ``HTTPOptionTable``).
@@ -21,6 +22,14 @@ public struct HTTPOptions: Equatable, Sendable {
     public var version = false
 
     public init() {}
+
+    /// lectord's socket: `--socket`, else where `lector` looks
+    /// (``LectordSocket/defaultPath(environment:)``: `$LECTOR_SOCKET`, the system
+    /// service's, a user's own). (lectord's own default would name this service's
+    /// runtime directory under systemd.)
+    public func lectordSocket(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        socketPath ?? LectordSocket.defaultPath(environment: environment)
+    }
 
     /// The systemd credential holding the password (`LoadCredential=lector-http.password:...`).
     public static let credentialName = "lector-http.password"

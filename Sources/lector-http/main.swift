@@ -45,7 +45,7 @@ do {
     Syscalls.exit(1)
 }
 
-let socketPath = options.socketPath ?? SocketPath.standard()
+let socketPath = options.lectordSocket()
 let stop = StopSignal()
 let link = LectordRequests(socketPath: socketPath)
 let events = EventHub(socketPath: socketPath, logger: logger)

@@ -29,6 +29,13 @@ struct LectorHTTPTests {
         let options = try HTTPOptions.parse(["--listen", "[::1]:9", "--socket", "/s", "--preview-fps", "2", "--listen-unix", "/run/x.sock"])
         #expect(options.listen == .unix(path: "/run/x.sock"), "the last listen option wins")
         #expect(options.socketPath == "/s" && options.previewFPS == 2)
+        // lectord's socket: --socket, else where lector looks ($LECTOR_SOCKET first), not
+        // lectord's own default (under systemd, this service's runtime directory).
+        let service = ["RUNTIME_DIRECTORY": "/run/lector-http", "LECTOR_SOCKET": "/tmp/elsewhere.sock"]
+        #expect(options.lectordSocket(environment: service) == "/s")
+        #expect(defaults.lectordSocket(environment: service) == "/tmp/elsewhere.sock")
+        #expect(!defaults.lectordSocket(environment: ["RUNTIME_DIRECTORY": "/run/lector-http"]).hasPrefix("/run/lector-http/"))
+        #expect(HTTPOptionTable.table.usage.contains("$LECTOR_SOCKET"), "--help says where it looks")
         #expect(throws: UsageError.self) { try HTTPOptions.parse(["--password", "x"]) }
         #expect(throws: UsageError.self) { try HTTPOptions.parse(["--preview-fps", "0"]) }
         #expect(throws: UsageError.self) { try HTTPOptions.parse(["--listen-unix", "relative.sock"]) }

@@ -479,6 +479,19 @@ struct ListeningSocketTests {
         #expect(SocketPath.standard(environment: environment, isRoot: root, userID: 1000) == expected)
     }
 
+    @Test("a client's default socket", arguments: [
+        (["LECTOR_SOCKET": "/tmp/x.sock", "RUNTIME_DIRECTORY": "/run/lector-http"], true, "/tmp/x.sock"),
+        (["RUNTIME_DIRECTORY": "/run/lector-http"], true, "/run/lector/lector.sock"),
+        (["RUNTIME_DIRECTORY": "/run/lector-mqtt", "XDG_RUNTIME_DIR": "/run/user/1000"], false, "/run/user/1000/lector.sock"),
+        (["RUNTIME_DIRECTORY": "/run/lector-http"], false, "/tmp/lector-1000/lector.sock"),
+    ])
+    func clientDefaultPath(environment: [String: String], root: Bool, expected: String) {
+        // Without the system service's socket: its own runtime directory is never the answer.
+        #expect(LectordSocket.defaultPath(environment: environment, isRoot: root, userID: 1000, systemSocketExists: false) == expected)
+        #expect(LectordSocket.defaultPath(environment: ["RUNTIME_DIRECTORY": "/run/lector-http"], isRoot: false, userID: 1000,
+                                          systemSocketExists: true) == "/run/lector/lector.sock")
+    }
+
     @Test("the fallback directory: created 0700, made private again, a link refused")
     func fallbackDirectory() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("lector-fallback-\(UUID().uuidString)").path
