@@ -19,4 +19,8 @@ public enum LectordSocket {
 
     /// The system service's socket.
     public static let systemPath = "/run/lector/lector.sock"
+
+    /// Where ``defaultPath(environment:isRoot:userID:systemSocketExists:)`` looks, in order
+    /// (for the clients' `--socket` help).
+    public static let searched = "$LECTOR_SOCKET, \(systemPath), $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock"
 }

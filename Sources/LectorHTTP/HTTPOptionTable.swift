@@ -1,3 +1,4 @@
+import LectorClient
 import LectorOptions
 import LectorSystem
 
@@ -13,7 +14,7 @@ public enum HTTPOptionTable {
               example: "[::1]:9", .value(\.listen, listen)),
         Entry("--listen-unix", inFile: false, "", "PATH", "Listen on a Unix socket instead, for a reverse proxy.",
               example: "/run/lector/http.sock", .value(\.listen, listenUnix)),
-        Entry("--socket", inFile: false, "", "PATH", "lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).",
+        Entry("--socket", inFile: false, "", "PATH", "lectord's socket (default \(LectordSocket.searched)).",
               example: "/tmp/lector.sock", .optional(\.socketPath, any)),
         Entry("--password-file", inFile: false, "", "PATH", "File whose first line is the basic-auth password (or give --no-auth).",
               example: "/etc/lector/http.password", .optional(\.passwordFile, any)),

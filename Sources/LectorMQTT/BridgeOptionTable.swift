@@ -1,3 +1,4 @@
+import LectorClient
 import LectorOptions
 import LectorSystem
 
@@ -12,7 +13,7 @@ public enum BridgeOptionTable {
     /// In file-key order (mqtt.conf's "known:" list); `--help` groups them.
     public static let options: [Option<BridgeOptions>] = [
         Entry("--socket", "lectord", "PATH",
-              "lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).",
+              "lectord's socket (default \(LectordSocket.searched)).",
               example: "/tmp/lector.sock", .optional(\.settings.socketPath, .text)),
         Entry("--broker", "Broker", "URL",
               "mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, 8883); default mqtt://localhost.",

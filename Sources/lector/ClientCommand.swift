@@ -73,7 +73,7 @@ public struct ClientCommand: Equatable, Sendable {
       speak         Read each line aloud as it settles (espeak-ng), or into WAV files.
 
     Options for every command:
-      --socket PATH     lectord's socket (default $LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock or /tmp/lector-UID/lector.sock).
+      --socket PATH     lectord's socket (default \(LectordSocket.searched)).
       --json            Print lectord's JSON lines unchanged.
       --help            Show help for the command.
       --version         Show lector's version (before any command).
