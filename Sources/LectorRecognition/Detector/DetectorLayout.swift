@@ -121,7 +121,7 @@ final class DetectorLayout {
         read.stats.lines = scene.lines.count
         read.stats.unread = scene.lines.filter { $0.reading == nil }.count
         read.stats.awaitingSecondRead = scene.awaitingNeural().count
-        read.stats.directionsUndecided = scene.lines.contains { ($0.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) == nil }
+        read.stats.directionsUndecided = scene.awaitsVote(steep: true) || scene.awaitsVote(steep: false)
         let lines = scene.readLines()
         read.stats.carried = lines.filter { !$0.fresh }.map(\.read.line.box)
         read.stats.totalMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
@@ -229,6 +229,11 @@ final class DetectorLayout {
 
         /// This frame's offset from where the lines were detected (set per read).
         var shift = (dx: 0, dy: 0)
+
+        /// Whether the scene has lines of that kind whose reading direction is not voted yet.
+        func awaitsVote(steep: Bool) -> Bool {
+            (steep ? steepFlipped : shallowFlipped) == nil && lines.contains { $0.line.isSteep == steep }
+        }
 
         /// Forgets the reading directions voted (and a vote's readings so far), so that
         /// the next read votes afresh; the lines keep their readings until they are read
@@ -454,12 +459,8 @@ final class DetectorLayout {
     /// Votes the reading direction of steep lines (a page turned a quarter either way)
     /// and of shallow ones (upside-down text: a camera turned half a turn) while undecided.
     private func decideDirections(of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
-        if scene.steepFlipped == nil, scene.lines.contains(where: \.line.isSteep) {
-            scene.steepFlipped = try voteFlipped(steep: true, scene: &scene, read: &read)
-        }
-        if scene.shallowFlipped == nil, scene.lines.contains(where: { !$0.line.isSteep }) {
-            scene.shallowFlipped = try voteFlipped(steep: false, scene: &scene, read: &read)
-        }
+        if scene.awaitsVote(steep: true) { scene.steepFlipped = try voteFlipped(steep: true, scene: &scene, read: &read) }
+        if scene.awaitsVote(steep: false) { scene.shallowFlipped = try voteFlipped(steep: false, scene: &scene, read: &read) }
     }
 
     /// The reading direction of one kind of line, from the longest few read both ways:
