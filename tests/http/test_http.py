@@ -405,8 +405,11 @@ def check_orientation_buttons():
     assert (rotated["width"], rotated["height"]) == (480, 640), (rotated["width"], rotated["height"])
     wait_for(lambda: "right" in page_state()["orientation"], 10, "the page to show orientation right")
     # The live view shows the frame of a TEXT at orientation 6: a captured-frame preview
-    # stays 640x480 with the boxes from `corners`; an upright one turns 480x640.
-    state = wait_for(lambda: (lambda s: s if s["textSeq"] is not None and s["textSeq"] >= rotated["seq"] and s["seq"] == s["boxesSeq"] and s["words"] else None)(page_state()),
+    # stays 640x480 with the boxes from `corners`; an upright one turns 480x640. (Waited
+    # for until its image has loaded: under load the boxes were drawn while the new image
+    # still had no size, natural 0x0, in one CI run.)
+    state = wait_for(lambda: (lambda s: s if s["textSeq"] is not None and s["textSeq"] >= rotated["seq"] and s["seq"] == s["boxesSeq"] and s["words"]
+                              and s["natural"] != [0, 0] else None)(page_state()),
                      15, "the live view of a rotated frame")
     text = W.watcher.text(state["textSeq"])
     assert text and text["seq"] == state["textSeq"] and text["orientation"]["exif"] == 6, text and text["orientation"]
