@@ -63,7 +63,8 @@ public struct LineTrack: Sendable {
     }
 
     /// Whether two readings say the same, spaces aside: Tesseract splits "500g" or
-    /// "500 g" from one frame to the next, and that is not a change of text.
+    /// "500 g" from one frame to the next, and that does not unsettle a vote (the tracker
+    /// announces a new split only once every recent reading has it).
     public static func sameText(_ a: String, _ b: String) -> Bool {
         a.filter { !$0.isWhitespace } == b.filter { !$0.isWhitespace }
     }

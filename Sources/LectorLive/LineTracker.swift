@@ -126,8 +126,14 @@ public final class LineTracker {
 
     /// The event, if any, that a track's current consensus calls for; records it.
     private func announce(_ track: inout LineTrack) -> TrackEvent? {
+        // A vote that only moved a space ("500g" announced, "500 g" now) changes the text
+        // too, once the last readings all split it the new way (a mix of both splits,
+        // Tesseract's usual flicker, keeps what was announced): a neural re-read that
+        // splits it right corrects the first announcement. (Measured in tests/live: "Net
+        // weight 500g" announced from two of Tesseract's readings stayed so while every
+        // later reading said "500 g".)
         guard track.isSettled(after: track.announced == nil ? settings.settleCount : settings.changeCount),
-              !(track.announced.map { LineTrack.sameText($0, track.consensus) } ?? false),
+              track.announced != track.consensus,
               !track.stillReadsWordsLeftOut(by: track.consensus, inLast: settings.changeCount) else { return nil }
         let kind: TrackEvent.Kind = track.announced == nil ? .new : .changed
         track.announced = track.consensus
@@ -183,7 +189,7 @@ public final class LineTracker {
     public var isSettled: Bool {
         tracks.allSatisfy { track in
             latestSeen.contains(track.id) && track.isSettled(after: settings.settleCount)
-                && (track.announced.map { LineTrack.sameText($0, track.consensus) } ?? true)
+                && (track.announced.map { $0 == track.consensus } ?? true)
         }
     }
 
