@@ -329,7 +329,8 @@ struct DetectorTests {
     /// frame can read as garbage both ways and vote the scene upside down, and the scene
     /// then read upside down for as long as it stayed (tests/live's dim still-11). Here
     /// the first frame shows the line upside down (voted turned, rightly for it) and the
-    /// full stack upright: the full stack's read votes again and reads it upright.
+    /// full stack upright: the full stack's read detects and votes again, and reads it
+    /// upright.
     @Test("a direction voted while the stack filled is voted again on the full stack", .enabled(if: model != nil))
     func voteAgainOnFullStack() throws {
         let page = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
@@ -346,12 +347,15 @@ struct DetectorTests {
         let first = try recognizer.recognize(turned, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: false))
         #expect(TestSupport.recall(expected: expected, actual: first.words.map(\.text)) >= 0.9, "turned: \(first.text)")
         let full = try recognizer.recognize(upright, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: true))
-        #expect(recognizer.lastDetectorRead?.detected == false, "the line is the one known")
-        // Read upright (the line's box is the turned frame's: "HELLO LECIOR" at 0.90 here);
-        // read on in the first vote's direction, it read "HEOOR".
+        // Detected on a filling stack, the scene is detected again on the full one (once):
+        // the line found again where it was keeps its reading and the first vote's
+        // direction, which the full stack's read votes again.
+        #expect(recognizer.lastDetectorRead?.detected == true, "detected again on the full stack")
+        // Read upright; read on in the first vote's direction, it read "HEOOR".
         #expect(TestSupport.recall(expected: expected, actual: full.words.map(\.text)) >= 0.5, "full stack: \(full.text)")
-        // A vote taken on the full stack stands: the next read reads the same.
+        // A vote taken on the full stack stands, and the scene is not detected again.
         let again = try recognizer.recognize(upright, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: true))
+        #expect(recognizer.lastDetectorRead?.detected == false, "detected once on the full stack")
         #expect(again.text == full.text)
     }
 }

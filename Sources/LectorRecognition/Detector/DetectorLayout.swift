@@ -14,7 +14,7 @@ import LectorSystem
 /// scene changes (a new stack generation, or no scene hint at all), when a line that
 /// read before comes back empty or far less confident (a lost track), and, once every
 /// line was read, at least every ``redetectSeconds`` (at once, when the scene was first
-/// detected at a smaller size: ``DetectionSize``). A frame's read that runs out of
+/// detected at a smaller size, ``DetectionSize``, or on a stack still filling). A frame's read that runs out of
 /// time keeps what it read, and the next frames of the scene go on with the lines not
 /// read yet (a slow machine reads a scene over several frames).
 ///
@@ -184,14 +184,21 @@ final class DetectorLayout {
         /// The longer side the detector saw (smaller than ``DetectionSize/full``: a
         /// quick first detection, done again at full size once its lines are read).
         var detectedSide = DetectionSize.full
+        /// Detected on a stack still filling: detected again on the full stack once its
+        /// lines are read. (A dim scene's first frame alone showed the detector a piece of
+        /// a line, "umber A7-3391" of "Serial number A7-3391", and not the line below;
+        /// under load, four detections' time put the next detection 23 s later: seen in
+        /// tests/live with 13 cameras on 2 busy cores.)
+        var detectedOnFillingStack = false
 
         /// Whether a still scene is due to be detected again: once all its lines were
         /// read, every ``DetectorLayout/redetectSeconds`` (or four detections' time, on a
-        /// machine where one takes longer), so that lines that came into view are found;
+        /// machine where one takes longer), so that lines that came into view are found,
+        /// and at once when the scene was detected small or on a stack still filling;
         /// never while lines are still unread (a slow machine would never finish).
-        func isDue(at time: MonotonicInstant) -> Bool {
+        func isDue(at time: MonotonicInstant, stackFilling: Bool) -> Bool {
             lines.allSatisfy { $0.reading != nil }
-                && (detectedSide < DetectionSize.full
+                && (detectedSide < DetectionSize.full || (detectedOnFillingStack && !stackFilling)
                     || time.milliseconds(since: self.time) >= max(DetectorLayout.redetectSeconds * 1000, 4 * detectMilliseconds))
         }
 
@@ -274,7 +281,7 @@ final class DetectorLayout {
     /// - Throws: what ``detectScene(hint:read:)`` throws.
     private func sceneToRead(hint: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> Scene {
         if var scene = known, let hint, isStill(scene, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height),
-           !scene.isDue(at: read.started) {
+           !scene.isDue(at: read.started, stackFilling: read.stackFilling) {
             scene.shift = (hint.dx - scene.dx, hint.dy - scene.dy)
             return scene
         }
@@ -312,7 +319,7 @@ final class DetectorLayout {
                           steepFlipped: still?.steepFlipped, shallowFlipped: still?.shallowFlipped,
                           provisionalVote: still?.provisionalVote ?? false,
                           imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds,
-                          detectedSide: side)
+                          detectedSide: side, detectedOnFillingStack: read.stackFilling)
         // The network cannot be stopped midway: a detection that outlasted the deadline
         // ends the read here, as a late Tesseract read does, when it found no lines.
         if lines.isEmpty, read.stats.detectMilliseconds > Double(read.deadline) {
