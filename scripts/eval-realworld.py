@@ -81,6 +81,11 @@ def score_engine(rows, texts, sets):
     return recall, precision, scene, plates
 
 
+def digits_and_letters(word):
+    """A word with both digits and letters ("500g", "230V"), as LinePolicy tells them."""
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+
+
 def compare_engines(args):
     """The --engines mode: lector-bench reads every detected line with each engine; scored here."""
     lines_path = args.lines
@@ -137,6 +142,18 @@ def compare_engines(args):
             # Short lines (a plate, a number, a word on a sign) straight to the neural model.
             row(f"  {name} if shorter than {args.short:g}x", lambda r, name=name, cascade=cascade:
                 (r[name]["text"], [name]) if r["length"] < args.short * r["thickness"] else cascade(r))
+        # A line's mean hides one unsure word ("500g" at 0.84 in a line at 0.92): the
+        # neural model also where a word is below T, or where a word running digits into
+        # letters is (LinePolicy: a number and its unit read as one word).
+        for least in [float(t) for t in args.least_word.split(",") if t]:
+            for label, counts in (("a word", lambda word: True), ("a digits-and-letters word", digits_and_letters)):
+                def unsure(r, name=name, least=least, counts=counts):
+                    first = r["tesseract"]
+                    if first["confidence"] >= 0.9 and not any(counts(w) and c < least for w, c in first.get("words", [])):
+                        return first["text"], ["tesseract"]
+                    return r[name]["text"], ["tesseract", name]
+                row(f"  {name} if short, line < 0.90, {label} < {least:.2f}", lambda r, name=name, unsure=unsure:
+                    (r[name]["text"], [name]) if r["length"] < args.short * r["thickness"] else unsure(r))
         # The better-confident of both (both always read): an upper bound of a confidence vote.
         row(f"both, higher confidence ({name})",
             lambda r, name=name: ((r[name] if r[name]["confidence"] >= r["tesseract"]["confidence"] else r["tesseract"])["text"],
@@ -155,6 +172,8 @@ def main():
     parser.add_argument("--engines", action="store_true", help="compare the line engines on the detector's lines (lector-bench)")
     parser.add_argument("--bench", default=None, help="lector-bench to run (default .build/release, else .build/debug)")
     parser.add_argument("--lines", default=None, help="the lines lector-bench wrote (read when it exists, else written there)")
+    parser.add_argument("--least-word", default="0.85,0.9",
+                        help="word confidences below which a cascade (line < 0.90, short lines too) re-reads as well")
     parser.add_argument("--thresholds", default="0.5,0.7,0.8,0.9,0.95", help="Tesseract line confidences below which a cascade re-reads")
     parser.add_argument("--short", type=float, default=4,
                         help="a cascade's line shorter than this many times its thickness goes to the neural model at once")

@@ -138,7 +138,8 @@ struct EngineBenchmark {
             let cpu = RecognitionTimings.threadCPUMilliseconds() - tesseractCPU
             tally.add("tesseract", milliseconds: tesseractMilliseconds, cpu: cpu)
             record["tesseract"] = ["text": words.map(\.text).joined(separator: " "), "ms": tesseractMilliseconds, "cpu_ms": cpu,
-                                   "confidence": words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count)]
+                                   "confidence": words.isEmpty ? 0 : words.map(\.confidence).reduce(0, +) / Double(words.count),
+                                   "words": words.map { [$0.text, $0.confidence] as [Any] }]
             // Either engine's time includes cutting the line out (tens of thousands of samples,
             // small beside the reads).
             for (name, engine) in engines.neural {

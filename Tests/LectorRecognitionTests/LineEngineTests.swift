@@ -27,7 +27,19 @@ struct LineEngineTests {
         let quad = LineQuad(topLeft: ImagePoint(x: 0, y: 0), topRight: ImagePoint(x: length, y: 0),
                             bottomRight: ImagePoint(x: length, y: thickness), bottomLeft: ImagePoint(x: 0, y: thickness))
         #expect(LinePolicy.neuralFirst(quad) == neuralFirst)
-        #expect(LinePolicy.rereads(tesseractConfidence: 0.89) && !LinePolicy.rereads(tesseractConfidence: 0.9))
+    }
+
+    /// `auto` reads again with the neural recognizer a line Tesseract read unsure, or one
+    /// with a number run into its unit read unsure (tests/live's "500g" for "500 g").
+    @Test("auto reads again lines read unsure, and numbers run into letters",
+          arguments: [([("Net", 0.96), ("weight", 0.96), ("500g", 0.84)], 0.92, true),
+                      ([("Net", 0.96), ("weight", 0.96), ("500", 0.86), ("g", 0.86)], 0.91, false),
+                      ([("Net", 0.96), ("weight", 0.96), ("500g", 0.95)], 0.96, false),
+                      ([("Keep", 0.97), ("refrigerated", 0.83)], 0.90, false),
+                      ([("Keep", 0.89), ("refrigerated", 0.88)], 0.885, true)])
+    func rereads(words: [(String, Double)], confidence: Double, reread: Bool) {
+        let read = words.map { TextWord(text: $0.0, box: PixelBox(x: 0, y: 0, width: 10, height: 10), confidence: $0.1) }
+        #expect(LinePolicy.rereads(read, confidence: confidence) == reread)
     }
 
     @Test("neural without its model is an error; auto reads with Tesseract and says why; tesseract says nothing")

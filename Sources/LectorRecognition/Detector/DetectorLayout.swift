@@ -433,7 +433,7 @@ final class DetectorLayout {
         // A short line, or Tesseract unsure: the neural recognizer reads it again once every
         // line has a reading (Tesseract's first reading costs a fifth of the neural one's).
         if engineChoice == .auto, neural != nil, reading.engine == "tesseract",
-           LinePolicy.rereads(tesseractConfidence: reading.confidence)
+           LinePolicy.rereads(reading.words, confidence: reading.confidence)
             || LinePolicy.neuralFirst(entry.line.quad(flipped: flipped)) {
             scene.lines[index].wantsNeural = true
         }
