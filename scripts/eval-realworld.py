@@ -20,7 +20,8 @@ With --engines, it compares the line engines instead (issue 26): lector-bench's
 (page segmentation 7) and with each installed neural model; this script scores each
 engine with the same rules, and the cascades "Tesseract first, the neural model where
 Tesseract's line confidence is below T" (each also with "lines shorter than --short
-times their thickness to the neural model at once"), one row each:
+times their thickness to the neural model at once"; and with "also where a word, or a
+word running digits into letters, is below --least-word"), one row each:
 
   engine                docs R/P       scene  plates  crops  ms/line  cpu ms  doc ms  neural
 
@@ -34,6 +35,7 @@ The images stay where they are: nothing is copied into the repository.
 usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesseract,detector]
                                  [--sets docphoto,scene,platefull,platecrop] [--verbose] [-- LECTORD-ARGS...]
        scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9] [--short 4]
+                                 [--least-word 0.85,0.9]
 """
 import argparse
 import collections

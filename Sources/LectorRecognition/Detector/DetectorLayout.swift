@@ -14,9 +14,10 @@ import LectorSystem
 /// scene changes (a new stack generation, or no scene hint at all), when a line that
 /// read before comes back empty or far less confident (a lost track), and, once every
 /// line was read, at least every ``redetectSeconds`` (at once, when the scene was first
-/// detected at a smaller size, ``DetectionSize``, or on a stack still filling). A frame's read that runs out of
-/// time keeps what it read, and the next frames of the scene go on with the lines not
-/// read yet (a slow machine reads a scene over several frames).
+/// detected at a smaller size, ``DetectionSize``, or on a stack still filling). A
+/// frame's read that runs out of time keeps what it read, and the next frames of the
+/// scene go on with the lines not read yet (a slow machine reads a scene over several
+/// frames).
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
 final class DetectorLayout {
