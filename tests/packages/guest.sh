@@ -95,7 +95,12 @@ grep -q '^demo = true' /etc/lector/lectord.conf && [[ -f /etc/lector/mqtt.conf ]
   && ok "apt remove kept /etc/lector/lectord.conf (edited) and mqtt.conf" || notok "apt remove lost the configuration"
 
 # ---- purge: nothing left -----------------------------------------------------------------
-apt-get purge -y $PKGS mosquitto mosquitto-clients > /tmp/purge.log 2>&1 && apt-get autoremove --purge -y >> /tmp/purge.log 2>&1 \
+# apt purge names what dpkg still knows: after apt remove a package without conffiles
+# (lector, lector-models), installed from a file and in no archive, is gone, and apt
+# refused the whole command ("Unable to locate package lector").
+left_pkgs=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $PKGS 2>/dev/null | awk '$1 != "un" { print $2 }' | tr '\n' ' ')
+note "after apt remove, dpkg still knows: ${left_pkgs:-none}"
+apt-get purge -y $left_pkgs mosquitto mosquitto-clients > /tmp/purge.log 2>&1 && apt-get autoremove --purge -y >> /tmp/purge.log 2>&1 \
   || { tail -10 /tmp/purge.log; notok "apt purge failed"; }
 owned=""; left=""
 while read -r f; do
