@@ -109,7 +109,16 @@ while read -r f; do
   [[ -d "$f" && ! -L "$f" ]] && continue
   [[ -e "$f" || -L "$f" ]] && left+=" $f"
 done < /tmp/files.txt
-state=$(ls -d /etc/lector /run/lector /run/lector-http /var/lib/lector /etc/systemd/system/*/lector* /var/lib/systemd/deb-systemd-helper-enabled/*lector* 2>/dev/null)
+# (lector-vmtest.service, this test's own unit, is not the packages' state.)
+state=$(ls -d /etc/lector /run/lector /run/lector-http /var/lib/lector /etc/systemd/system/*/lector[d-]* \
+  /var/lib/systemd/deb-systemd-helper-enabled/*lector[d-]* 2>/dev/null | grep -v lector-vmtest)
+# autoremove keeps what Debian's own installed packages recommend (trixie's
+# libsystemd-shared recommends the libraries it dlopens: libarchive, libdw, libelf...);
+# those are purged by name, so that the diff below compares with the root as it was.
+kept=$(join -v 2 <(cut -d' ' -f1 /tmp/pkgs-before.txt) <(installed) | cut -d' ' -f1 | tr '\n' ' ')
+note "kept by apt autoremove (recommended by packages of the root): ${kept:-none}"
+if grep -Eqw "$(echo $PKGS | tr ' ' '|')" <<<"$kept"; then notok "a package of Lector is still installed: $kept"; fi
+[[ -z "$kept" ]] || apt-get purge -y $kept >> /tmp/purge.log 2>&1 || { tail -5 /tmp/purge.log; notok "apt purge of $kept failed"; }
 snapshot > /tmp/after.txt
 diff=$(comm -3 /tmp/before.txt /tmp/after.txt | grep -Ev '^[[:space:]]*/var/lib/(dpkg|apt)/|^[[:space:]]*/etc/(passwd|group|shadow|gshadow)-$|^[[:space:]]*/etc/ld.so.cache$|^[[:space:]]*/var/lib/systemd/(catalog|random-seed|timers|linger|pstore|backlight)|^[[:space:]]*/var/cache/ldconfig')
 [[ -z "$owned" ]] && ok "apt purge: dpkg -S finds none of the packages' $(wc -l < /tmp/files.txt) paths" || notok "dpkg -S still finds:$owned"
