@@ -20,7 +20,8 @@ root_packages() {
 # once with debootstrap and cached; its path on stdout.
 target_root() {
   local root="$CACHE/root-$dist-$arch" mirror="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-  [[ "$arch" == "$host_arch" ]] || die "a $arch root cannot be chrooted into here (see docs/packages.md for arm64)"
+  if [[ "$arch" == arm64 ]]; then pi_root; return; fi
+  [[ "$arch" == "$host_arch" ]] || die "a $arch root cannot be chrooted into here"
   if [[ ! -f "$root/.done" ]]; then
     command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >&2
     log "debootstrap $dist $arch with the -dev packages into $root (once; about 10 minutes)"
@@ -34,6 +35,15 @@ target_root() {
     rm -f "$root.tmp"/var/cache/apt/archives/*.deb
     mv "$root.tmp" "$root"; touch "$root/.done"
   fi
+  echo "$root"
+}
+
+# arm64: tests/pi's Debian 13 amd64 build root (tests/pi/build-root.sh, cached in
+# LECTOR_PI_CACHE): its swiftlang cross-compiles against its arm64 sysroot; dpkg-shlibdeps
+# and lintian run in it (the arm64 libraries installed beside the amd64 ones, multiarch).
+pi_root() {
+  local root="${LECTOR_PI_CACHE:-$HOME/.cache/lector/pi}/build"
+  [[ -f "$root/.build-done" && -f "$root/.arm64-all-done" ]] || die "no arm64 build root in $root (tests/pi/build-root.sh makes it)"
   echo "$root"
 }
 
@@ -53,7 +63,15 @@ build_programs() {
     (cd "$repo" && swift build -c release --show-bin-path)
     return
   fi
-  [[ "$arch" == amd64 ]] || die "--arch $arch for $dist: build with tests/pi's cross-build and pass --bin (docs/packages.md)"
+  if [[ "$arch" == arm64 ]]; then
+    [[ "$dist" == trixie ]] || die "--arch arm64 builds for trixie only (tests/pi's cross-build root is Debian 13)"
+    log "tests/pi/build-root.sh: the arm64 cross-build root (made once; the source synced into it)"
+    "$repo/tests/pi/build-root.sh" > "$work/pi-root.log" || die "tests/pi/build-root.sh failed"
+    log "tests/pi/cross-build.sh: ${products[*]} for aarch64 with Debian 13's swiftlang"
+    in_target sh /src/lector/tests/pi/cross-build.sh /src/lector "${products[@]}" >&2 || die "the arm64 cross-build failed"
+    echo "$(pi_root)/src/lector/.build-arm64/aarch64-unknown-linux-gnu/release"
+    return
+  fi
   local root scratch="$repo/.build-$dist-$arch" resources
   root="$(target_root)"
   resources="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static"
@@ -78,6 +96,17 @@ make_man_pages() {
   mkdir -p "$dir"
   if native; then
     python3 "$repo/scripts/make-man" "$bin" "$dir" >/dev/null || die "scripts/make-man failed"
+  elif [[ "$arch" == arm64 ]]; then
+    # The aarch64 programs' --help, run here by qemu's user-mode emulator with the
+    # arm64 sysroot's libraries.
+    local sysroot p t="$work/man-bin"
+    sysroot="$(pi_root)/opt/arm64-sysroot"; mkdir -p "$t"
+    command -v qemu-aarch64-static >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static >&2
+    for p in lectord lector lector-mqtt lector-http; do
+      printf '#!/bin/sh\nexec qemu-aarch64-static -L %s %s "$@"\n' "$sysroot" "$bin/$p" > "$t/$p"; chmod +x "$t/$p"
+    done
+    LECTOR_MAN_DATE="$(git -C "$repo" log -1 --format=%cs)" python3 "$repo/scripts/make-man" "$t" "$dir" >/dev/null \
+      || die "scripts/make-man (the arm64 programs under qemu-aarch64-static) failed"
   else
     local root t
     root="$(target_root)"; t="$root/tmp/lector-man"
@@ -97,10 +126,11 @@ shlibdeps_all() {
   if native; then host_base="$base"; else host_base="$(target_root)$base"; fi
   rm -rf "$host_base"; mkdir -p "$host_base/debian"
   printf 'Source: lector\n\nPackage: lectord\nArchitecture: any\n' > "$host_base/debian/control"
+  [[ "$arch" != arm64 ]] || arm64_libraries
   for p in lectord lector lector-mqtt lector-http; do
     mkdir -p "$host_base/$p"; cp "$work/stage/$p/usr/bin/$p" "$host_base/$p/"
     local deps
-    deps="$(in_target sh -c "cd $base && dpkg-shlibdeps -O -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
+    deps="$(in_target env DEB_HOST_ARCH="$arch" sh -c "cd $base && dpkg-shlibdeps -O -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
       || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p failed"; }
     [[ -n "$deps" ]] || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p: no Depends"; }
     local extra; extra="$(sed -n 's/^Depends: //p' "$work/stage/$p/DEBIAN/control")"
@@ -108,6 +138,22 @@ shlibdeps_all() {
   done
   sed -i '/^Depends: *$/d' "$work/stage/lector-models/DEBIAN/control"
   rm -rf "$host_base"
+}
+
+# arm64: dpkg-shlibdeps reads the libraries' packages from the dpkg database, so the
+# arm64 libraries the programs link are installed in the build root beside the amd64 ones
+# (multiarch): for each NEEDED soname, the amd64 package holding it, as :arm64; with
+# the cross objdump dpkg-shlibdeps uses, and lintian.
+arm64_libraries() {
+  local sonames names
+  sonames="$(for p in lectord lector lector-mqtt lector-http; do readelf -d "$work/stage/$p/usr/bin/$p"; done \
+    | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux' | sort -u)"
+  names="$(for so in $sonames; do in_target dpkg -S "*/x86_64-linux-gnu/$so" 2>/dev/null | head -1; done \
+    | sed 's/:amd64:.*//; s/: .*//' | sort -u | sed 's/$/:arm64/' | tr '\n' ' ')"
+  [[ -n "$names" ]] || die "no packages found for the arm64 programs' libraries ($sonames)"
+  log "arm64 libraries in the build root for dpkg-shlibdeps: $names"
+  in_target sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian dpkg-dev binutils-aarch64-linux-gnu $names" \
+    > "$work/arm64-libraries.log" 2>&1 || { tail -20 "$work/arm64-libraries.log" >&2; die "installing the arm64 libraries in the build root"; }
 }
 
 # lintian (the target release's) on the packages; fails on any error.

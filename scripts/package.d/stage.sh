@@ -70,7 +70,10 @@ install_man() {
 install_program() {
   local pkg=$1 name=$2 strip=strip
   install -D -m 0755 "$bin/$name" "$work/stage/$pkg/usr/bin/$name"
-  [[ "$arch" == "$host_arch" ]] || strip="$(dirname "$(readlink -f "$(command -v swift)")")/llvm-strip"
+  if [[ "$arch" != "$host_arch" ]]; then   # arm64 (from amd64): binutils' cross strip
+    strip=aarch64-linux-gnu-strip
+    command -v "$strip" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq binutils-aarch64-linux-gnu >&2
+  fi
   "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$work/stage/$pkg/usr/bin/$name"
 }
 

@@ -29,6 +29,9 @@ part_b() {
   printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' > "$stage/etc/systemd/network/20-wired.network"
   ln -sf /lib/systemd/system/systemd-networkd.service "$stage/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
   rm -f "$stage/etc/resolv.conf"; echo "nameserver 10.0.2.3" > "$stage/etc/resolv.conf"
+  # debootstrap writes no localhost line (the installer does): without it mosquitto_sub
+  # and lector-mqtt's mqtt://localhost failed with "Lookup error".
+  printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tlector-vm\n' > "$stage/etc/hosts"
   t=$SECONDS
   LECTOR_VM_CACHE="$CACHE/vm" "$repo/vm/systemd/boot.sh" --net --memory 2048 --free-mb 2048 \
     --timeout "${LECTOR_PACKAGES_VM_TIMEOUT:-3600}" "$stage" > "$W/guest.out"
