@@ -88,6 +88,14 @@ def digits_and_letters(word):
     return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
+def short_first(record, name, short, otherwise):
+    """A line shorter than `short` times its thickness read by the neural model `name`
+    alone (LinePolicy.neuralFirst); other lines as `otherwise(record)` says."""
+    if record["length"] < short * record["thickness"]:
+        return record[name]["text"], [name]
+    return otherwise(record)
+
+
 def compare_engines(args):
     """The --engines mode: lector-bench reads every detected line with each engine; scored here."""
     lines_path = args.lines
@@ -143,7 +151,7 @@ def compare_engines(args):
             row(f"tesseract, {name} < {threshold:.2f}", cascade)
             # Short lines (a plate, a number, a word on a sign) straight to the neural model.
             row(f"  {name} if shorter than {args.short:g}x", lambda r, name=name, cascade=cascade:
-                (r[name]["text"], [name]) if r["length"] < args.short * r["thickness"] else cascade(r))
+                short_first(r, name, args.short, cascade))
         # A line's mean hides one unsure word ("500g" at 0.84 in a line at 0.92): the
         # neural model also where a word is below T, or where a word running digits into
         # letters is (LinePolicy: a number and its unit read as one word).
@@ -155,7 +163,7 @@ def compare_engines(args):
                         return first["text"], ["tesseract"]
                     return r[name]["text"], ["tesseract", name]
                 row(f"  {name} if short, line < 0.90, {label} < {least:.2f}", lambda r, name=name, unsure=unsure:
-                    (r[name]["text"], [name]) if r["length"] < args.short * r["thickness"] else unsure(r))
+                    short_first(r, name, args.short, unsure))
         # The better-confident of both (both always read): an upper bound of a confidence vote.
         row(f"both, higher confidence ({name})",
             lambda r, name=name: ((r[name] if r[name]["confidence"] >= r["tesseract"]["confidence"] else r["tesseract"])["text"],

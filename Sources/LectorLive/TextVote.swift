@@ -170,10 +170,12 @@ public enum TextVote {
         var splitsOfLetters: [String: Set<[String]>] = [:]
         for (split, joined) in zip(tokens, letters) { splitsOfLetters[joined, default: []].insert(split) }
         guard splitsOfLetters.values.contains(where: { $0.count > 1 }) else { return readings }
+        // The words every split of the same letters has (as often), once per letters.
+        let shared = splitsOfLetters.filter { $0.value.count > 1 }.mapValues(sharedWords)
         var tally: [[String]: Double] = [:]
         for index in readings.indices {
-            guard let splits = splitsOfLetters[letters[index]], splits.count > 1 else { continue }
-            tally[tokens[index], default: 0] += meanConfidence(wordsSplitOwnWay(readings[index], among: splits)) * strengths[index]
+            guard let common = shared[letters[index]] else { continue }
+            tally[tokens[index], default: 0] += meanConfidence(wordsSplitOwnWay(readings[index], sharing: common)) * strengths[index]
         }
         return readings.indices.map { index in
             guard let splits = splitsOfLetters[letters[index]], splits.count > 1,
@@ -186,19 +188,24 @@ public enum TextVote {
         }
     }
 
-    /// The words of `reading` that not every split in `splits` has (as often): those
-    /// where its spaces differ. All of them when it has no such word.
-    private static func wordsSplitOwnWay(_ reading: [VotedWord], among splits: Set<[String]>) -> [VotedWord] {
+    /// The words every split in `splits` has, and how often each has it.
+    private static func sharedWords(_ splits: Set<[String]>) -> [String: Int] {
         func counts(_ words: [String]) -> [String: Int] { Dictionary(words.map { ($0, 1) }, uniquingKeysWith: +) }
-        var shared = splits.dropFirst().reduce(counts(splits.first ?? [])) { common, split in
+        return splits.dropFirst().reduce(counts(splits.first ?? [])) { common, split in
             let these = counts(split)
             return common.reduce(into: [:]) { result, entry in
                 if let count = these[entry.key] { result[entry.key] = min(entry.value, count) }
             }
         }
+    }
+
+    /// The words of `reading` beyond those every split shares (`common`, from
+    /// ``sharedWords(_:)``): those where its spaces differ. All of them when it has no such word.
+    private static func wordsSplitOwnWay(_ reading: [VotedWord], sharing common: [String: Int]) -> [VotedWord] {
+        var common = common
         let own = reading.filter { word in
-            guard let left = shared[word.text], left > 0 else { return true }
-            shared[word.text] = left - 1
+            guard let left = common[word.text], left > 0 else { return true }
+            common[word.text] = left - 1
             return false
         }
         return own.isEmpty ? reading : own
