@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Rewrites PP-OCRv6's text-line recognizer so that Debian 12's OpenCV 4.6 reads it,
-and writes its character list beside it; optionally trims its classes to Latin script.
+"""Rewrites PP-OCRv6's text-line recognizer so that Debian's OpenCV reads it (4.6 in
+Debian 12, 4.10 in Debian 13: one file for both), and writes its character list beside
+it; optionally trims its classes to Latin script.
 
 usage: rewrite-recognizer.py IN.onnx OUT.onnx CHARACTERS.txt [--latin]
 
 OpenCV 4.6's ONNX importer refuses the model as shipped ("dynamic 'zero' shapes are
-not supported" at Shape.0), and computes two of its layers wrongly. Four rewrites
-(../shared/DESIGN.md, "A neural line recognizer"):
+not supported" at Shape.0), and computes two of its layers wrongly; OpenCV 4.10's works
+out every layer's shapes when it reads the model, with the line's width (the input's
+last dimension, dynamic) taken as 0, and refuses what that makes of the MatMuls and of
+a Squeeze. Six rewrites (../shared/DESIGN.md, "A neural line recognizer"):
   1. a Reshape whose target shape is computed at run time gets a constant target: the
      leading dimensions copied from the input's own shape become 0 ("keep"), the one
      computed dimension -1 ([0,0,-1] and [0,1,-1,120] in this model);
@@ -15,7 +18,15 @@ not supported" at Shape.0), and computes two of its layers wrongly. Four rewrite
      silently computes the wrong thing);
   3. ReduceMean over axes [2,3] of an NCHW tensor becomes GlobalAveragePool, and over
      the last axis a MatMul by a column of 1/C (OpenCV's Reduce gives NaN there);
-  4. nodes and initializers nothing uses any more are removed.
+  4. nodes and initializers nothing uses any more are removed;
+  5. the [N,L,K] input of each MatMul by a constant K-row matrix is first reshaped to
+     [0,-1,K] (OpenCV 4.10 checks K against the matrix when it reads the model, and
+     with a width of 0 finds 0: "invalid dimension K");
+  6. the Squeeze of axis 2 of an [N,C,1,W] tensor becomes a Reshape to [0,0,-1] (OpenCV
+     4.10 makes a rank-2 tensor of it at a width of 0, which the Transpose after it
+     refuses).
+Rewrites 5 and 6 change nothing on OpenCV 4.6 (the same output, bit for bit), and 4.10
+computes what 4.6 does (within 1e-5, measured at widths 80 to 640).
 The output is unchanged in meaning: per time step, a softmax over the classes blank (0),
 the model's characters (class i is character i-1) and a final space class.
 
@@ -177,6 +188,43 @@ def reduce_means(g, shapes):
     return pools, matmuls
 
 
+def known_matmul_widths(g, shapes):
+    """Rewrite 5. MatMul(x [N,L,K], W [K,M]) -> MatMul(Reshape(x, [0,-1,K]), W). The
+    Reshape is placed right before its MatMul (the graph stays in topological order)."""
+    nodes, count = [], 0
+    for node in g.graph.node:
+        weights = g.constant(node.input[1]) if node.op_type == "MatMul" else None
+        shape = shapes.get(node.input[0]) if weights is not None else None
+        if weights is not None and weights.ndim == 2 and shape is not None and len(shape) == 3:
+            target = g.add_initializer(f"{node.name}.known_width", numpy.array([0, -1, weights.shape[0]], dtype=numpy.int64))
+            reshaped = f"{node.name}.input_known_width"
+            nodes.append(helper.make_node("Reshape", [node.input[0], target], [reshaped], name=f"{node.name}.known_width"))
+            node.input[0] = reshaped
+            count += 1
+        nodes.append(node)
+    del g.graph.node[:]
+    g.graph.node.extend(nodes)
+    return count
+
+
+def squeezes_as_reshapes(g, shapes):
+    """Rewrite 6. Squeeze(x [N,C,1,W], axes [2]) -> Reshape(x, [0,0,-1]) (the same
+    whenever the Squeeze is valid: axis 2 is then 1)."""
+    count = 0
+    for node in g.graph.node:
+        if node.op_type != "Squeeze":
+            continue
+        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        shape = shapes.get(node.input[0])
+        if list(attributes.get("axes", [])) != [2] or shape is None or len(shape) != 4:
+            continue
+        node.op_type = "Reshape"
+        del node.attribute[:]
+        node.input.append(g.add_initializer(f"{node.name}.constant_shape", numpy.array([0, 0, -1], dtype=numpy.int64)))
+        count += 1
+    return count
+
+
 def prune(g):
     """Rewrite 4. Nodes whose outputs nothing reads, then unused initializers."""
     removed = 0
@@ -240,19 +288,22 @@ def main():
     reshapes = constant_reshape_targets(g)
     gammas = gamma_as_matmul(g, shapes)
     pools, means = reduce_means(g, shapes)
+    squeezes = squeezes_as_reshapes(g, shapes)
     if latin:
         characters = trim_to_latin(g, characters)
         for prop in model.metadata_props:
             if prop.key == "character":
                 prop.value = "\n".join(characters)
+    matmuls = known_matmul_widths(g, shapes)
     removed, initializers = prune(g)
-    if (reshapes, gammas, pools, means) != (2, 5, 5, 10):
-        fail(f"expected 2 reshapes, 5 LayerNorm gammas, 5 + 10 ReduceMeans; found {reshapes}, {gammas}, {pools} + {means}: "
-             "not the model this script was written for")
+    if (reshapes, gammas, pools, means, matmuls, squeezes) != (2, 5, 5, 10, 24, 1):
+        fail(f"expected 2 reshapes, 5 LayerNorm gammas, 5 + 10 ReduceMeans, 24 MatMuls, 1 Squeeze; found {reshapes}, "
+             f"{gammas}, {pools} + {means}, {matmuls}, {squeezes}: not the model this script was written for")
     onnx.save(model, arguments[1])
     with open(arguments[2], "w", encoding="utf-8", newline="\n") as handle:
         handle.write("".join(c + "\n" for c in characters))
-    print(f"rewrite-recognizer: {reshapes} reshapes, {gammas} gammas, {pools} + {means} ReduceMeans rewritten, "
+    print(f"rewrite-recognizer: {reshapes} reshapes, {gammas} gammas, {pools} + {means} ReduceMeans, {matmuls} MatMul "
+          f"inputs, {squeezes} Squeeze rewritten, "
           f"{removed} nodes and {initializers} initializers pruned; {len(characters) + 2} classes"
           f"{' (Latin)' if latin else ''}", file=sys.stderr)
 
