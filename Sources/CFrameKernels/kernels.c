@@ -290,3 +290,41 @@ void lector_stack_read_out(const uint16_t *restrict mean, int width, int height,
         if (x_end < width) memset(target + x_end, (uint8_t)((source[width - 1] + 128) >> 8), (size_t)(width - x_end));
     }
 }
+
+void lector_pixel_change(const uint8_t *restrict before, const uint8_t *restrict after, int width, int height, int side,
+                         int64_t *restrict block_sums, uint64_t *restrict absolute_sum, double *restrict largest_block_mean) {
+    *absolute_sum = 0;
+    *largest_block_mean = 0;
+    if (width <= 0 || height <= 0 || side <= 0) return;
+    int blocks_wide = (width + side - 1) / side;
+    uint64_t total = 0;
+    double largest = 0;
+    for (int y0 = 0; y0 < height; y0 += side) {
+        int rows = min_int(side, height - y0);
+        memset(block_sums, 0, (size_t)blocks_wide * sizeof *block_sums);
+        for (int y = y0; y < y0 + rows; y++) {
+            const uint8_t *restrict old_row = before + (size_t)y * (size_t)width;
+            const uint8_t *restrict new_row = after + (size_t)y * (size_t)width;
+            for (int bx = 0; bx < blocks_wide; bx++) {
+                int x_end = min_int((bx + 1) * side, width);
+                int64_t sum = 0;
+                uint32_t absolute = 0;
+                for (int x = bx * side; x < x_end; x++) {
+                    int difference = (int)new_row[x] - (int)old_row[x];
+                    sum += difference;
+                    absolute += (uint32_t)(difference < 0 ? -difference : difference);
+                }
+                block_sums[bx] += sum;
+                total += absolute;
+            }
+        }
+        for (int bx = 0; bx < blocks_wide; bx++) {
+            int columns = min_int(side, width - bx * side);
+            int64_t sum = block_sums[bx] < 0 ? -block_sums[bx] : block_sums[bx];
+            double mean = (double)sum / (double)(rows * columns);
+            if (mean > largest) largest = mean;
+        }
+    }
+    *absolute_sum = total;
+    *largest_block_mean = largest;
+}

@@ -95,6 +95,23 @@ package enum FrameKernels {
                           Int32(min(max(dy, -height), height)), weight, Int32(side), sums, columns)
     }
 
+    /// How far `after` is from `before` (both `width` × `height`, rows packed): the sum of
+    /// the pixels' absolute differences, and the largest absolute mean difference of one
+    /// block of side `side` (edge blocks smaller).
+    /// The corresponding C function is `lector_pixel_change`.
+    static func pixelChange(_ before: UnsafeBufferPointer<UInt8>, _ after: UnsafeBufferPointer<UInt8>, width: Int, height: Int,
+                            side: Int) -> (absoluteSum: UInt64, largestBlockMean: Double) {
+        guard width > 0, height > 0 else { return (0, 0) }
+        precondition(side > 0 && before.count >= width * height && after.count >= width * height, "pixelChange: images too small")
+        guard let before = before.baseAddress, let after = after.baseAddress else { return (0, 0) }
+        var blockSums = [Int64](repeating: 0, count: (width + side - 1) / side)
+        var absoluteSum: UInt64 = 0, largest = 0.0
+        blockSums.withUnsafeMutableBufferPointer { sums in
+            lector_pixel_change(before, after, Int32(width), Int32(height), Int32(side), sums.baseAddress, &absoluteSum, &largest)
+        }
+        return (absoluteSum, largest)
+    }
+
     /// The entries of the quarter sums of `width` × `height` in blocks of `side`: 4 per block.
     package static func quarterCount(width: Int, height: Int, side: Int) -> Int {
         4 * ((width + side - 1) / side) * ((height + side - 1) / side)

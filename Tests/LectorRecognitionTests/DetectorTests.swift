@@ -294,6 +294,36 @@ struct DetectorTests {
         #expect(recognizer.lastDetectorRead?.detected == true, "lost lines are detected again")
     }
 
+    /// Reading the same pixels again reads the same: a still scene's refresh (and a
+    /// detection due once the stack is full) costs no engine read where nothing changed.
+    @Test("a still scene's unchanged lines keep their readings, a changed one is read again; an unchanged image is not detected again",
+          .enabled(if: model != nil))
+    func unchangedPixels() throws {
+        let image = try ImageFile.readGray(path: TestSupport.fixture("page-640x480.png"))
+        var options = RecognizerOptions.untimed
+        options.layout = .detector
+        let recognizer = try TextRecognizer(options: options)
+        let first = try recognizer.recognize(image, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: false))
+        let lines = first.blocks.flatMap(\.lines)
+        #expect(lines.count >= 5 && recognizer.lastDetectorRead?.unchangedLines == 0, "\(first.text)")
+        // The full stack shows the same image: the detection due for it keeps the lines,
+        // and no line is read again.
+        let full = try recognizer.recognize(image, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: true))
+        let kept = try #require(recognizer.lastDetectorRead)
+        #expect(!kept.detected && kept.detectionKept, "\(kept)")
+        #expect(kept.linesRead == 0 && kept.unchangedLines == lines.count, "\(kept)")
+        #expect(full.text == first.text)
+        #expect(recognizer.lastProgress.carriedLines.isEmpty, "unchanged lines count as read now, not carried")
+        // One word painted over: its line is read again, the others stand.
+        var changed = image
+        let word = lines[1].words[0].box
+        for y in word.y..<word.maxY { for x in word.x..<word.maxX { changed[x, y] = image.pixels[0] } }
+        let again = try recognizer.recognize(changed, scene: SceneHint(generation: 1, dx: 0, dy: 0, full: true))
+        let read = try #require(recognizer.lastDetectorRead)
+        #expect(read.linesRead >= 1 && read.unchangedLines >= lines.count - 2 && read.linesRead + read.unchangedLines == lines.count, "\(read)")
+        #expect(again.text != first.text && again.words.count >= first.words.count - 2, "\(again.text)")
+    }
+
     @Test("a read that runs out of time keeps what it read; the next frames read the rest, without detecting again",
           .enabled(if: model != nil))
     func partialReads() throws {

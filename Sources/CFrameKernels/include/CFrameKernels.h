@@ -70,4 +70,12 @@ int lector_stack_unexplained_blocks(const uint8_t *frame, size_t stride, const u
 void lector_stack_read_out(const uint16_t *mean, int width, int height, int dx, int dy,
                            uint8_t *out, size_t out_stride);
 
+/// How far `after` is from `before` (both `width` × `height`, rows packed): the sum of the
+/// pixels' absolute differences into `absolute_sum`, and into `largest_block_mean` the
+/// largest absolute mean difference of one block of side `side` (⌈width / side⌉ blocks
+/// a row of blocks; edge blocks are smaller). `block_sums`: ⌈width / side⌉ entries of
+/// scratch.
+void lector_pixel_change(const uint8_t *before, const uint8_t *after, int width, int height, int side,
+                         int64_t *block_sums, uint64_t *absolute_sum, double *largest_block_mean);
+
 #endif

@@ -1,3 +1,5 @@
+import LectorImaging
+
 /// How large an image the text-line detector sees, per detection.
 ///
 /// The detector's cost grows with its input: on a 1920×1440 document photo, 0.6 s of one
@@ -10,7 +12,11 @@
 /// where the full size fits detects every scene at full size, as before.
 ///
 /// Each detection's time, scaled by the network's input pixels, estimates what a
-/// detection at full size takes now.
+/// detection at full size takes now. Before the first one, a detection of a small blank
+/// ``probe`` (a tenth of a full one's cost) tells whether this machine is one of those:
+/// without it, the first scene on a fast machine was detected twice (quick, then full)
+/// and its lines read twice, the first 40 s of a document photo's camera costing 1.1–1.3×
+/// what they cost before the quick size existed (2026-12-04).
 struct DetectionSize: Equatable, Sendable {
     /// The side the detector normally shrinks an image to (``DetectorParameters/maximumSide``).
     static let full = DetectorParameters().maximumSide
@@ -49,10 +55,33 @@ struct DetectionSize: Equatable, Sendable {
 
     /// Notes that a detection of a `width` × `height` image at `side` took `milliseconds`.
     mutating func record(milliseconds: Double, side: Int, width: Int, height: Int) {
-        let pixels = Self.inputPixels(side: side, width: width, height: height)
+        record(milliseconds: milliseconds, inputPixels: Self.inputPixels(side: side, width: width, height: height),
+               width: width, height: height)
+    }
+
+    /// Notes that a detection of ``probe`` took `milliseconds`, for images of `width` × `height`.
+    mutating func recordProbe(milliseconds: Double, width: Int, height: Int) {
+        record(milliseconds: milliseconds, inputPixels: Self.inputPixels(side: Self.full, width: Self.probe.width, height: Self.probe.height),
+               width: width, height: height)
+    }
+
+    /// Notes that the network took `milliseconds` for `inputPixels`, for images of `width` × `height`.
+    private mutating func record(milliseconds: Double, inputPixels pixels: Int, width: Int, height: Int) {
         guard pixels > 0 else { return }
         fullMilliseconds = milliseconds * Double(Self.inputPixels(side: Self.full, width: width, height: height)) / Double(pixels)
     }
+
+    /// Whether the first detection of a new scene of a `width` × `height` image is worth
+    /// timing ``probe`` for: nothing was timed yet and it would be detected at ``quick``.
+    func wantsProbe(deadline: Int, width: Int, height: Int) -> Bool {
+        fullMilliseconds == nil && side(newScene: true, deadline: deadline, width: width, height: height) == Self.quick
+    }
+
+    /// A blank image whose detection times the network: 320 × 256 input pixels, a
+    /// fifteenth of a 1920 × 1440 frame's at ``full``. Its time scaled up estimates high
+    /// (the network's fixed costs weigh more on a small input): measured here, 50–70 ms
+    /// against 660–750 ms for a frame at full size, an estimate of 750–1,050 ms.
+    static let probe = GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240))
 
     /// The network's input pixels for an image shrunk to `side` (each side a multiple of
     /// 32, as the detector rounds them; never enlarged).

@@ -14,10 +14,13 @@ import LectorSystem
 /// scene changes (a new stack generation, or no scene hint at all), when a line that
 /// read before comes back empty or far less confident (a lost track), and, once every
 /// line was read, at least every ``redetectSeconds`` (at once, when the scene was first
-/// detected at a smaller size, ``DetectionSize``, or on a stack still filling). A
-/// frame's read that runs out of time keeps what it read, and the next frames of the
-/// scene go on with the lines not read yet (a slow machine reads a scene over several
-/// frames).
+/// detected at a smaller size, ``DetectionSize``, or on a stack still filling). What
+/// has not changed is not done again (``PixelChange/isNegligible``): a scene due to be
+/// detected again whose image is still the one its lines were detected on keeps them,
+/// and a line whose pixels are still those it was read from keeps its reading (the same
+/// pixels read the same). A frame's read that runs out of time keeps what it read, and
+/// the next frames of the scene go on with the lines not read yet (a slow machine reads
+/// a scene over several frames).
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
 final class DetectorLayout {
@@ -191,6 +194,8 @@ final class DetectorLayout {
         /// under load, four detections' time put the next detection 23 s later: seen in
         /// tests/live with 13 cameras on 2 busy cores.)
         var detectedOnFillingStack = false
+        /// The image the lines were detected on (with a scene hint: a still scene's).
+        var detectedImage: GrayImage?
 
         /// Whether a still scene is due to be detected again: once all its lines were
         /// read, every ``DetectorLayout/redetectSeconds`` (or four detections' time, on a
@@ -275,16 +280,30 @@ final class DetectorLayout {
         /// A short line, or one Tesseract read unsure (`--engine auto`): the neural
         /// recognizer reads it from now on.
         var wantsNeural = false
+        /// What ``reading`` was read from: the line's crop (``DetectorLayout/look(at:in:)``)
+        /// and whether symbols were read; nil: the direction vote's reading.
+        var readFrom: (crop: GrayImage, symbols: Bool)?
     }
 
     /// The scene of this frame: the known one moved with the frame when it can be read
     /// again (see the type's comment), else one detected now.
     /// - Throws: what ``detectScene(hint:read:)`` throws.
     private func sceneToRead(hint: SceneHint?, read: inout FrameRead) throws(RecognitionError) -> Scene {
-        if var scene = known, let hint, isStill(scene, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height),
-           !scene.isDue(at: read.started, stackFilling: read.stackFilling) {
-            scene.shift = (hint.dx - scene.dx, hint.dy - scene.dy)
-            return scene
+        if var scene = known, let hint, isStill(scene, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height) {
+            if !scene.isDue(at: read.started, stackFilling: read.stackFilling) {
+                scene.shift = (hint.dx - scene.dx, hint.dy - scene.dy)
+                return scene
+            }
+            // Due by time or for the full stack, and the image is still the one detected:
+            // the detector would find the same lines.
+            if scene.detectedSide >= DetectionSize.full, hint.dx == scene.dx, hint.dy == scene.dy,
+               let detectedOn = scene.detectedImage, PixelChange(from: detectedOn, to: read.image)?.isNegligible == true {
+                scene.time = read.started
+                scene.detectedOnFillingStack = read.stackFilling
+                scene.shift = (0, 0)
+                read.stats.detectionKept = true
+                return scene
+            }
         }
         return try detectScene(hint: hint, read: &read)
     }
@@ -303,6 +322,12 @@ final class DetectorLayout {
         let still = known.flatMap { old in
             isStill(old, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height) ? old : nil
         }
+        if hint != nil, still == nil, detectionSize.wantsProbe(deadline: read.deadline, width: read.image.width, height: read.image.height) {
+            let started = MonotonicInstant.now()
+            do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
+            detectionSize.recordProbe(milliseconds: MonotonicInstant.now().milliseconds(since: started),
+                                      width: read.image.width, height: read.image.height)
+        }
         let side = hint == nil ? DetectionSize.full
             : detectionSize.side(newScene: still == nil, deadline: read.deadline, width: read.image.width, height: read.image.height)
         let detected: [DetectedLine]
@@ -320,7 +345,8 @@ final class DetectorLayout {
                           steepFlipped: still?.steepFlipped, shallowFlipped: still?.shallowFlipped,
                           provisionalVote: still?.provisionalVote ?? false,
                           imageWidth: read.image.width, imageHeight: read.image.height, detectMilliseconds: read.stats.detectMilliseconds,
-                          detectedSide: side, detectedOnFillingStack: read.stackFilling)
+                          detectedSide: side, detectedOnFillingStack: read.stackFilling,
+                          detectedImage: hint == nil ? nil : read.image)
         // The network cannot be stopped midway: a detection that outlasted the deadline
         // ends the read here, as a late Tesseract read does, when it found no lines.
         if lines.isEmpty, read.stats.detectMilliseconds > Double(read.deadline) {
@@ -366,16 +392,33 @@ final class DetectorLayout {
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` with the frame's
     ///   deadline when the line could not be read in the time left.
     private func readLine(_ line: DetectedLine, flipped: Bool, tesseractOnly: Bool = false, neuralAgain: Bool = false,
-                          read: inout FrameRead) throws(RecognitionError) -> LineReading {
+                          look: LineLook? = nil, read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let quad = line.grown(across: grow).quad(flipped: flipped)
-        guard let neural, !tesseractOnly else { return try readWithTesseract(quad, read: &read) }
-        switch engineChoice {
-        case .tesseract: return try readWithTesseract(quad, read: &read)
-        case .neural: return try readWithNeural(quad, neural, read: &read)
-        case .auto:
-            if neuralAgain { return try readWithNeural(quad, neural, read: &read) }
-            return try readWithTesseract(quad, read: &read)
+        if let neural, engine(tesseractOnly: tesseractOnly, neuralAgain: neuralAgain) == "neural" {
+            return try readWithNeural(quad, neural, read: &read)
         }
+        return try readWithTesseract(look ?? self.look(at: quad, in: read.image), read: &read)
+    }
+
+    /// The engine that reads a line (`tesseract` or `neural`; see ``readLine(_:flipped:tesseractOnly:neuralAgain:look:read:)``).
+    private func engine(tesseractOnly: Bool, neuralAgain: Bool) -> String {
+        guard neural != nil, !tesseractOnly else { return "tesseract" }
+        switch engineChoice {
+        case .tesseract: return "tesseract"
+        case .neural: return "neural"
+        case .auto: return neuralAgain ? "neural" : "tesseract"
+        }
+    }
+
+    /// A line cut out of the image as Tesseract reads it: straightened, scaled to
+    /// ``targetThickness``, padded.
+    private typealias LineLook = (crop: LineCrop, pixels: GrayImage)
+
+    /// `quad` cut out of `image` as Tesseract reads it.
+    private func look(at quad: LineQuad, in image: GrayImage) -> LineLook {
+        let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness),
+                            padding: padding)
+        return (crop, crop.image(from: image))
     }
 
     /// Reads `quad` with the neural line recognizer (its words mapped back to the image
@@ -396,13 +439,10 @@ final class DetectorLayout {
         return (words, words.isEmpty ? 0 : line.confidence, "neural")
     }
 
-    /// Cuts `quad` out of the image, straightened, reads it with Tesseract as one line,
-    /// and maps its words back to the image, dropping the least confident.
-    private func readWithTesseract(_ quad: LineQuad, read: inout FrameRead) throws(RecognitionError) -> LineReading {
-        let image = read.image
-        let crop = LineCrop(quad: quad, scale: LineCrop.scale(forThickness: quad.thickness, target: targetThickness),
-                            padding: padding)
-        let pixels = crop.image(from: image)
+    /// Reads a line cut out of the image (`look`) with Tesseract as one line, and maps its
+    /// words back to the image, dropping the least confident.
+    private func readWithTesseract(_ look: LineLook, read: inout FrameRead) throws(RecognitionError) -> LineReading {
+        let image = read.image, (crop, pixels) = look
         let text: RecognizedText
         do {
             let budget = read.stats.linesRead == 0 ? max(read.deadline, Self.firstLineMilliseconds) : try read.remaining()
@@ -425,12 +465,24 @@ final class DetectorLayout {
         return (words, confidence, "tesseract")
     }
 
-    /// Reads line `index` of `scene` in its direction and keeps the reading.
+    /// Reads line `index` of `scene` in its direction and keeps the reading; a line whose
+    /// pixels are still those its reading (by the engine that would read it now) came
+    /// from keeps it, as read again now.
     private func readSceneLine(_ index: Int, of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
         let entry = scene.lines[index]
         let flipped = entry.flipped ?? (entry.line.isSteep ? scene.steepFlipped : scene.shallowFlipped) ?? false
-        let reading = try readLine(index, of: scene, flipped: flipped, neuralAgain: entry.wantsNeural, read: &read)
+        let shift = scene.shift
+        let look = look(at: entry.line.moved(dx: shift.dx, dy: shift.dy).grown(across: grow).quad(flipped: flipped), in: read.image)
+        if let reading = entry.reading, let from = entry.readFrom, from.symbols == read.symbols,
+           reading.engine == engine(tesseractOnly: false, neuralAgain: entry.wantsNeural),
+           PixelChange(from: from.crop, to: look.pixels)?.isNegligible == true {
+            scene.lines[index].lastRound = scene.rounds
+            read.stats.unchangedLines += 1
+            return
+        }
+        let reading = try readLine(index, of: scene, flipped: flipped, neuralAgain: entry.wantsNeural, look: look, read: &read)
         keep(reading, flipped: flipped, at: index, of: &scene)
+        scene.lines[index].readFrom = (look.pixels, read.symbols)
         // A short line, or Tesseract unsure: the neural recognizer reads it again once every
         // line has a reading (Tesseract's first reading costs a fifth of the neural one's).
         if engineChoice == .auto, neural != nil, reading.engine == "tesseract",
@@ -443,10 +495,10 @@ final class DetectorLayout {
     /// Reads line `index` of `scene` where it is in this frame; the words come back placed
     /// where the line was detected (the scene's reference).
     private func readLine(_ index: Int, of scene: Scene, flipped: Bool, tesseractOnly: Bool = false, neuralAgain: Bool = false,
-                          read: inout FrameRead) throws(RecognitionError) -> LineReading {
+                          look: LineLook? = nil, read: inout FrameRead) throws(RecognitionError) -> LineReading {
         let shift = scene.shift
         let reading = try readLine(scene.lines[index].line.moved(dx: shift.dx, dy: shift.dy), flipped: flipped,
-                                   tesseractOnly: tesseractOnly, neuralAgain: neuralAgain, read: &read)
+                                   tesseractOnly: tesseractOnly, neuralAgain: neuralAgain, look: look, read: &read)
         return (reading.words.map { $0.moved(dx: -shift.dx, dy: -shift.dy) }, reading.confidence, reading.engine)
     }
 
@@ -460,6 +512,7 @@ final class DetectorLayout {
         if scene.lines[index].confidence > 0, reading.confidence < scene.lines[index].confidence * 0.5 { scene.lost = true }
         scene.lines[index].flipped = flipped
         scene.lines[index].reading = reading
+        scene.lines[index].readFrom = nil
         scene.lines[index].lastRound = scene.rounds
         scene.lines[index].confidence = max(scene.lines[index].confidence, reading.confidence)
     }
@@ -520,6 +573,9 @@ final class DetectorLayout {
 public struct DetectorRead: Equatable, Sendable {
     /// Whether lines were detected (else the known lines were read again).
     public var detected = false
+    /// Whether a detection was due but the image was still the one the lines were
+    /// detected on: they were kept (not ``detected``).
+    public var detectionKept = false
     /// Milliseconds in the detector.
     public var detectMilliseconds = 0.0
     /// The longer side the detector shrank the image to (when ``detected``).
@@ -533,6 +589,9 @@ public struct DetectorRead: Equatable, Sendable {
     public var linesRead = 0
     /// Of those, the neural line recognizer's.
     public var neuralReads = 0
+    /// Lines whose pixels were still those of their last reading: it stands (not read
+    /// again, not in ``linesRead``).
+    public var unchangedLines = 0
     /// Lines of the scene not read yet: the read ran out of time before them (the next
     /// frames of the scene go on with them).
     public var unread = 0
