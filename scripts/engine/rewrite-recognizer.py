@@ -196,7 +196,7 @@ def known_matmul_widths(g, shapes):
     for node in g.graph.node:
         weights = g.constant(node.input[1]) if node.op_type == "MatMul" else None
         shape = shapes.get(node.input[0]) if weights is not None else None
-        if weights is not None and weights.ndim == 2 and shape is not None and len(shape) == 3:
+        if shape is not None and weights.ndim == 2 and len(shape) == 3:  # a shape only with weights
             target = g.add_initializer(f"{node.name}.known_width", numpy.array([0, -1, weights.shape[0]], dtype=numpy.int64))
             reshaped = f"{node.name}.input_known_width"
             nodes.append(helper.make_node("Reshape", [node.input[0], target], [reshaped], name=f"{node.name}.known_width"))

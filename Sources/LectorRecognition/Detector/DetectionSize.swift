@@ -15,8 +15,8 @@ import LectorImaging
 /// detection at full size takes now. Before the first one, a detection of a small blank
 /// ``probe`` (a tenth of a full one's cost) tells whether this machine is one of those:
 /// without it, the first scene on a fast machine was detected twice (quick, then full)
-/// and its lines read twice, the first 40 s of a document photo's camera costing 1.1–1.3×
-/// what they cost before the quick size existed (2026-12-04).
+/// and its lines read twice (a document photo's camera cost 0.61–1.06× c55d146's CPU per
+/// captured frame in 40 s with the probe's absence, 0.46–0.53× with it; 2026-12-03).
 struct DetectionSize: Equatable, Sendable {
     /// The side the detector normally shrinks an image to (``DetectorParameters/maximumSide``).
     static let full = DetectorParameters().maximumSide
@@ -79,8 +79,10 @@ struct DetectionSize: Equatable, Sendable {
 
     /// A blank image whose detection times the network: 320 × 256 input pixels, a
     /// fifteenth of a 1920 × 1440 frame's at ``full``. Its time scaled up estimates high
-    /// (the network's fixed costs weigh more on a small input): measured here, 50–70 ms
-    /// against 660–750 ms for a frame at full size, an estimate of 750–1,050 ms.
+    /// (the network's fixed costs weigh more on a small input; a wait for the network
+    /// shared with the camera's other recognizers counts too): measured on the 2-core
+    /// EPYC guest, 50–70 ms against 660–750 ms for a blank 1440 × 1920 frame, an estimate
+    /// of 750–1,050 ms.
     static let probe = GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240))
 
     /// The network's input pixels for an image shrunk to `side` (each side a multiple of

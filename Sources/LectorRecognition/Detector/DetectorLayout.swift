@@ -109,6 +109,7 @@ final class DetectorLayout {
     ///   the engine's other errors.
     func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
                    scene hint: SceneHint?) throws(RecognitionError) -> RecognizedText {
+        try probeBeforeFirstScene(of: image, deadline: deadline, hint: hint)
         var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now(),
                              stackFilling: hint.map { !$0.full } ?? false)
         var scene = try sceneToRead(hint: hint, read: &read)
@@ -322,12 +323,6 @@ final class DetectorLayout {
         let still = known.flatMap { old in
             isStill(old, hint: hint, imageWidth: read.image.width, imageHeight: read.image.height) ? old : nil
         }
-        if hint != nil, still == nil, detectionSize.wantsProbe(deadline: read.deadline, width: read.image.width, height: read.image.height) {
-            let started = MonotonicInstant.now()
-            do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
-            detectionSize.recordProbe(milliseconds: MonotonicInstant.now().milliseconds(since: started),
-                                      width: read.image.width, height: read.image.height)
-        }
         let side = hint == nil ? DetectionSize.full
             : detectionSize.side(newScene: still == nil, deadline: read.deadline, width: read.image.width, height: read.image.height)
         let detected: [DetectedLine]
@@ -354,6 +349,19 @@ final class DetectorLayout {
             throw .deadlineExceeded(milliseconds: read.deadline)
         }
         return scene
+    }
+
+    /// Times ``DetectionSize/probe`` before a new scene is detected, when nothing was
+    /// timed yet and it can change the size the scene is detected at. Outside the frame's
+    /// deadline: at a third of a core the probe takes about 0.6 s, which counted in the
+    /// first frame's 3 s put two turned pages' first half-text at 6.1–6.2 s (3.1–3.6 s
+    /// before the probe; tests/slowcpu, 2026-12-04).
+    private func probeBeforeFirstScene(of image: GrayImage, deadline: Int, hint: SceneHint?) throws(RecognitionError) {
+        guard let hint, known.map({ !isStill($0, hint: hint, imageWidth: image.width, imageHeight: image.height) }) ?? true,
+              detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return }
+        let started = MonotonicInstant.now()
+        do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
+        detectionSize.recordProbe(milliseconds: MonotonicInstant.now().milliseconds(since: started), width: image.width, height: image.height)
     }
 
     /// Whether `old` is the scene `hint` shows, read the same way and not lost.
