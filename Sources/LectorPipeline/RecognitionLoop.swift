@@ -325,6 +325,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             warnOfZones(recognizer.options.zones.isEmpty ? nil : recognizer.zoneInfos(width: upright.width, height: upright.height))
             let text = try recognizer.recognize(upright, scene: Self.sceneHint(of: stack, transform: prepared.transform))
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
+            if let detector = recognizer.lastDetectorRead { logger.debug("detector read", Self.fields(of: detector)) }
             for language in recognizer.takeMissingLanguages() {
                 logger.warning("a scene's script needs a language that is not installed; it is read as \(ScriptLanguages.latin)",
                                [("language", language), ("install", ScriptLanguages.package(of: language))])
@@ -339,6 +340,19 @@ public final class RecognitionLoop: @unchecked Sendable {
             logger.once("recognize", .warning, "recognition failed", [("reason", error.description)])
             return nil
         }
+    }
+
+    /// What a detector read did, as log fields.
+    private static func fields(of read: DetectorRead) -> [(String, String)] {
+        let milliseconds = { (value: Double) in String(format: "%.0f", value) }
+        var fields = [("lines", "\(read.lines)"), ("read", "\(read.linesRead)"), ("neural", "\(read.neuralReads)"),
+                      ("unchanged", "\(read.unchangedLines)"), ("unread", "\(read.unread)"), ("ms", milliseconds(read.totalMilliseconds)),
+                      ("budget_ms", "\(read.budgetMilliseconds)")]
+        if read.detected { fields += [("detected_at", "\(read.detectedSide)"), ("detect_ms", milliseconds(read.detectMilliseconds))] }
+        if read.detectionKept { fields.append(("detection", "kept")) }
+        if let probe = read.probeMilliseconds { fields.append(("probe_ms", milliseconds(probe))) }
+        if read.directionsUndecided { fields.append(("reading_direction", "still voting")) }
+        return fields
     }
 
     /// A region of interest outside the image (--roi, roi =): said once per change, in

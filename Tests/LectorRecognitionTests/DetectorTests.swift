@@ -335,10 +335,11 @@ struct DetectorTests {
         // Far too short for a line: every frame reads only the line it always reads first.
         options.deadlineMilliseconds = 10
         let recognizer = try TextRecognizer(options: options)
-        var reads: [(text: RecognizedText, progress: ReadProgress, detected: Bool)] = []
+        var reads: [(text: RecognizedText, progress: ReadProgress, detected: Bool, budget: Int)] = []
         while reads.count < 60, reads.last?.progress.isComplete != true {
             let text = try recognizer.recognize(image, scene: scene)
-            reads.append((text, recognizer.lastProgress, recognizer.lastDetectorRead?.detected == true))
+            reads.append((text, recognizer.lastProgress, recognizer.lastDetectorRead?.detected == true,
+                          recognizer.lastDetectorRead?.budgetMilliseconds ?? 0))
         }
         let lines = whole.blocks.flatMap(\.lines).count
         #expect(lines >= 5, "the page has lines to read over several frames")
@@ -349,6 +350,8 @@ struct DetectorTests {
         // Each frame reads a line: the direction vote's samples (3) first, then one a frame.
         #expect(reads.count <= lines + 3, "\(reads.count) frames for \(lines) lines")
         #expect(reads.dropFirst().allSatisfy { !$0.detected }, "the lines were detected once")
+        // The first frame reads for the deadline, the frames going on with the scene for a step of it.
+        #expect(reads.first?.budget == 10 && reads.dropFirst().allSatisfy { $0.budget == 5 }, "\(reads.map(\.budget))")
         #expect(zip(reads, reads.dropFirst()).allSatisfy { $1.progress.unreadLines <= $0.progress.unreadLines
                 && $1.text.words.count >= $0.text.words.count }, "what was read stays in the text")
         #expect(reads.dropFirst(4).allSatisfy { !$0.progress.carriedLines.isEmpty }, "earlier frames' lines are carried, not read again")

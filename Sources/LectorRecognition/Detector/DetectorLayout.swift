@@ -19,8 +19,9 @@ import LectorSystem
 /// detected again whose image is still the one its lines were detected on keeps them,
 /// and a line whose pixels are still those it was read from keeps its reading (the same
 /// pixels read the same). A frame's read that runs out of time keeps what it read, and
-/// the next frames of the scene go on with the lines not read yet (a slow machine reads
-/// a scene over several frames).
+/// the next frames of the scene go on with the lines not read yet, each for a step of
+/// the deadline (``stepShare``): a slow machine reads a scene over several frames, its
+/// text growing at each.
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
 final class DetectorLayout {
@@ -31,6 +32,9 @@ final class DetectorLayout {
     let targetThickness = 48.0
     /// Lines whose reading direction is voted (both directions read) per detection.
     static let directionSamples = 3
+    /// The share of the deadline a frame reads for when it goes on with lines an earlier
+    /// frame of the scene left unread: the text grows in steps.
+    static let stepShare = 0.5
     /// Shallow lines are read upside down too when their plain reads score below this
     /// (mean confidence, a read without words scoring 0), and taken upside down when the
     /// turned reads score at least this: upright text reads far above it, upside-down
@@ -109,11 +113,18 @@ final class DetectorLayout {
     ///   the engine's other errors.
     func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
                    scene hint: SceneHint?) throws(RecognitionError) -> RecognizedText {
-        try probeBeforeFirstScene(of: image, deadline: deadline, hint: hint)
+        let probe = try probeBeforeFirstScene(of: image, deadline: deadline, hint: hint)
         var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now(),
                              stackFilling: hint.map { !$0.full } ?? false)
+        read.stats.probeMilliseconds = probe
         var scene = try sceneToRead(hint: hint, read: &read)
         defer { known = scene }
+        // A scene read over several frames publishes in steps: the first frame when the
+        // deadline ends, the next ones each after a share of it.
+        if !read.stats.detected, scene.lines.contains(where: { $0.reading == nil }) {
+            read.budget = max(1, Int(Double(deadline) * Self.stepShare))
+        }
+        read.stats.budgetMilliseconds = read.budget
         if scene.provisionalVote, !read.stackFilling { scene.forgetDirections() }
         do {
             try decideDirections(of: &scene, read: &read)
@@ -145,12 +156,25 @@ final class DetectorLayout {
         /// The frame is the mean of a stack still filling: clearer frames of the scene follow.
         let stackFilling: Bool
         var stats = DetectorRead()
+        /// Milliseconds this frame reads for: the deadline, or a step of it when the frame
+        /// goes on with a scene's unread lines (``DetectorLayout/stepShare``).
+        var budget: Int
+
+        init(image: GrayImage, resolution: Int, symbols: Bool, deadline: Int, started: MonotonicInstant, stackFilling: Bool) {
+            self.image = image
+            self.resolution = resolution
+            self.symbols = symbols
+            self.deadline = deadline
+            self.started = started
+            self.stackFilling = stackFilling
+            budget = deadline
+        }
 
         /// Milliseconds left for the read.
         /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` (the frame's
         ///   deadline) when 1 ms or less is left.
         func remaining() throws(RecognitionError) -> Int {
-            let left = Double(deadline) - MonotonicInstant.now().milliseconds(since: started)
+            let left = Double(budget) - MonotonicInstant.now().milliseconds(since: started)
             guard left > 1 else { throw .deadlineExceeded(milliseconds: deadline) }
             return Int(left)
         }
@@ -356,12 +380,15 @@ final class DetectorLayout {
     /// deadline: at a third of a core the probe takes about 0.6 s, which counted in the
     /// first frame's 3 s put two turned pages' first half-text at 6.1–6.2 s (3.1–3.6 s
     /// before the probe; tests/slowcpu, 2026-12-04).
-    private func probeBeforeFirstScene(of image: GrayImage, deadline: Int, hint: SceneHint?) throws(RecognitionError) {
+    /// - Returns: the probe's milliseconds, nil when none was timed.
+    private func probeBeforeFirstScene(of image: GrayImage, deadline: Int, hint: SceneHint?) throws(RecognitionError) -> Double? {
         guard let hint, known.map({ !isStill($0, hint: hint, imageWidth: image.width, imageHeight: image.height) }) ?? true,
-              detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return }
+              detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return nil }
         let started = MonotonicInstant.now()
         do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
-        detectionSize.recordProbe(milliseconds: MonotonicInstant.now().milliseconds(since: started), width: image.width, height: image.height)
+        let milliseconds = MonotonicInstant.now().milliseconds(since: started)
+        detectionSize.recordProbe(milliseconds: milliseconds, width: image.width, height: image.height)
+        return milliseconds
     }
 
     /// Whether `old` is the scene `hint` shows, read the same way and not lost.
@@ -586,10 +613,16 @@ public struct DetectorRead: Equatable, Sendable {
     public var detectionKept = false
     /// Milliseconds in the detector.
     public var detectMilliseconds = 0.0
+    /// Milliseconds of the probe timed before this frame's read (``DetectionSize/probe``;
+    /// outside its deadline), when one was.
+    public var probeMilliseconds: Double?
     /// The longer side the detector shrank the image to (when ``detected``).
     public var detectedSide = 0
     /// Milliseconds for the whole read.
     public var totalMilliseconds = 0.0
+    /// Milliseconds the frame read for: the deadline, or a step of it when the frame went
+    /// on with lines an earlier frame of the scene left unread.
+    public var budgetMilliseconds = 0
     /// Lines in the frame.
     public var lines = 0
     /// Single-line reads (lines, plus the direction vote's second readings and the
