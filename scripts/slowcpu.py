@@ -132,7 +132,10 @@ class Camera:
 
     STREAMING = re.compile(r'device state device=("[^"]*"|\S+) state=streaming')
 
-    def __init__(self, lectord, images, lang="eng", fps=FPS, recognizers=RECOGNIZERS, quota_percent=None, extra=()):
+    def __init__(self, lectord, images, lang="eng", fps=FPS, recognizers=RECOGNIZERS, quota_percent=None, extra=(),
+                 enough=None):
+        """`enough`: a test of a TEXT's text that ends the run early when it holds (None:
+        the run lasts its seconds)."""
         self.args = [lectord]
         for image in images:
             self.args += ["--replay", image]
@@ -140,6 +143,8 @@ class Camera:
         self.args += ["--loop", "--fps", str(fps), "--stdout", "--recognizers", str(recognizers), "--lang", lang,
                       "--socket", os.path.join(self.folder, "lector.sock")] + list(extra)
         self.quota_percent = quota_percent
+        self.enough = enough
+        self.ended_early = threading.Event()
         self.texts = []  # (seconds, device, text)
         self.frames = 0
         self.streaming = {}
@@ -166,7 +171,7 @@ class Camera:
             cameras = len([a for a in self.args if a == "--replay"])
             try:
                 deadline = self.started + streaming_timeout
-                running = lambda: process.poll() is None and not _STOPPING.is_set()
+                running = lambda: process.poll() is None and not _STOPPING.is_set() and not self.ended_early.is_set()
                 while len(self.streaming) < cameras and time.monotonic() < deadline and running():
                     time.sleep(0.05)
                 begin = max(self.streaming.values()) + self.started if len(self.streaming) == cameras else time.monotonic()
@@ -206,6 +211,8 @@ class Camera:
                 continue
             if message.get("class") == "TEXT":
                 self.texts.append((now, message.get("device", ""), message.get("text", "")))
+                if self.enough and self.enough(message.get("text", "")):
+                    self.ended_early.set()
             elif message.get("class") == "FRAME":
                 self.frames += 1
 
@@ -236,20 +243,29 @@ class Camera:
         return self.cpu / self.wall if self.cpu is not None and self.wall else None
 
 
-def measure_photo(lectord, photo, offline, quota_percent=QUOTA_PERCENT, seconds=SECONDS, lang=None, extra=()):
+def measure_photo(lectord, photo, offline, quota_percent=QUOTA_PERCENT, seconds=SECONDS, lang=None, extra=(),
+                  until_offline=False):
     """`photo` replayed as a camera in the quota (reading with `lang` instead of the
-    photo's own when given, `extra` arguments added), scored against `offline`: a dict."""
-    camera = Camera(lectord, [photo.path], lang=lang or photo.lang, quota_percent=quota_percent,
-                    extra=extra).run(seconds)
+    photo's own when given, `extra` arguments added), scored against `offline`: a dict.
+    With `until_offline` the camera stops as soon as a TEXT holds every word the offline
+    read matched (any words, where it matched none): what the targets judge (the first
+    half-text, the best recall against the offline read's) cannot change after that,
+    and the run is shorter; the last recall is then that TEXT's."""
     need = offline["matched"]
+
+    def has_offline_words(text):
+        return realworld.score(photo.set, photo.truth, text)[0] >= need if need > 0 else realworld.words(text) != []
+
+    camera = Camera(lectord, [photo.path], lang=lang or photo.lang, quota_percent=quota_percent, extra=extra,
+                    enough=has_offline_words if until_offline else None).run(seconds)
     first = full = None
     best = last = 0
     texts = camera.texts_since_streaming()
     for at, text in texts:
         matched, _ = realworld.score(photo.set, photo.truth, text)
         # At least half of the offline read's matched words; any words when it matched none.
-        enough = 2 * matched >= need if need > 0 else realworld.words(text) != []
-        if first is None and enough:
+        half = 2 * matched >= need if need > 0 else realworld.words(text) != []
+        if first is None and half:
             first = at
         if full is None and need > 0 and matched >= FULL_TEXT_SHARE * need:
             full = at
@@ -263,7 +279,7 @@ def measure_photo(lectord, photo, offline, quota_percent=QUOTA_PERCENT, seconds=
             "last_recall": last / total if total else 0.0, "texts": len(texts), "frames": camera.frames,
             "nonempty_texts": sum(1 for _, text in texts if realworld.words(text)),
             "cpu_share": camera.cpu_share(), "start_up_s": start_up, "status": camera.status,
-            "throttled_periods": camera.throttled, "periods": camera.periods,
+            "throttled_periods": camera.throttled, "periods": camera.periods, "ended_early": camera.ended_early.is_set(),
             "problems": camera.problems()}
 
 
@@ -296,19 +312,23 @@ HEADER = (f"{'photo':<50} {'offline':>9} {'1st half':>9} {'1st full':>9} {'best 
           f"{'cpu':>5} {'start':>6}")
 
 
-def measure(lectord, chosen, quota_percent=QUOTA_PERCENT, seconds=SECONDS, jobs=JOBS, out=print, lang=None, extra=()):
-    """Offline reads (each photo's own language, no `extra`), then the cameras `jobs` at a
-    time (see measure_photo): (rows, summary); rows in photo order."""
-    offline = {}
+def measure(lectord, chosen, quota_percent=QUOTA_PERCENT, seconds=SECONDS, jobs=JOBS, out=print, lang=None, extra=(),
+            until_offline=False, offline=None):
+    """Offline reads (each photo's own language, no `extra`; those of `offline`, a dict
+    photo -> offline_read, are not read again), then the cameras `jobs` at a time (see
+    measure_photo): (rows, summary); rows in photo order."""
+    offline = dict(offline or {})
     for photo in chosen:
-        offline[photo] = offline_read(lectord, photo)
+        if photo not in offline:
+            offline[photo] = offline_read(lectord, photo)
         if offline[photo]["problem"]:
             out(f"  offline read of {photo.set}/{photo.name}: {offline[photo]['problem']}")
     out(HEADER)
     rows = {}
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = {pool.submit(measure_photo, lectord, photo, offline[photo], quota_percent, seconds, lang, extra): photo for photo in chosen}
+        futures = {pool.submit(measure_photo, lectord, photo, offline[photo], quota_percent, seconds, lang, extra,
+                               until_offline): photo for photo in chosen}
         for future in concurrent.futures.as_completed(futures):
             row = future.result()
             rows[futures[future]] = row
