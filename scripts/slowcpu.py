@@ -253,19 +253,21 @@ def measure_photo(lectord, photo, offline, quota_percent=QUOTA_PERCENT, seconds=
     and the run is shorter; the last recall is then that TEXT's."""
     need = offline["matched"]
 
-    def has_offline_words(text):
-        return realworld.score(photo.set, photo.truth, text)[0] >= need if need > 0 else realworld.words(text) != []
+    def holds(share, text, matched=None):
+        """Whether `text` holds `share` of the offline read's matched words (any words
+        when it matched none)."""
+        if need == 0:
+            return realworld.words(text) != []
+        return (realworld.score(photo.set, photo.truth, text)[0] if matched is None else matched) >= share * need
 
     camera = Camera(lectord, [photo.path], lang=lang or photo.lang, quota_percent=quota_percent, extra=extra,
-                    enough=has_offline_words if until_offline else None).run(seconds)
+                    enough=(lambda text: holds(1, text)) if until_offline else None).run(seconds)
     first = full = None
     best = last = 0
     texts = camera.texts_since_streaming()
     for at, text in texts:
         matched, _ = realworld.score(photo.set, photo.truth, text)
-        # At least half of the offline read's matched words; any words when it matched none.
-        half = 2 * matched >= need if need > 0 else realworld.words(text) != []
-        if first is None and half:
+        if first is None and holds(0.5, text, matched):
             first = at
         if full is None and need > 0 and matched >= FULL_TEXT_SHARE * need:
             full = at

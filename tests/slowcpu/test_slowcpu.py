@@ -7,9 +7,10 @@ unthrottled offline read of the same photo (scripts/slowcpu.py has the protocol)
 photo: the first TEXT holding at least half of the truth words that the offline read
 matched (any words, for a photo of which it matched none) comes within 6 s of the camera
 streaming. Per set: the best recall within the 40 s is at least 0.9 of the offline read's,
-on average over the set's photos. A camera stops before its 40 s once a TEXT holds every word the offline read matched (any words, where it
-matched none): neither target can change after that. Skipped (a "skip" line, counted
-neither way) where no cgroup cpu controller is writable.
+on average over the set's photos. A camera stops before its 40 s once a TEXT holds every
+word the offline read matched (any words, where it matched none): neither target can
+change after that. Skipped (a "skip" line, counted neither way) where no cgroup cpu
+controller is writable.
 
 loaded_single_images: a CPU hog on each core beside lectord; the single-image replays
 (`--replay IMAGE --stdout --max-frames 1`, defaults) of the test pages

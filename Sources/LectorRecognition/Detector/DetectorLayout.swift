@@ -115,16 +115,14 @@ final class DetectorLayout {
                    scene hint: SceneHint?) throws(RecognitionError) -> RecognizedText {
         let probe = try probeBeforeFirstScene(of: image, deadline: deadline, hint: hint)
         var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now(),
-                             stackFilling: hint.map { !$0.full } ?? false)
-        read.stats.probeMilliseconds = probe
+                             stackFilling: hint.map { !$0.full } ?? false, probeMilliseconds: probe)
         var scene = try sceneToRead(hint: hint, read: &read)
         defer { known = scene }
         // A scene read over several frames publishes in steps: the first frame when the
         // deadline ends, the next ones each after a share of it.
         if !read.stats.detected, scene.lines.contains(where: { $0.reading == nil }) {
-            read.budget = max(1, Int(Double(deadline) * Self.stepShare))
+            read.stats.budgetMilliseconds = max(1, Int(Double(deadline) * Self.stepShare))
         }
-        read.stats.budgetMilliseconds = read.budget
         if scene.provisionalVote, !read.stackFilling { scene.forgetDirections() }
         do {
             try decideDirections(of: &scene, read: &read)
@@ -155,26 +153,28 @@ final class DetectorLayout {
         let started: MonotonicInstant
         /// The frame is the mean of a stack still filling: clearer frames of the scene follow.
         let stackFilling: Bool
-        var stats = DetectorRead()
-        /// Milliseconds this frame reads for: the deadline, or a step of it when the frame
-        /// goes on with a scene's unread lines (``DetectorLayout/stepShare``).
-        var budget: Int
+        /// What the read did; its ``DetectorRead/budgetMilliseconds`` is what it reads for
+        /// (the deadline unless a step of it is set).
+        var stats: DetectorRead
 
-        init(image: GrayImage, resolution: Int, symbols: Bool, deadline: Int, started: MonotonicInstant, stackFilling: Bool) {
+        init(image: GrayImage, resolution: Int, symbols: Bool, deadline: Int, started: MonotonicInstant, stackFilling: Bool,
+             probeMilliseconds: Double?) {
             self.image = image
             self.resolution = resolution
             self.symbols = symbols
             self.deadline = deadline
             self.started = started
             self.stackFilling = stackFilling
-            budget = deadline
+            stats = DetectorRead()
+            stats.budgetMilliseconds = deadline
+            stats.probeMilliseconds = probeMilliseconds
         }
 
-        /// Milliseconds left for the read.
+        /// Milliseconds left for the read (of its budget).
         /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` (the frame's
         ///   deadline) when 1 ms or less is left.
         func remaining() throws(RecognitionError) -> Int {
-            let left = Double(budget) - MonotonicInstant.now().milliseconds(since: started)
+            let left = Double(stats.budgetMilliseconds) - MonotonicInstant.now().milliseconds(since: started)
             guard left > 1 else { throw .deadlineExceeded(milliseconds: deadline) }
             return Int(left)
         }
