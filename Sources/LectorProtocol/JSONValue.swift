@@ -1,6 +1,7 @@
 /// A JSON value whose objects keep their keys in order, so every protocol object can
 /// carry `class` first, as gpsd's do. There is a `null` case only so that a client's
-/// `null` can be parsed and refused; Lector never writes one.
+/// `null` can be parsed and refused; Lector writes one only as MATCH `known` (see
+/// `KnownLookup`).
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)

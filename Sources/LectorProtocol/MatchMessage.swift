@@ -1,4 +1,4 @@
-/// MATCH (proto_minor 5): a rule's regular expression matched a line of a camera's text
+/// MATCH (proto_minor 5; `read`, `corrections`, `known`, `rejected`, `evidence` 11): a rule's regular expression matched a line of a camera's text
 /// (for `settled_only` rules, a line track's new settled reading). Sent to watchers with
 /// `matches: true`.
 public struct MatchMessage: ProtocolMessage {
@@ -24,9 +24,24 @@ public struct MatchMessage: ProtocolMessage {
     /// The frame's sequence number and capture time (RFC 3339 UTC, milliseconds).
     public var sequence: UInt32
     public var time: String
+    /// The text as the recognizer read it, for a rule that corrects look-alike characters
+    /// (`alike`); `text` is then the corrected reading (proto_minor 11).
+    public var read: String?
+    /// How many look-alike characters were swapped to make `text` from `read` (proto_minor 11).
+    public var corrections: Int?
+    /// For a rule with a known list: the entry the reading was taken as, or `.unknown`
+    /// (written `"known":null`); nil for a rule without one (proto_minor 11).
+    public var known: KnownLookup?
+    /// Why the reading was not accepted (a meter rule's sanity checks): no hook ran for
+    /// it and it is no sensor's value; nil for an accepted reading (proto_minor 11).
+    public var rejected: String?
+    /// The files kept as the evidence of an accepted reading (`--evidence`, proto_minor 11).
+    public var evidence: MatchEvidence?
 
     public init(device: String, zone: String?, rule: String, text: String, matched: String, groups: [String], box: PixelBox,
-                corners: [PixelPoint], confidence: Double, track: String?, sequence: UInt32, time: String) {
+                corners: [PixelPoint], confidence: Double, track: String?, sequence: UInt32, time: String,
+                read: String? = nil, corrections: Int? = nil, known: KnownLookup? = nil, rejected: String? = nil,
+                evidence: MatchEvidence? = nil) {
         self.device = device
         self.zone = zone
         self.rule = rule
@@ -39,7 +54,15 @@ public struct MatchMessage: ProtocolMessage {
         self.track = track
         self.sequence = sequence
         self.time = time
+        self.read = read
+        self.corrections = corrections
+        self.known = known
+        self.rejected = rejected
+        self.evidence = evidence
     }
+
+    /// Whether the reading was accepted (a hook runs for it, sensors take it).
+    public var isAccepted: Bool { rejected == nil }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let m = try MemberReader(message: json, class: Self.messageClass)
@@ -48,7 +71,9 @@ public struct MatchMessage: ProtocolMessage {
                   text: try m.required("text", m.string), matched: try m.required("matched", m.string),
                   groups: try m.required("groups", m.strings), box: try m.required("box", m.box), corners: corners,
                   confidence: try m.required("confidence", m.double), track: try m.string("track"),
-                  sequence: try m.sequence("seq"), time: try m.required("time", m.string))
+                  sequence: try m.sequence("seq"), time: try m.required("time", m.string),
+                  read: try m.string("read"), corrections: try m.int("corrections"), known: try KnownLookup(m, "known"),
+                  rejected: try m.string("rejected"), evidence: try MatchEvidence(m, "evidence"))
     }
 
     public var json: JSONValue {
@@ -65,6 +90,11 @@ public struct MatchMessage: ProtocolMessage {
         message.add("track", track)
         message.add("seq", Int(sequence))
         message.add("time", time)
+        message.add("read", read)
+        message.add("corrections", corrections)
+        message.add("known", known?.json)
+        message.add("rejected", rejected)
+        message.add("evidence", evidence?.json)
         return message.value
     }
 }

@@ -112,6 +112,17 @@ enum SampleMessages {
             .match(MatchMessage(device: "door", zone: nil, rule: "delivery", text: "DELIVERY", matched: "DELIVERY", groups: [],
                                 box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 0, track: nil,
                                 sequence: 0, time: "t")),
+            .match(MatchMessage(device: "gate", zone: "plate", rule: "plate", text: "B0ABC123", matched: "B0ABC123", groups: [],
+                                box: PixelBox(x: 10, y: 20, width: 120, height: 30), corners: [], confidence: 0.91, track: "7",
+                                sequence: 9, time: "t", read: "BO ABC 123", corrections: 1,
+                                known: .entry(KnownEntry(text: "B0ABC123", name: "Alice's car", distance: 0)),
+                                evidence: MatchEvidence(frame: "/var/lib/lector/evidence/a.jpg", crop: "/var/lib/lector/evidence/a-crop.jpg"))),
+            .match(MatchMessage(device: "gate", zone: nil, rule: "plate", text: "XY12", matched: "XY12", groups: [],
+                                box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 0.5, track: nil,
+                                sequence: 1, time: "t", read: "XY12", corrections: 0, known: .unknown)),
+            .match(MatchMessage(device: "meter", zone: "reading", rule: "kwh", text: "0421", matched: "0421", groups: [],
+                                box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 0.8, track: nil,
+                                sequence: 2, time: "t", rejected: "decreasing")),
         ]
     }
 
