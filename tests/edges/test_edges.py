@@ -165,6 +165,37 @@ def idle_timeout():
         check("the log says why clients were closed", "client idle; closing" in d.logtext())
 
 
+@test
+def watchers_that_ask_for_nothing():
+    """A WATCH with every message switched off receives nothing: it cannot hold a client
+    slot past --idle-timeout (issue 39)."""
+    with Daemon("--demo", "--fps", "5", "--max-clients", "4", "--idle-timeout", "3") as d:
+        time.sleep(0.2)  # the start-up probe's slot is free again
+        started = time.time()
+        holders = [Client(d.path) for _ in range(4)]
+        for c in holders:
+            c.send({"class": "WATCH", "enable": True, "text": False, "frame": False})
+        status, out, err = lector("status", "--socket", d.path)
+        check("while they hold every slot a bridge is refused: too many clients", status != 0 and "too many clients" in err, (status, err))
+        closed = []
+        for c in holders:
+            lines = []
+            try:
+                while True:
+                    lines.append(json.loads(c.readline()))
+            except EOFError:
+                closed.append((round(time.time() - started, 2), lines[-1] if lines else None))
+            except OSError as error:
+                closed.append((None, error))
+        seconds = [t for t, _ in closed if t is not None]
+        check(f"4 watchers that ask for nothing closed by --idle-timeout 3: at {seconds} s",
+              len(seconds) == 4 and all(2.9 <= t <= 5 for t in seconds)
+              and all(isinstance(m, dict) and "idle timeout" in m.get("message", "") for _, m in closed), closed)
+        status, out, err = lector("status", "--socket", d.path)
+        check("a bridge is then served", status == 0 and "demo" in out, (status, out, err))
+        check("no camera was started for them", "demo" in out and "streaming" not in out, out)
+
+
 # (c) the fallback socket and peer credentials -------------------------------------
 
 USER, SQUATTER = 64999, 64998  # uids with no account: setpriv needs none
