@@ -97,6 +97,93 @@ def clean_errors_and_socket_discovery():
               out.stderr[-600:])
 
 
+# Lines a hostile or broken server could send after VERSION (issue 39): each must raise
+# lector.LectorError from read(), stream() and request(), never another exception.
+HOSTILE_LINES = [
+    ("a 100,000-deep array", b"[" * 100_000 + b"]" * 100_000),
+    ("a 100,000-deep object in a TEXT", b'{"class":"TEXT","device":"d","text":"t","x":' + b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"}"),
+    ("blocks a string", b'{"class":"TEXT","device":"d","text":"t","blocks":"str"}'),
+    ("blocks a list of numbers", b'{"class":"TEXT","device":"d","text":"t","blocks":[5]}'),
+    ("lines an object", b'{"class":"TEXT","device":"d","text":"t","blocks":[{"text":"b","box":{"x":0,"y":0,"width":1,"height":1},"lines":{}}]}'),
+    ("groups a number", b'{"class":"MATCH","device":"d","rule":"r","text":"t","groups":5}'),
+    ("groups of numbers", b'{"class":"MATCH","device":"d","rule":"r","text":"t","groups":[1,2]}'),
+    ("a box of 1e400", b'{"class":"TRACK","device":"d","id":"1","event":"new","text":"t","box":{"x":1e400,"y":0,"width":1,"height":1}}'),
+    ("seq NaN", b'{"class":"TEXT","device":"d","text":"t","seq":"NaN"}'),
+    ("seq a list", b'{"class":"TEXT","device":"d","text":"t","seq":[1]}'),
+    ("corners of one number", b'{"class":"TEXT","device":"d","text":"t","blocks":[{"text":"b","box":{"x":0,"y":0,"width":1,"height":1},'
+                              b'"lines":[{"text":"l","box":{"x":0,"y":0,"width":1,"height":1},"corners":[[1]]}]}]}'),
+    ("orientation a number", b'{"class":"TEXT","device":"d","text":"t","orientation":5}'),
+    ("confidence a string", b'{"class":"TRACK","device":"d","id":"1","event":"new","text":"t","box":{"x":0,"y":0,"width":1,"height":1},"confidence":"hi"}'),
+    ("class a list", b'{"class":["TEXT"]}'),
+    ("not JSON", b'{"class":"TEXT",'),
+    ("not UTF-8", b'{"class":"TEXT","device":"\xff\xfe","text":"t"}'),
+    ("a top-level number", b"5"),
+]
+
+
+def serve_once(path, line):
+    """A real Unix socket server that greets with VERSION, then sends `line` (None: nothing)."""
+    import socket
+    import threading
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+
+    def answer():
+        connection, _ = server.accept()
+        with connection:
+            connection.sendall(b'{"class":"VERSION","release":"test","proto_major":1,"proto_minor":10}\n')
+            try:
+                # request() and stream() send a request first: read it, then answer with the line.
+                connection.settimeout(2)
+                if line is not None:
+                    connection.sendall(line + b"\n")
+                connection.recv(65536)
+            except OSError:
+                pass
+        server.close()
+
+    thread = threading.Thread(target=answer)
+    thread.start()
+    return thread
+
+
+@test
+def hostile_lines_raise_lector_error():
+    folder = workdir("lector-python-hostile-")
+    leaked = []
+    for index, (name, line) in enumerate(HOSTILE_LINES):
+        for way in ("read", "stream"):
+            path = os.path.join(folder, "%d-%s.sock" % (index, way))
+            thread = serve_once(path, line)
+            try:
+                with lector.Client(socket=path, timeout=5) as client:
+                    if way == "read":
+                        client.read()
+                    else:
+                        # stream() sends its WATCH first; the hostile line is its reply.
+                        next(client.stream())
+                leaked.append((name, way, "no exception"))
+            except lector.LectorError:
+                pass
+            except BaseException as error:  # noqa: BLE001 - what the check is about
+                leaked.append((name, way, "%s: %s" % (type(error).__name__, str(error)[:80])))
+            thread.join()
+    check("%d hostile lines, read and streamed: every one raises lector.LectorError" % len(HOSTILE_LINES), not leaked, leaked)
+    path = os.path.join(folder, "silent.sock")
+    thread = serve_once(path, None)
+    try:
+        with lector.Client(socket=path, timeout=5) as client:
+            client.read(timeout=0.5)
+        outcome = "no exception"
+    except lector.TimedOut as error:
+        outcome = "TimedOut, a LectorError and a TimeoutError" if isinstance(error, TimeoutError) else "not a TimeoutError"
+    except BaseException as error:  # noqa: BLE001
+        outcome = type(error).__name__
+    thread.join()
+    check("no message within the timeout: %s" % outcome, outcome.startswith("TimedOut,"), outcome)
+
+
 @test
 def socket_of_another_user():
     """A user outside the socket's group: NoPermission, saying which group to join."""
