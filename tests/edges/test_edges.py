@@ -410,6 +410,63 @@ def rejections_logged_once():
           "the file is empty" in err and "the file is cut short" in err, err[-600:])
 
 
+# What a sign (or a server on the socket) can put in a line: an OSC title change ended by
+# BEL, a screen clear, a right-to-left override, DEL and a C1 control.
+HOSTILE_TEXT = "a\x1b]0;pwned\x07b \x1b[2J c\u202ed \x7f\u009b"
+
+
+def serve_lines(path, lines):
+    """A real Unix socket server (this user's, so lector trusts it) that greets with
+    VERSION, waits for the client's request, sends `lines`, then closes."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+
+    def answer():
+        connection, _ = server.accept()
+        with connection:
+            connection.sendall(b'{"class":"VERSION","release":"test","proto_major":1,"proto_minor":10}\n')
+            connection.settimeout(5)
+            try:
+                connection.recv(65536)
+                for line in lines:
+                    connection.sendall(json.dumps(line).encode() + b"\n")
+                time.sleep(0.3)
+            except OSError:
+                pass
+        server.close()
+
+    thread = threading.Thread(target=answer)
+    thread.start()
+    return thread
+
+
+@test
+def watch_escapes_control_characters():
+    """`lector watch` prints a line's control characters escaped, never raw (issue 39)."""
+    box = {"x": 1, "y": 2, "width": 3, "height": 4}
+    corners = [[1, 2], [4, 2], [4, 6], [1, 6]]
+    text = {"class": "TEXT", "device": "demo", "seq": 1, "time": "2026-12-04T00:00:00.000Z", "orientation": {"exif": 1, "name": "up"},
+            "width": 640, "height": 480, "recognize_ms": 10, "text": HOSTILE_TEXT,
+            "blocks": [{"text": HOSTILE_TEXT, "box": box, "corners": corners, "confidence": 0.9,
+                        "lines": [{"text": HOSTILE_TEXT, "box": box, "corners": corners, "confidence": 0.9}]}]}
+    track = {"class": "TRACK", "device": "demo", "id": "1", "event": "new", "text": HOSTILE_TEXT, "box": box, "corners": corners,
+             "confidence": 0.9,
+             "observations": 3, "first_seen": "2026-12-04T00:00:00.000Z", "last_seen": "2026-12-04T00:00:00.000Z"}
+    error = {"class": "ERROR", "message": "closing: " + HOSTILE_TEXT}
+    folder = workdir("lector-edges-escape-")
+    for name, args, lines in (("TEXT", [], [text, error]), ("TRACK", ["--tracks"], [track, error])):
+        path = os.path.join(folder, name + ".sock")
+        thread = serve_lines(path, lines)
+        result = subprocess.run([LECTOR, "watch", "--socket", path] + args, capture_output=True, timeout=30, env=ENV)
+        thread.join()
+        out = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
+        raw = [c for c in out if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or c == "\u202e"]
+        check("lector watch %s: the text shown escaped, no control character printed raw: %r" % (" ".join(args) or "(text)", out[-160:]),
+              not raw and "\\x1b]0;pwned\\x07b" in result.stdout.decode() and "\\u202e" in result.stdout.decode()
+              and "\\x1b[2J" in result.stderr.decode(), (raw, out))
+
+
 @test
 def cli_edges():
     status, out, err = lector("--version")
