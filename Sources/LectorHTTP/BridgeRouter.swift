@@ -136,7 +136,7 @@ public final class BridgeRouter: @unchecked Sendable {
     /// following a link to the page itself is let through: every `/api/` answer shows
     /// the camera or starts it. Browsers without the header are held by `Host` and the
     /// `Cross-Origin-Resource-Policy` sent with every response.
-    static func isFromAnotherSite(_ request: HTTPRequest) -> Bool {
+    package static func isFromAnotherSite(_ request: HTTPRequest) -> Bool {
         let site = request.headers["sec-fetch-site"]?.lowercased()
         guard site == "cross-site" || site == "same-site" else { return false }
         let navigation = request.headers["sec-fetch-mode"]?.lowercased() == "navigate"
