@@ -3,9 +3,10 @@
 /// escape sequence, a bell or a right-to-left override printed raw would act on the
 /// user's terminal instead of being read.
 enum TerminalText {
-    /// `text` with each control character written as an escape: C0 controls but tab and
-    /// newline, DEL and C1 controls as `\x1b`, the bidirectional controls (U+200E,
-    /// U+200F, U+202A–U+202E, U+2066–U+2069) as `\u202e`.
+    /// `text` with each control character written as JSON writes an escape, `\u001b`:
+    /// C0 controls but tab and newline, DEL, C1 controls and the bidirectional controls
+    /// (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). A `--json` line stays the same
+    /// JSON (these characters occur only inside its strings, where the escape means them).
     static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
@@ -15,7 +16,7 @@ enum TerminalText {
                 continue
             }
             let hex = String(scalar.value, radix: 16)
-            out += scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u" + hex
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         }
         return out
     }

@@ -463,8 +463,8 @@ def watch_escapes_control_characters():
         out = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
         raw = [c for c in out if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or c == "\u202e"]
         check("lector watch %s: the text shown escaped, no control character printed raw: %r" % (" ".join(args) or "(text)", out[-160:]),
-              not raw and "\\x1b]0;pwned\\x07b" in result.stdout.decode() and "\\u202e" in result.stdout.decode()
-              and "\\x1b[2J" in result.stderr.decode(), (raw, out))
+              not raw and "\\u001b]0;pwned\\u0007b" in result.stdout.decode() and "\\u202e" in result.stdout.decode()
+              and "\\u001b[2J" in result.stderr.decode(), (raw, out))
 
 
 @test
