@@ -17,7 +17,7 @@ enum lector_regex_result {
   LECTOR_REGEX_MATCH = 1,
   /// The match took more steps (or backtracking memory) than the limits allow.
   LECTOR_REGEX_LIMIT = 2,
-  /// Any other ICU error (its name is in the regex's `error`).
+  /// Any other ICU error.
   LECTOR_REGEX_FAILED = 3,
 };
 

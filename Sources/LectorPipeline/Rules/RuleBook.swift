@@ -121,8 +121,8 @@ public final class RuleBook: @unchecked Sendable {
         case .limitExceeded:
             exceededLimit(rule, text: text)
             return nil
-        case let .failed(reason):
-            logger.once("rule \(rule.spec.qualifiedName) failed", .warning, "rule match failed", [("rule", rule.spec.qualifiedName), ("reason", reason)])
+        case .failed:
+            logger.once("rule \(rule.spec.qualifiedName) failed", .warning, "rule match failed in ICU", [("rule", rule.spec.qualifiedName)])
             return nil
         }
         guard rule.lastText[place] != text else { return nil }

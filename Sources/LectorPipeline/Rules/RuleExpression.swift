@@ -13,8 +13,8 @@ final class RuleExpression {
         case match([Range<Int>?])
         /// The search gave up at the step or memory limit.
         case limitExceeded
-        /// ICU failed otherwise (its error's name).
-        case failed(String)
+        /// ICU failed otherwise.
+        case failed
     }
 
     /// Why a pattern does not compile.
@@ -65,7 +65,7 @@ final class RuleExpression {
                 return start < 0 || end < start ? nil : start..<end
             })
         case LECTOR_REGEX_LIMIT: return .limitExceeded
-        default: return .failed("ICU error")
+        default: return .failed
         }
     }
 
