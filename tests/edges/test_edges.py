@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, STARTUP_SECONDS, Client, Daemon, SkipTest, Suite, lector, lectord, real_time, workdir  # noqa: E402
+from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, STARTUP_SECONDS, Client, Daemon, SkipTest, Suite, lector, lectord, real_time, serve_lines, workdir  # noqa: E402
 
 suite = Suite("edges", timed=False)
 test = suite.test
@@ -128,6 +128,22 @@ def snapshot_load_run(frame, seconds, clients):
 
 # (b) idle connections ----------------------------------------------------------------
 
+def when_closed(clients, started):
+    """For each client, reading until lectord closes it: (seconds since `started`, its
+    last message), or (None, the error) when the connection failed otherwise."""
+    closed = []
+    for c in clients:
+        lines = []
+        try:
+            while True:
+                lines.append(json.loads(c.readline()))
+        except EOFError:
+            closed.append((round(time.time() - started, 2), lines[-1] if lines else None))
+        except OSError as error:
+            closed.append((None, error))
+    return closed
+
+
 @test
 def idle_timeout():
     with Daemon("--demo", "--fps", "5", "--max-clients", "4", "--idle-timeout", "2") as d:
@@ -139,16 +155,7 @@ def idle_timeout():
         check("lector prints the server's ERROR when refused: too many clients",
               status != 0 and "too many clients (at most 4)" in err, (status, out, err))
         # A watcher is never idle: it takes the place of one idle client once they are closed.
-        closed = []
-        for c in idle:
-            lines = []
-            try:
-                while True:
-                    lines.append(json.loads(c.readline()))
-            except EOFError:
-                closed.append((time.time() - started, lines[-1] if lines else None))
-            except OSError as error:
-                closed.append((None, error))
+        closed = when_closed(idle, started)
         seconds = [round(t, 2) for t, _ in closed if t is not None]
         check(f"4 idle connections (one with half a line) closed after --idle-timeout 2: at {seconds} s",
               len(seconds) == 4 and all(1.9 <= t <= 4 for t in seconds), closed)
@@ -177,16 +184,7 @@ def watchers_that_ask_for_nothing():
             c.send({"class": "WATCH", "enable": True, "text": False, "frame": False})
         status, out, err = lector("status", "--socket", d.path)
         check("while they hold every slot a bridge is refused: too many clients", status != 0 and "too many clients" in err, (status, err))
-        closed = []
-        for c in holders:
-            lines = []
-            try:
-                while True:
-                    lines.append(json.loads(c.readline()))
-            except EOFError:
-                closed.append((round(time.time() - started, 2), lines[-1] if lines else None))
-            except OSError as error:
-                closed.append((None, error))
+        closed = when_closed(holders, started)
         seconds = [t for t, _ in closed if t is not None]
         check(f"4 watchers that ask for nothing closed by --idle-timeout 3: at {seconds} s",
               len(seconds) == 4 and all(2.9 <= t <= 5 for t in seconds)
@@ -413,32 +411,6 @@ def rejections_logged_once():
 # What a sign (or a server on the socket) can put in a line: an OSC title change ended by
 # BEL, a screen clear, a right-to-left override, DEL and a C1 control.
 HOSTILE_TEXT = "a\x1b]0;pwned\x07b \x1b[2J c\u202ed \x7f\u009b"
-
-
-def serve_lines(path, lines):
-    """A real Unix socket server (this user's, so lector trusts it) that greets with
-    VERSION, waits for the client's request, sends `lines`, then closes."""
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(path)
-    server.listen(1)
-
-    def answer():
-        connection, _ = server.accept()
-        with connection:
-            connection.sendall(b'{"class":"VERSION","release":"test","proto_major":1,"proto_minor":10}\n')
-            connection.settimeout(5)
-            try:
-                connection.recv(65536)
-                for line in lines:
-                    connection.sendall(json.dumps(line).encode() + b"\n")
-                time.sleep(0.3)
-            except OSError:
-                pass
-        server.close()
-
-    thread = threading.Thread(target=answer)
-    thread.start()
-    return thread
 
 
 @test

@@ -8,7 +8,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from lectortest import ENV, ROOT, Daemon, SkipTest, Suite, workdir  # noqa: E402
+from lectortest import ENV, ROOT, Daemon, SkipTest, Suite, serve_lines, workdir  # noqa: E402
 
 CLIENT = os.path.join(ROOT, "clients/python")
 sys.path.insert(0, CLIENT)
@@ -121,33 +121,6 @@ HOSTILE_LINES = [
 ]
 
 
-def serve_once(path, line):
-    """A real Unix socket server that greets with VERSION, then sends `line` (None: nothing)."""
-    import socket
-    import threading
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(path)
-    server.listen(1)
-
-    def answer():
-        connection, _ = server.accept()
-        with connection:
-            connection.sendall(b'{"class":"VERSION","release":"test","proto_major":1,"proto_minor":10}\n')
-            try:
-                # request() and stream() send a request first: read it, then answer with the line.
-                connection.settimeout(2)
-                if line is not None:
-                    connection.sendall(line + b"\n")
-                connection.recv(65536)
-            except OSError:
-                pass
-        server.close()
-
-    thread = threading.Thread(target=answer)
-    thread.start()
-    return thread
-
-
 @test
 def hostile_lines_raise_lector_error():
     folder = workdir("lector-python-hostile-")
@@ -155,7 +128,7 @@ def hostile_lines_raise_lector_error():
     for index, (name, line) in enumerate(HOSTILE_LINES):
         for way in ("read", "stream"):
             path = os.path.join(folder, "%d-%s.sock" % (index, way))
-            thread = serve_once(path, line)
+            thread = serve_lines(path, [line])
             try:
                 with lector.Client(socket=path, timeout=5) as client:
                     if way == "read":
@@ -171,7 +144,7 @@ def hostile_lines_raise_lector_error():
             thread.join()
     check("%d hostile lines, read and streamed: every one raises lector.LectorError" % len(HOSTILE_LINES), not leaked, leaked)
     path = os.path.join(folder, "silent.sock")
-    thread = serve_once(path, None)
+    thread = serve_lines(path, [])
     try:
         with lector.Client(socket=path, timeout=5) as client:
             client.read(timeout=0.5)
