@@ -39,11 +39,12 @@ class Box:
             raise ProtocolError("invalid box %r" % (obj,)) from error
 
 
-def _list(obj, key):
-    """The list member `key` of `obj` (absent: empty); anything else is a ProtocolError."""
+def _list(obj, key, kind=None):
+    """The list member `key` of `obj` (absent: empty), of `kind` items when given;
+    anything else is a ProtocolError."""
     value = obj.get(key, [])
-    if not isinstance(value, list):
-        raise ProtocolError("%r is not a list: %r" % (key, value))
+    if not isinstance(value, list) or kind and not all(isinstance(item, kind) for item in value):
+        raise ProtocolError(("%r is not a list%s: %r" % (key, " of %s" % kind.__name__ if kind else "", value))[:200])
     return value
 
 
@@ -177,7 +178,7 @@ class Match:
     @classmethod
     def from_json(cls, obj) -> "Match":
         return cls(_require(obj, "device", str, "MATCH"), _require(obj, "rule", str, "MATCH"), _require(obj, "text", str, "MATCH"),
-                   obj.get("matched", obj.get("text")), tuple(_require({"group": g}, "group", str, "MATCH") for g in _list(obj, "groups")), obj.get("zone"),
+                   obj.get("matched", obj.get("text")), tuple(_list(obj, "groups", str)), obj.get("zone"),
                    Box.from_json(obj["box"]) if "box" in obj else None, float(obj.get("confidence", 0)), obj.get("track"),
                    int(obj.get("seq", 0)), obj.get("time", ""))
 
@@ -189,7 +190,7 @@ def parse(obj):
     """The typed object for a TEXT, TRACK or MATCH message; the dict itself for any
     other class."""
     if not isinstance(obj, dict) or not isinstance(obj.get("class"), str):
-        raise ProtocolError("a message without a class: %r" % (obj,))
+        raise ProtocolError(("a message without a class: %r" % (obj,))[:200])
     kind = _TYPES.get(obj["class"])
     if not kind:
         return obj
