@@ -128,10 +128,13 @@ let package = Package(
             dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CTesseract"]
                 + (opencvFlags == nil ? [] : ["CTextDetector"])
         ),
+        // ICU's regular expressions with a step limit, for the rules (Debian's libicu-dev).
+        .target(name: "CICURegex", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         // A camera: source to mailbox to recognition loop to publication, rules and hooks.
         .target(
             name: "LectorPipeline",
-            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorProtocol", "LectorSystem"]
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorProtocol", "LectorSystem",
+                           "CICURegex"]
         ),
         // The Unix socket server and the systemd service.
         .target(name: "LectorServer", dependencies: ["LectorImaging", "LectorPipeline", "LectorProtocol", "LectorSystem"]),

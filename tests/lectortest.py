@@ -357,6 +357,35 @@ class Client:
         self.close()
 
 
+def serve_lines(path, lines, linger=2):
+    """A server on a real Unix socket at `path` (this user's, so clients trust it) for
+    one connection: greets with VERSION, sends `lines` (bytes as they are, anything else
+    as JSON), then waits up to `linger` seconds for the client to close. A stand-in for a
+    hostile or broken lectord. Returns its thread (join it)."""
+    import threading
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+
+    def answer():
+        connection, _ = server.accept()
+        with connection:
+            connection.sendall(b'{"class":"VERSION","release":"test","proto_major":1,"proto_minor":10}\n')
+            connection.settimeout(linger)
+            try:
+                for line in lines:
+                    connection.sendall((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n")
+                while connection.recv(65536):
+                    pass
+            except OSError:
+                pass
+        server.close()
+
+    thread = threading.Thread(target=answer)
+    thread.start()
+    return thread
+
+
 # ---------------------------------------------------------------- reading known text
 
 WORD = re.compile(r"[A-Za-z0-9]+")

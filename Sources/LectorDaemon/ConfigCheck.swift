@@ -1,5 +1,6 @@
 import Foundation
 import LectorProtocol
+import LectorPipeline
 import LectorRecognition
 import LectorServer
 import LectorSystem
@@ -80,6 +81,7 @@ public enum ConfigCheck {
                 line += rule.settledOnly ? ", settled readings" : ", every reading"
                 if let hook = rule.hook { line += ", on match \(hook) (timeout \(rule.hookTimeout) s)" }
                 lines.append(line)
+                if let warning = RuleSpec.patternWarning(rule.pattern) { lines.append("  warning: rule \(rule.qualifiedName): \(warning)") }
             }
         }
         return lines

@@ -134,6 +134,7 @@ extension Daemon {
             targets.server?.publish(publication)
             if publisher?.publish(publication) == .finished { stop.raise() }
         }
+        rules.reportWarnings { [weak camera] warning in camera?.warnOfRules(warning) }
         // A device not plugged in is not "ready" (its source said so when made).
         if source.absence == nil {
             logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),

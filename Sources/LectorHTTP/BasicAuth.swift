@@ -14,7 +14,14 @@ public struct BasicAuth: Sendable {
     }
 
     /// The password in `path`: its first line (a trailing newline is not part of it).
+    /// - Throws: ``UsageError`` when it cannot be read, is empty, or every user may read
+    ///   it (mode 0644: the password would protect nothing from the users of the machine).
     public static func readPassword(at path: String) throws(UsageError) -> String {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        if let status = Syscalls.fileStatus(target), status.permissions & 0o004 != 0 {
+            throw UsageError("every user can read the password file \(path) (mode \(String(status.permissions, radix: 8))): "
+                             + "chmod o-r \(path) (or give it as the systemd credential lector-http.password)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("cannot read the password file \(path)")
         }

@@ -29,6 +29,8 @@ public final class BridgeRouter: @unchecked Sendable {
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
         ("X-Frame-Options", "DENY"),
+        // No other origin may embed a response (an <img> of the live stream, a snapshot).
+        ("Cross-Origin-Resource-Policy", "same-origin"),
     ]
 
     public init(link: LectordRequests, events: EventHub, previews: PreviewHub, files: StaticFiles, auth: BasicAuth?,
@@ -50,6 +52,7 @@ public final class BridgeRouter: @unchecked Sendable {
         switch route(request) {
         case let .now(response): return .now(Self.secured(response))
         case let .later(make): return .later { Self.secured(make()) }
+        case let .delayed(seconds, response): return .delayed(seconds: seconds, Self.secured(response))
         }
     }
 
@@ -60,7 +63,7 @@ public final class BridgeRouter: @unchecked Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPReply {
-        if let refusal = gate(request) { return .now(refusal) }
+        if let refusal = gate(request) { return refusal }
         let path = request.path
         let isRead = request.method == "GET" || request.method == "HEAD"
         switch path {
@@ -102,32 +105,42 @@ public final class BridgeRouter: @unchecked Sendable {
     }
 
     /// What every request passes first: a safe path, a `Host` of this server's (no DNS
-    /// rebinding), the password (slowed per address after a few wrong ones).
-    private func gate(_ request: HTTPRequest) -> HTTPResponse? {
+    /// rebinding), a browser's request from this page (no other site's), the password.
+    /// The right password is always checked and admitted at once; a wrong one is
+    /// answered late (``LoginThrottle``), so a guesser is slowed and the owner is not.
+    private func gate(_ request: HTTPRequest) -> HTTPReply? {
         let path = request.path
         guard path.hasPrefix("/"), !path.contains(".."), !path.contains("//"), !path.contains("\\"),
               !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            return Self.text(400, "bad path\n")
+            return .now(Self.text(400, "bad path\n"))
         }
         guard hosts.accepts(request.headers["host"]) else {
             foreignHost.record([("host", Self.headerSafe(request.headers["host"] ?? "")), ("from", request.client)])
-            return Self.text(403, "this server does not answer to that host name (see lector-http --allow-host)\n")
+            return .now(Self.text(403, "this server does not answer to that host name (see lector-http --allow-host)\n"))
+        }
+        if Self.isFromAnotherSite(request) {
+            return .now(Self.text(403, "refused: a request made by another site's page (Sec-Fetch-Site)\n"))
         }
         guard let auth else { return nil }
-        let wait = throttle.wait(for: request.client)
-        if wait > 0, request.headers["authorization"] != nil {
-            var response = Self.text(429, "too many wrong passwords: wait \(Int(wait.rounded(.up))) s\n")
-            response.headers.append(("Retry-After", "\(Int(wait.rounded(.up)))"))
-            return response
-        }
-        if auth.accepts(request.headers["authorization"]) {
-            throttle.succeeded(request.client)
-            return nil
-        }
-        if request.headers["authorization"] != nil { throttle.failed(request.client) }
+        let authorization = request.headers["authorization"]
+        if auth.accepts(authorization) { return nil }
         var response = Self.text(401, "authentication required\n")
         response.headers.append(("WWW-Authenticate", BasicAuth.challenge))
-        return response
+        guard authorization != nil else { return .now(response) }
+        let delay = throttle.failed(request.client)
+        return delay > 0 ? .delayed(seconds: delay, response) : .now(response)
+    }
+
+    /// Whether a browser says another site's page made `request` (`Sec-Fetch-Site`
+    /// `cross-site` or `same-site`: an `<img>` of the live stream, a `fetch`). Only
+    /// following a link to the page itself is let through: every `/api/` answer shows
+    /// the camera or starts it. Browsers without the header are held by `Host` and the
+    /// `Cross-Origin-Resource-Policy` sent with every response.
+    package static func isFromAnotherSite(_ request: HTTPRequest) -> Bool {
+        let site = request.headers["sec-fetch-site"]?.lowercased()
+        guard site == "cross-site" || site == "same-site" else { return false }
+        let navigation = request.headers["sec-fetch-mode"]?.lowercased() == "navigate"
+        return !(navigation && (request.method == "GET" || request.method == "HEAD") && !request.path.hasPrefix("/api/"))
     }
 
     private static func snapshotOptions(_ query: [String: String]) -> (Bool, Int?)? {
@@ -217,7 +230,6 @@ public final class BridgeRouter: @unchecked Sendable {
 
     /// A POST from a browser must come from this page (no cross-site form or fetch).
     private static func sameOrigin(_ request: HTTPRequest) -> Bool {
-        if request.headers["sec-fetch-site"] == "cross-site" { return false }
         guard let origin = request.headers["origin"] else { return true }
         guard let host = request.headers["host"] else { return false }
         return origin == "http://\(host)" || origin == "https://\(host)"

@@ -66,4 +66,7 @@ public struct HTTPResponse: Sendable {
 public enum HTTPReply {
     case now(HTTPResponse)
     case later(@Sendable () -> HTTPResponse)
+    /// A response sent after `seconds` (a wrong password's answer, slowed), while the
+    /// connection waits without holding any thread.
+    case delayed(seconds: Double, HTTPResponse)
 }

@@ -2,22 +2,26 @@ import Foundation
 import LectorSystem
 
 /// Slows password guessing per client address and logs failed passwords without
-/// flooding the log. After ``freeFailures`` wrong passwords from one address, each
-/// further one makes that address wait (1 s, doubling up to ``longestWait``) before
-/// its next password is even checked; until then it is answered 429. A right password
-/// clears the address. At most one log line per ``logInterval`` says how many failed
-/// since the last line, and the latest address.
+/// flooding the log. Every password is checked, and a right one is admitted at once
+/// whatever came before (a guesser on the owner's address cannot lock the owner out);
+/// after ``freeFailures`` wrong passwords from one address, the answer to each further
+/// wrong one is delayed (1 s, doubling up to ``longestWait``), so a guesser learns that
+/// a password was wrong only that late: with the per-address connection limit (32) at
+/// most about one guess a second. An address's failures are forgotten ``forgetAfter``
+/// seconds after its last one. At most one log line per ``logInterval`` says how many
+/// failed since the last line, and the latest address.
 public final class LoginThrottle: @unchecked Sendable {
     private struct Address {
         var failures = 0
-        var blockedUntil = Date.distantPast
         var lastSeen = Date()
     }
 
     /// Wrong passwords an address may send at full speed (a user's typos).
     public static let freeFailures = 3
-    /// The longest wait between two checked passwords from one address.
+    /// The longest delay of the answer to a wrong password.
     public static let longestWait = 30.0
+    /// Seconds without a wrong password after which an address starts afresh.
+    public static let forgetAfter = 600.0
     /// Seconds between two log lines about failed passwords.
     public static let logInterval = 60.0
     /// Addresses remembered at most (the oldest is forgotten first).
@@ -34,23 +38,14 @@ public final class LoginThrottle: @unchecked Sendable {
         warning = RateLimitedWarning(logger: logger, message: "wrong password", interval: Self.logInterval)
     }
 
-    /// Seconds `address` must still wait before its next password is checked (0: now).
-    public func wait(for address: String, now: Date = Date()) -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return max(0, (addresses[address]?.blockedUntil ?? .distantPast).timeIntervalSince(now))
-    }
-
-    /// A wrong password from `address`.
-    public func failed(_ address: String, now: Date = Date()) {
+    /// A wrong password from `address`: the seconds its answer waits (0: none).
+    public func failed(_ address: String, now: Date = Date()) -> Double {
         lock.lock()
         var entry = addresses[address] ?? Address()
+        if now.timeIntervalSince(entry.lastSeen) > Self.forgetAfter { entry.failures = 0 }
         entry.failures += 1
         entry.lastSeen = now
-        if entry.failures > Self.freeFailures {
-            let wait = min(Self.longestWait, pow(2, Double(entry.failures - Self.freeFailures - 1)))
-            entry.blockedUntil = now.addingTimeInterval(wait)
-        }
+        let delay = entry.failures > Self.freeFailures ? min(Self.longestWait, pow(2, Double(entry.failures - Self.freeFailures - 1))) : 0
         if addresses[address] == nil, addresses.count >= Self.capacity,
            let oldest = addresses.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
             addresses[oldest] = nil
@@ -58,12 +53,6 @@ public final class LoginThrottle: @unchecked Sendable {
         addresses[address] = entry
         lock.unlock()
         warning.record([("from", address), ("failures_in_a_row", "\(entry.failures)")], now: now)
-    }
-
-    /// A right password from `address`: it is no longer slowed.
-    public func succeeded(_ address: String) {
-        lock.lock()
-        if addresses[address] != nil { addresses[address] = nil }
-        lock.unlock()
+        return delay
     }
 }

@@ -5,8 +5,8 @@ import Foundation
 // `HTTPServer` owns one MHD daemon (an internal epoll thread pool); the router sees
 // plain `HTTPRequest`/`HTTPResponse` values. A streamed body (`ResponseStream`: SSE,
 // MJPEG) suspends its connection while it has nothing to send, and so does a reply
-// made later on the worker threads (`HTTPReply.later`): neither holds a thread that
-// serves other connections.
+// made later on the worker threads (`HTTPReply.later`) or after a delay
+// (`HTTPReply.delayed`): none holds a thread that serves other connections.
 
 /// Why the HTTP server could not start.
 public struct HTTPServerError: Error, CustomStringConvertible {
@@ -151,6 +151,17 @@ public final class HTTPServer: @unchecked Sendable {
                 context.ready = HTTPResponse.text(503, "busy: too many requests waiting for lectord\n")
                 context.lock.unlock()
                 MHD_resume_connection(connection)
+            }
+            return .YES
+        case let .delayed(seconds, response):
+            context.waitingForWorker = true
+            MHD_suspend_connection(connection)
+            let resume = UncheckedConnection(connection)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                context.lock.lock()
+                context.ready = response
+                context.lock.unlock()
+                MHD_resume_connection(resume.pointer)
             }
             return .YES
         }

@@ -490,34 +490,47 @@ public final class Bridge: @unchecked Sendable {
         var present: Set<String> = []
         for listing in listings {
             present.insert(listing.device)
-            var camera = camera(for: listing.device)
+            var camera = camera(for: listing.device, among: listings.map(\.device))
             if let state = listing.state { camera.state = state }
             cameras[listing.device] = camera
             if let orientation = listing.orientation { publishOrientation(orientation, of: listing.device) }
         }
         for (device, camera) in cameras where !present.contains(device) {
             logger.info("camera gone; removing its entities", [("device", device)])
-            if configuration.discovery {
-                for topic in discovery.configTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
-            }
-            for suffix in ["text", "status", "orientation", "snapshot", "live_text"] {
-                enqueue("\(topic(camera))/\(suffix)", [], qos: 1, kind: .control)
-            }
+            removeTopics(of: camera)
             cameras[device] = nil
         }
     }
 
-    /// The camera for `device`, created (and announced) when it is new.
-    private func camera(for device: String) -> Camera {
-        if let camera = cameras[device] { return camera }
-        var level = TopicLevel.safe(device)
-        let taken = Set(cameras.values.map(\.level))
-        if taken.contains(level) {
-            var number = 2
-            while taken.contains("\(level)_\(number)") { number += 1 }
-            level = "\(level)_\(number)"
+    /// Clears the retained topics and discovery entities of `camera`.
+    private func removeTopics(of camera: Camera) {
+        if configuration.discovery {
+            for topic in discovery.configTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
         }
-        let camera = Camera(device: device, level: level)
+        for suffix in ["text", "status", "orientation", "snapshot", "live_text"] {
+            enqueue("\(topic(camera))/\(suffix)", [], qos: 1, kind: .control)
+        }
+    }
+
+    /// The camera for `device`, created (and announced) when it is new. Its topic level
+    /// is ``TopicLevel/levels(of:)``'s among the cameras known and `others` (the rest of
+    /// a DEVICES list): when it takes the level of a camera already known (`a_b` plugged
+    /// in after `a.b`), that camera moves to its own.
+    private func camera(for device: String, among others: [String] = []) -> Camera {
+        if let camera = cameras[device] { return camera }
+        let levels = TopicLevel.levels(of: Array(cameras.keys) + others + [device])
+        for (known, camera) in cameras {
+            guard let level = levels[known], level != camera.level else { continue }
+            removeTopics(of: camera)
+            var moved = Camera(device: known, level: level)
+            moved.state = camera.state
+            cameras[known] = moved
+            logger.info("camera moved to a topic of its own", [("device", known), ("topic", topic(moved)), ("beside", device)])
+            announce(moved)
+            publishLiveText(moved)
+        }
+        // Always in `levels`: `device` was given to it.
+        let camera = Camera(device: device, level: levels[device] ?? TopicLevel.safe(device))
         cameras[device] = camera
         logger.info("camera", [("device", device), ("topic", topic(camera))])
         announce(camera)

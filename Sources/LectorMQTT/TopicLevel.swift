@@ -21,4 +21,28 @@ public enum TopicLevel {
         while level.hasPrefix("_") { level.removeFirst() }
         return level.isEmpty ? "_" : level
     }
+
+    /// The topic level of each of `cameras` (lectord's names for them), the same whatever
+    /// their order: a camera's level is its name made ``safe(_:)``; when two or more
+    /// names make the same level, the camera whose name *is* that level keeps it and each
+    /// other one gets the level followed by `_` and 6 hexadecimal digits of its name's
+    /// FNV-1a hash (`a.b` beside `a_b` is `a_b_` + the hash of `a.b`).
+    public static func levels(of cameras: some Sequence<String>) -> [String: String] {
+        var levels: [String: String] = [:]
+        for (level, names) in Dictionary(grouping: Set(cameras), by: safe) {
+            for name in names {
+                levels[name] = names.count == 1 || name == level ? level : level + "_" + fingerprint(name)
+            }
+        }
+        return levels
+    }
+
+    /// 6 hexadecimal digits of the 32-bit FNV-1a hash of `name`'s UTF-8 (stable from run
+    /// to run, unlike Swift's `Hasher`).
+    static func fingerprint(_ name: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let hex = String(hash >> 8, radix: 16)
+        return String(repeating: "0", count: 6 - hex.count) + hex
+    }
 }

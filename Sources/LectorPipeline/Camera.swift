@@ -181,6 +181,12 @@ public final class Camera: @unchecked Sendable {
     /// Recognizer threads (and Tesseract engines) of this camera.
     public var recognizers: Int { loop.recognizers }
 
+    /// Shows `warning` in DEVICES while the recognizer has none of its own: a rule of the
+    /// camera's that gives up at its step limit (nil: none does).
+    public func warnOfRules(_ warning: String?) {
+        if let changed = info.warnOfRules(warning) { stateChanged(changed) }
+    }
+
     /// The latest state the source reported.
     /// A camera not opened (idle) whose device is missing is shown lost, with why.
     public var deviceInfo: DeviceInfo {
@@ -193,15 +199,16 @@ public final class Camera: @unchecked Sendable {
     }
 }
 
-/// A camera's latest state as its source reported it, with its recognizer's warning.
+/// A camera's latest state as its source reported it, with its recognizer's warning (or
+/// else its rules').
 /// What a source reports is relabelled: `path` stays the source's, `name` becomes the
 /// camera's name and the source's own description (a V4L2 card name) moves to `card`.
 private final class DeviceState: Sendable {
-    private let state: Mutex<(info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)>
+    private let state: Mutex<(info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)>
     private let name: String
 
     init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
-        state = Mutex((info, nil, zones, nil, nil))
+        state = Mutex((info, nil, nil, zones, nil, nil))
         self.name = name
     }
 
@@ -247,9 +254,18 @@ private final class DeviceState: Sendable {
         }
     }
 
-    private static func merged(_ state: (info: DeviceInfo, warning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)) -> DeviceInfo {
+    /// Stores the rules' warning; returns the new state when it changed.
+    func warnOfRules(_ warning: String?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.ruleWarning != warning else { return nil }
+            state.ruleWarning = warning
+            return Self.merged(state)
+        }
+    }
+
+    private static func merged(_ state: (info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)) -> DeviceInfo {
         var info = state.info
-        info.warning = state.warning
+        info.warning = state.warning ?? state.ruleWarning
         info.zones = state.zones
         info.layout = state.layout
         info.languages = state.languages

@@ -4,4 +4,4 @@
 // recorder), the recognition loop (gate, stack, tracks, orientation), counters and
 // timing windows, text reports, and rules with their hooks (Rules/). May import
 // LectorImaging, LectorCapture, LectorLive, LectorRecognition, LectorProtocol and
-// LectorSystem.
+// LectorSystem, and CICURegex (only Rules/RuleExpression.swift: ICU's bounded matching).

@@ -28,8 +28,13 @@ public struct WatchSettings: Equatable, Sendable {
 
     /// Whether this subscription streams anything of `device`.
     public func streams(_ device: String) -> Bool {
-        enable && (text || frame || tracks || matches) && (devices?.contains(device) ?? true)
+        streamsAnything && (devices?.contains(device) ?? true)
     }
+
+    /// Whether it asks for any message at all: a WATCH with `text`, `frame`, `tracks`
+    /// and `matches` all false receives nothing and holds its client slot like a client
+    /// that sends nothing (the idle timeout applies to it).
+    public var streamsAnything: Bool { enable && (text || frame || tracks || matches) }
 }
 
 /// A WATCH request: only the fields the client gave.

@@ -31,9 +31,10 @@ final class ClientConnection {
     /// counts from there.
     var lastRequest = MonotonicInstant.now()
 
-    /// Whether the idle timeout applies: not watching, not waiting for a reply being
-    /// rendered, not receiving one (a slow reader falls under the client timeout instead).
-    var isIdle: Bool { !watch.enable && !awaitingReply && outbound.isEmpty }
+    /// Whether the idle timeout applies: not watching anything (a WATCH that asks for no
+    /// message is not watching), not waiting for a reply being rendered, not receiving
+    /// one (a slow reader falls under the client timeout instead).
+    var isIdle: Bool { !watch.streamsAnything && !awaitingReply && outbound.isEmpty }
 
     init(id: Int, descriptor: Int32, capacity: Int) {
         self.id = id

@@ -12,8 +12,9 @@ public struct ClientOutput: Sendable {
         self.error = error
     }
 
-    /// Unbuffered standard output and error, a line per call.
+    /// Unbuffered standard output and error, a line per call, control characters from
+    /// lectord escaped (``TerminalText``).
     public static let terminal = ClientOutput(
-        standard: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-        error: { FileHandle.standardError.write(Data(("lector: " + $0 + "\n").utf8)) })
+        standard: { FileHandle.standardOutput.write(Data((TerminalText.escaped($0) + "\n").utf8)) },
+        error: { FileHandle.standardError.write(Data(("lector: " + TerminalText.escaped($0) + "\n").utf8)) })
 }

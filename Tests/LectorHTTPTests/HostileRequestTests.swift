@@ -84,18 +84,31 @@ struct HostileRequestTests {
     @Test func wrongPasswordsAreSlowedPerAddress() {
         let throttle = LoginThrottle(logger: Logger(label: "test", level: .error))
         let start = Date()
-        for _ in 0..<LoginThrottle.freeFailures { throttle.failed("192.0.2.1", now: start) }
-        #expect(throttle.wait(for: "192.0.2.1", now: start) == 0, "a few typos are free")
-        var waits: [Double] = []
-        for _ in 0..<8 {
-            throttle.failed("192.0.2.1", now: start)
-            waits.append(throttle.wait(for: "192.0.2.1", now: start))
-        }
-        #expect(waits == [1, 2, 4, 8, 16, 30, 30, 30], "the wait doubles up to \(LoginThrottle.longestWait) s")
-        #expect(throttle.wait(for: "192.0.2.2", now: start) == 0, "another address is not slowed")
-        #expect(throttle.wait(for: "192.0.2.1", now: start.addingTimeInterval(31)) == 0, "the wait ends")
-        throttle.succeeded("192.0.2.1")
-        throttle.failed("192.0.2.1", now: start)
-        #expect(throttle.wait(for: "192.0.2.1", now: start) == 0, "a right password clears the address")
+        let free = (0..<LoginThrottle.freeFailures).map { _ in throttle.failed("192.0.2.1", now: start) }
+        #expect(free.allSatisfy { $0 == 0 }, "a few typos are answered at once")
+        let delays = (0..<8).map { _ in throttle.failed("192.0.2.1", now: start) }
+        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30], "the answer's delay doubles up to \(LoginThrottle.longestWait) s")
+        #expect(throttle.failed("192.0.2.2", now: start) == 0, "another address is not slowed")
+        #expect(throttle.failed("192.0.2.1", now: start.addingTimeInterval(LoginThrottle.forgetAfter + 1)) == 0,
+                "an address is forgotten after a quiet while")
+    }
+
+    @Test("a request made by another site's page is refused, except following a link to the page", arguments: [
+        ("GET", "/api/stream.mjpeg", "cross-site", "no-cors", true),
+        ("GET", "/api/snapshot.jpg", "same-site", "no-cors", true),
+        ("GET", "/api/events", "cross-site", "cors", true),
+        ("GET", "/api/status", "cross-site", "navigate", true),
+        ("POST", "/api/orientation", "cross-site", "cors", true),
+        ("GET", "/app.js", "cross-site", "no-cors", true),
+        ("GET", "/", "cross-site", "navigate", false),
+        ("GET", "/api/stream.mjpeg", "same-origin", "no-cors", false),
+        ("GET", "/api/stream.mjpeg", "none", "navigate", false),
+        ("GET", "/api/stream.mjpeg", nil, nil, false),
+    ] as [(String, String, String?, String?, Bool)])
+    func anotherSite(method: String, path: String, site: String?, mode: String?, refused: Bool) {
+        var headers: [String: String] = [:]
+        if let site { headers["sec-fetch-site"] = site }
+        if let mode { headers["sec-fetch-mode"] = mode }
+        #expect(BridgeRouter.isFromAnotherSite(HTTPRequest(method: method, path: path, headers: headers)) == refused)
     }
 }

@@ -62,8 +62,14 @@ struct LectorHTTPTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-http-\(getpid())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "from credential\n".write(toFile: directory + "/" + HTTPOptions.credentialName, atomically: true, encoding: .utf8)
+        let credential = directory + "/" + HTTPOptions.credentialName
+        try "from credential\n".write(toFile: credential, atomically: true, encoding: .utf8)
         options.listen = .tcp(host: "0.0.0.0", port: 8170)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: credential)
+        #expect(throws: UsageError.self, "a password file every user can read is refused") {
+            try options.authentication(environment: ["CREDENTIALS_DIRECTORY": directory])
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: credential)
         let auth = try #require(try options.authentication(environment: ["CREDENTIALS_DIRECTORY": directory]))
         #expect(auth.accepts("Basic " + Data("lector:from credential".utf8).base64EncodedString()))
         options.noAuth = true

@@ -20,6 +20,32 @@ struct TopicLevelTests {
         #expect(TopicLevel.safe(name) == level, "\(name) as a topic level")
         #expect(!level.contains("+") && !level.contains("#") && !level.contains("/"))
     }
+
+    @Test("cameras whose names make the same level: the same levels whatever their order", arguments: [
+        ["a.b", "a_b"],
+        ["a.b", "a b", "a_b"],
+        ["a.b", "a b"],
+        ["/dev/video0", "dev_video0", "demo"],
+    ])
+    func collisions(cameras: [String]) {
+        let levels = TopicLevel.levels(of: cameras)
+        for order in [cameras.reversed(), cameras.sorted(), cameras.shuffled()] as [[String]] {
+            #expect(TopicLevel.levels(of: order) == levels, "the same levels for \(order)")
+        }
+        #expect(Set(levels.values).count == cameras.count, "each camera a level of its own: \(levels)")
+        for name in cameras where TopicLevel.safe(name) == name {
+            #expect(levels[name] == name, "\(name) keeps its own name as its level")
+        }
+        for name in cameras where TopicLevel.safe(name) != name {
+            #expect(levels[name] == TopicLevel.safe(name) + "_" + TopicLevel.fingerprint(name), "\(name): its level and its hash")
+        }
+    }
+
+    @Test("a camera alone keeps its safe level; the hash is stable")
+    func alone() {
+        #expect(TopicLevel.levels(of: ["/dev/video0", "demo"]) == ["/dev/video0": "dev_video0", "demo": "demo"])
+        #expect(TopicLevel.fingerprint("a.b") == "108bf5", "FNV-1a of a.b, its first 6 hex digits")
+    }
 }
 
 @Suite("Broker URLs")

@@ -74,19 +74,26 @@ struct ServerTests {
         }
     }
 
-    @Test("closes an idle client with an ERROR saying why; a watcher stays")
+    @Test("closes an idle client, and one whose WATCH asks for nothing, with an ERROR saying why; a watcher stays")
     func idleTimeout() throws {
         let harness = try ServerHarness(fps: 5) { $0.idleTimeout = 0.5 }
         defer { harness.stop() }
         let idle = try harness.connect()
+        // Watching without a stream receives nothing: idle like a client that sends nothing
+        // (issue 39: such watchers held every client slot).
+        let askingNothing = try harness.connect()
+        try askingNothing.send(json: #"{"class":"WATCH","text":false,"frame":false}"#)
+        _ = try askingNothing.read(class: "WATCH")
         let watcher = try harness.connect()
-        // Watching without a stream: not idle, and no camera (nor Tesseract) runs for it.
-        try watcher.send(json: #"{"class":"WATCH","text":false,"frame":false}"#)
+        try watcher.send(json: #"{"class":"WATCH","text":false,"frame":true}"#)
         _ = try watcher.read(class: "WATCH")
-        let parting = try idle.readMessage(timeout: Self.patience).message
-        #expect(parting["class"]?.stringValue == "ERROR")
-        #expect(parting["message"]?.stringValue?.contains("idle timeout") == true, "\(parting)")
-        #expect(throws: ConnectionError.self) { try idle.readLine(timeout: Self.patience) }
+        for client in [idle, askingNothing] {
+            var parting = try client.readMessage(timeout: Self.patience).message
+            while parting["class"]?.stringValue == "DEVICES" { parting = try client.readMessage(timeout: Self.patience).message }
+            #expect(parting["class"]?.stringValue == "ERROR")
+            #expect(parting["message"]?.stringValue?.contains("idle timeout") == true, "\(parting)")
+            #expect(throws: ConnectionError.self) { try client.readLine(timeout: Self.patience) }
+        }
         Thread.sleep(forTimeInterval: 0.8)
         try watcher.send(json: #"{"class":"STATUS"}"#)
         #expect(try watcher.read(class: "STATUS")["class"]?.stringValue == "STATUS", "the watcher is still served")

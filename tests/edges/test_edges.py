@@ -14,7 +14,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, STARTUP_SECONDS, Client, Daemon, SkipTest, Suite, lector, lectord, real_time, workdir  # noqa: E402
+from lectortest import ENV, FIXTURES, LECTOR, LECTORD, ROOT, STARTUP_SECONDS, Client, Daemon, SkipTest, Suite, lector, lectord, real_time, serve_lines, workdir  # noqa: E402
 
 suite = Suite("edges", timed=False)
 test = suite.test
@@ -128,6 +128,22 @@ def snapshot_load_run(frame, seconds, clients):
 
 # (b) idle connections ----------------------------------------------------------------
 
+def when_closed(clients, started):
+    """For each client, reading until lectord closes it: (seconds since `started`, its
+    last message), or (None, the error) when the connection failed otherwise."""
+    closed = []
+    for c in clients:
+        lines = []
+        try:
+            while True:
+                lines.append(json.loads(c.readline()))
+        except EOFError:
+            closed.append((round(time.time() - started, 2), lines[-1] if lines else None))
+        except OSError as error:
+            closed.append((None, error))
+    return closed
+
+
 @test
 def idle_timeout():
     with Daemon("--demo", "--fps", "5", "--max-clients", "4", "--idle-timeout", "2") as d:
@@ -139,16 +155,7 @@ def idle_timeout():
         check("lector prints the server's ERROR when refused: too many clients",
               status != 0 and "too many clients (at most 4)" in err, (status, out, err))
         # A watcher is never idle: it takes the place of one idle client once they are closed.
-        closed = []
-        for c in idle:
-            lines = []
-            try:
-                while True:
-                    lines.append(json.loads(c.readline()))
-            except EOFError:
-                closed.append((time.time() - started, lines[-1] if lines else None))
-            except OSError as error:
-                closed.append((None, error))
+        closed = when_closed(idle, started)
         seconds = [round(t, 2) for t, _ in closed if t is not None]
         check(f"4 idle connections (one with half a line) closed after --idle-timeout 2: at {seconds} s",
               len(seconds) == 4 and all(1.9 <= t <= 4 for t in seconds), closed)
@@ -163,6 +170,28 @@ def idle_timeout():
         watcher.send({"class": "STATUS"})
         check("a watcher is not closed for being idle", watcher.reply()["class"] == "STATUS")
         check("the log says why clients were closed", "client idle; closing" in d.logtext())
+
+
+@test
+def watchers_that_ask_for_nothing():
+    """A WATCH with every message switched off receives nothing: it cannot hold a client
+    slot past --idle-timeout (issue 39)."""
+    with Daemon("--demo", "--fps", "5", "--max-clients", "4", "--idle-timeout", "3") as d:
+        time.sleep(0.2)  # the start-up probe's slot is free again
+        started = time.time()
+        holders = [Client(d.path) for _ in range(4)]
+        for c in holders:
+            c.send({"class": "WATCH", "enable": True, "text": False, "frame": False})
+        status, out, err = lector("status", "--socket", d.path)
+        check("while they hold every slot a bridge is refused: too many clients", status != 0 and "too many clients" in err, (status, err))
+        closed = when_closed(holders, started)
+        seconds = [t for t, _ in closed if t is not None]
+        check(f"4 watchers that ask for nothing closed by --idle-timeout 3: at {seconds} s",
+              len(seconds) == 4 and all(2.9 <= t <= 5 for t in seconds)
+              and all(isinstance(m, dict) and "idle timeout" in m.get("message", "") for _, m in closed), closed)
+        status, out, err = lector("status", "--socket", d.path)
+        check("a bridge is then served", status == 0 and "demo" in out, (status, out, err))
+        check("no camera was started for them", "demo" in out and "streaming" not in out, out)
 
 
 # (c) the fallback socket and peer credentials -------------------------------------
@@ -377,6 +406,37 @@ def rejections_logged_once():
               err[-600:])
     check("replay: an empty file is called empty, a cut JPEG cut short",
           "the file is empty" in err and "the file is cut short" in err, err[-600:])
+
+
+# What a sign (or a server on the socket) can put in a line: an OSC title change ended by
+# BEL, a screen clear, a right-to-left override, DEL and a C1 control.
+HOSTILE_TEXT = "a\x1b]0;pwned\x07b \x1b[2J c\u202ed \x7f\u009b"
+
+
+@test
+def watch_escapes_control_characters():
+    """`lector watch` prints a line's control characters escaped, never raw (issue 39)."""
+    box = {"x": 1, "y": 2, "width": 3, "height": 4}
+    corners = [[1, 2], [4, 2], [4, 6], [1, 6]]
+    text = {"class": "TEXT", "device": "demo", "seq": 1, "time": "2026-12-04T00:00:00.000Z", "orientation": {"exif": 1, "name": "up"},
+            "width": 640, "height": 480, "recognize_ms": 10, "text": HOSTILE_TEXT,
+            "blocks": [{"text": HOSTILE_TEXT, "box": box, "corners": corners, "confidence": 0.9,
+                        "lines": [{"text": HOSTILE_TEXT, "box": box, "corners": corners, "confidence": 0.9}]}]}
+    track = {"class": "TRACK", "device": "demo", "id": "1", "event": "new", "text": HOSTILE_TEXT, "box": box, "corners": corners,
+             "confidence": 0.9,
+             "observations": 3, "first_seen": "2026-12-04T00:00:00.000Z", "last_seen": "2026-12-04T00:00:00.000Z"}
+    error = {"class": "ERROR", "message": "closing: " + HOSTILE_TEXT}
+    folder = workdir("lector-edges-escape-")
+    for name, args, lines in (("TEXT", [], [text, error]), ("TRACK", ["--tracks"], [track, error])):
+        path = os.path.join(folder, name + ".sock")
+        thread = serve_lines(path, lines)
+        result = subprocess.run([LECTOR, "watch", "--socket", path] + args, capture_output=True, timeout=30, env=ENV)
+        thread.join()
+        out = result.stdout.decode(errors="replace") + result.stderr.decode(errors="replace")
+        raw = [c for c in out if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f or c == "\u202e"]
+        check("lector watch %s: the text shown escaped, no control character printed raw: %r" % (" ".join(args) or "(text)", out[-160:]),
+              not raw and "\\u001b]0;pwned\\u0007b" in result.stdout.decode() and "\\u202e" in result.stdout.decode()
+              and "\\u001b[2J" in result.stderr.decode(), (raw, out))
 
 
 @test

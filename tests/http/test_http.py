@@ -651,6 +651,16 @@ def basic_auth_from_file_and_credential():
     password_file = os.path.join(directory, "lector-http.password")
     with open(password_file, "w") as f:
         f.write("s3cret pass\n")
+    # A password file every user can read is refused (issue 39), through a symbolic link too.
+    os.chmod(password_file, 0o644)
+    link = os.path.join(directory, "link-to-password")
+    os.symlink(password_file, link)
+    for path in (password_file, link):
+        out = subprocess.run([LECTOR_HTTP, "--socket", W.lector.path, "--password-file", path],
+                             capture_output=True, text=True, timeout=10, env=ENV)
+        assert out.returncode == 2 and "every user can read the password file" in out.stderr and "chmod o-r" in out.stderr, \
+            (out.returncode, out.stderr)
+    os.chmod(password_file, 0o640)
     good = "Basic " + base64.b64encode(b"lector:s3cret pass").decode()
     bad = "Basic " + base64.b64encode(b"lector:wrong").decode()
     for args, env in ((["--password-file", password_file], ENV), ([], dict(ENV, CREDENTIALS_DIRECTORY=directory))):

@@ -738,6 +738,53 @@ def systemd_unit():
     print("    verify clean; " + line[0].strip())
 
 
+def fnv_level(name):
+    """lector-mqtt's level for a camera whose name makes the same level as another
+    camera's (docs/mqtt.md): the level, `_`, 6 hex digits of the name's FNV-1a hash."""
+    value = 2166136261
+    for byte in name.encode():
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return "%s_%06x" % (topic_level(name), value >> 8)
+
+
+@test
+def colliding_camera_names_keep_their_topics():
+    """Cameras `a.b` and `a_b` (both `a_b` as a level): the same topics whichever comes
+    first in lectord's configuration, and a command to …/a_b/… turns `a_b` (issue 39: it
+    took `a_b_2` when `a.b` came first, and the command turned `a.b`)."""
+    broker = Broker("collide-broker").start()
+    url = "mqtt://127.0.0.1:%d" % broker.port
+    cameras = {"a.b": os.path.join(FIXTURES, "hello-640x480.png"), "a_b": os.path.join(FIXTURES, "page-640x480.png")}
+    firsts = {name: open(path[:-4] + ".txt").read().split("\n")[0] for name, path in cameras.items()}
+    for number, order in enumerate((["a.b", "a_b"], ["a_b", "a.b"])):
+        conf = os.path.join(WORK, "collide-%d.conf" % number)
+        with open(conf, "w") as f:
+            f.write("".join("[camera %s]\nreplay = %s\nloop = true\nfps = 2\n" % (name, cameras[name]) for name in order))
+        socket_path = os.path.join(WORK, "collide-%d.sock" % number)
+        lectord = Daemon("--config", conf, socket_path=socket_path, log_path=os.path.join(WORK, "collide-%d.log" % number)).start()
+        host = "collide%d" % number
+        bridge = Bridge("collide-bridge-%d" % number, socket_path, url, host).start()
+        levels = {"a_b": "a_b", "a.b": fnv_level("a.b")}
+        topics = {name: "lector/%s/%s/text" % (host, level) for name, level in levels.items()}
+
+        def both():
+            state = retained(broker, ["lector/%s/+/text" % host])
+            return state if all(firsts[name] in state.get(topic, b"").decode() for name, topic in topics.items()) else None
+        state = wait_for(both, 60, "each camera's text on its own topic")
+        require(sorted(t.split("/")[2] for t in state) == sorted(levels.values()), sorted(state))
+        print("    cameras %s in this order: a_b on …/a_b, a.b on …/%s" % (order, levels["a.b"]))
+        pub(broker, "lector/%s/a_b/orientation/set" % host, '{"rotation":90}')
+
+        def rotations():
+            devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
+            found = {d.get("name"): d.get("rotation", 0) for d in devices}
+            return found if found.get("a_b") == 90 else None
+        found = wait_for(rotations, 15, "a_b turned by the command to …/a_b/orientation/set")
+        require(found.get("a.b") == 0, found)
+        bridge.stop()
+        lectord.stop()
+
+
 @test
 def client_library_only():
     """lector-mqtt links no Tesseract, Leptonica, libv4l2 or libjpeg: LectorClient, not LectorCore."""

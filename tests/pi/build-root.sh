@@ -73,4 +73,13 @@ if [[ ! -f "$R/.arm64-all-done" ]]; then
   for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
   rm -rf "$x"; touch "$R/.arm64-all-done"
 fi
+# ICU's -dev package (lectord's rules match through libicu's C API), for roots made before.
+if [[ ! -f "$R/.arm64-icu-done" ]]; then
+  log "ICU's arm64 -dev package into the sysroot"
+  x="$P/arm64-icu"; rm -rf "$x"
+  debootstrap --foreign --arch=arm64 --variant=minbase --include=libicu-dev \
+    trixie "$x" "$MIRROR" > "$P/arm64-icu-debootstrap.log" 2>&1 || die "debootstrap arm64 libicu-dev (log: $P/arm64-icu-debootstrap.log)"
+  for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
+  rm -rf "$x"; touch "$R/.arm64-icu-done"
+fi
 echo "$R"

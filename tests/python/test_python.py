@@ -8,7 +8,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from lectortest import ENV, ROOT, Daemon, SkipTest, Suite, workdir  # noqa: E402
+from lectortest import ENV, ROOT, Daemon, SkipTest, Suite, serve_lines, workdir  # noqa: E402
 
 CLIENT = os.path.join(ROOT, "clients/python")
 sys.path.insert(0, CLIENT)
@@ -95,6 +95,66 @@ def clean_errors_and_socket_discovery():
         check("a stopped lectord: one clear line, no socket trace", out.returncode == 1
               and "lector.errors.NotRunning: lectord is not running" in out.stderr and "socket.py" not in out.stderr,
               out.stderr[-600:])
+
+
+# Lines a hostile or broken server could send after VERSION (issue 39): each must raise
+# lector.LectorError from read(), stream() and request(), never another exception.
+HOSTILE_LINES = [
+    ("a 100,000-deep array", b"[" * 100_000 + b"]" * 100_000),
+    ("a 100,000-deep object in a TEXT", b'{"class":"TEXT","device":"d","text":"t","x":' + b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"}"),
+    ("blocks a string", b'{"class":"TEXT","device":"d","text":"t","blocks":"str"}'),
+    ("blocks a list of numbers", b'{"class":"TEXT","device":"d","text":"t","blocks":[5]}'),
+    ("lines an object", b'{"class":"TEXT","device":"d","text":"t","blocks":[{"text":"b","box":{"x":0,"y":0,"width":1,"height":1},"lines":{}}]}'),
+    ("groups a number", b'{"class":"MATCH","device":"d","rule":"r","text":"t","groups":5}'),
+    ("groups of numbers", b'{"class":"MATCH","device":"d","rule":"r","text":"t","groups":[1,2]}'),
+    ("a box of 1e400", b'{"class":"TRACK","device":"d","id":"1","event":"new","text":"t","box":{"x":1e400,"y":0,"width":1,"height":1}}'),
+    ("seq NaN", b'{"class":"TEXT","device":"d","text":"t","seq":"NaN"}'),
+    ("seq a list", b'{"class":"TEXT","device":"d","text":"t","seq":[1]}'),
+    ("corners of one number", b'{"class":"TEXT","device":"d","text":"t","blocks":[{"text":"b","box":{"x":0,"y":0,"width":1,"height":1},'
+                              b'"lines":[{"text":"l","box":{"x":0,"y":0,"width":1,"height":1},"corners":[[1]]}]}]}'),
+    ("orientation a number", b'{"class":"TEXT","device":"d","text":"t","orientation":5}'),
+    ("confidence a string", b'{"class":"TRACK","device":"d","id":"1","event":"new","text":"t","box":{"x":0,"y":0,"width":1,"height":1},"confidence":"hi"}'),
+    ("class a list", b'{"class":["TEXT"]}'),
+    ("not JSON", b'{"class":"TEXT",'),
+    ("not UTF-8", b'{"class":"TEXT","device":"\xff\xfe","text":"t"}'),
+    ("a top-level number", b"5"),
+]
+
+
+@test
+def hostile_lines_raise_lector_error():
+    folder = workdir("lector-python-hostile-")
+    leaked = []
+    for index, (name, line) in enumerate(HOSTILE_LINES):
+        for way in ("read", "stream"):
+            path = os.path.join(folder, "%d-%s.sock" % (index, way))
+            thread = serve_lines(path, [line])
+            try:
+                with lector.Client(socket=path, timeout=5) as client:
+                    if way == "read":
+                        client.read()
+                    else:
+                        # stream() sends its WATCH first; the hostile line is its reply.
+                        next(client.stream())
+                leaked.append((name, way, "no exception"))
+            except lector.LectorError:
+                pass
+            except BaseException as error:  # noqa: BLE001 - what the check is about
+                leaked.append((name, way, "%s: %s" % (type(error).__name__, str(error)[:80])))
+            thread.join()
+    check("%d hostile lines, read and streamed: every one raises lector.LectorError" % len(HOSTILE_LINES), not leaked, leaked)
+    path = os.path.join(folder, "silent.sock")
+    thread = serve_lines(path, [])
+    try:
+        with lector.Client(socket=path, timeout=5) as client:
+            client.read(timeout=0.5)
+        outcome = "no exception"
+    except lector.TimedOut as error:
+        outcome = "TimedOut, a LectorError and a TimeoutError" if isinstance(error, TimeoutError) else "not a TimeoutError"
+    except BaseException as error:  # noqa: BLE001
+        outcome = type(error).__name__
+    thread.join()
+    check("no message within the timeout: %s" % outcome, outcome.startswith("TimedOut,"), outcome)
 
 
 @test

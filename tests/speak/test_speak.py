@@ -199,6 +199,31 @@ def still_label_read_once():
                   settled(folder).count(lines[0]) >= 2, settled(folder))
 
 
+@test
+def markup_on_a_sign_is_said_as_written():
+    """A sign in espeak-ng's phoneme markup (`[[...]]`, which espeak-ng obeys in any text)
+    and one in SSML: each said as the words written, not as the sounds they spell
+    (issue 39)."""
+    lines = ["[[h@'loU]] world", "<speak>stop</speak>"]
+    folder = workdir("lector-speak-markup-")
+    wavs = os.path.join(folder, "wav")
+    sign = render(folder, "sign.png", lines)
+    with Daemon("--replay", sign, "--loop", "--fps", "5") as d:
+        speaker = speak(d.path, wavs)
+        wait_for(lambda: os.path.exists(os.path.join(wavs, "0002.json")), 90, "both lines said")
+        speaker.stop(signal.SIGTERM)
+    records = recordings(wavs)
+    check("both lines read and said: %s" % [r["text"] for r in records], [r["text"] for r in records][:2] == lines,
+          [r["text"] for r in records])
+    markup, ssml = records[0], records[1]
+    as_markup = phonemes(lines[0])
+    check("the phoneme markup said as written (%s), not as the phonemes it spells (%s)" % (markup["phonemes"], as_markup),
+          markup["phonemes"] == phonemes("[ [h@'loU]] world") and markup["phonemes"] != as_markup and "'eItS" in markup["phonemes"],
+          markup["phonemes"])
+    check("the SSML said as written, its tags as words: %s" % ssml["phonemes"],
+          ssml["phonemes"] == phonemes(lines[1]) and "sp'i:k" in ssml["phonemes"], ssml["phonemes"])
+
+
 LONG = "Expires 2026-11-02 batch 4217-3391"
 
 

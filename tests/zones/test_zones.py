@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, LECTORD, ROOT, Client, Daemon as BaseDaemon, Suite, lector, workdir  # noqa: E402
+from lectortest import ENV, LECTORD, ROOT, Client, Daemon as BaseDaemon, Suite, lector, lectord, workdir  # noqa: E402
 
 suite = Suite("zones", timed=False)
 check = suite.check
@@ -395,7 +395,80 @@ psm = 7
     notify.close()
 
 
-for function in (test_meter_readings, test_meter_neural, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload):
+def hostile_sign():
+    """A sign a passer-by could hold up (issue 39): 64 `a`s and a `!`, 40 digits and an
+    `X`: lines that almost match `^(a|aa)+$` and `^([0-9]+ ?)+$`, whose failing searches
+    backtrack exponentially."""
+    from PIL import Image, ImageDraw, ImageFont
+    path = os.path.join(WORK, "hostile-sign.png")
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", 22)
+    image = Image.new("L", (1280, 200), 255)
+    draw = ImageDraw.Draw(image)
+    draw.text((20, 40), "a" * 64 + "!", font=font, fill=0)
+    draw.text((20, 120), "1" * 40 + "X", font=font, fill=0)
+    image.save(path)
+    return path
+
+
+def test_rule_that_backtracks():
+    """A rule whose search backtracks without end gives up at its step limit: the camera
+    publishes at the speed of a run without the rule, --max-frames ends, the rule is
+    logged once and shown in DEVICES, --check-config warns of the nesting."""
+    camera = f"[camera sign]\nreplay = {hostile_sign()}\nfps = 10\nloop = true\n"
+    rules = ("[rule sign/as]\nmatch = ^(a|aa)+$\nsettled_only = false\n"
+             "[rule sign/digits]\nmatch = ^([0-9]+ ?)+$\nsettled_only = false\n")
+    with_rules = config("hostile-rules.conf", camera + rules)
+    without = config("hostile-none.conf", camera)
+    frames = 10
+
+    def timed(conf):
+        result = subprocess.run([LECTORD, "--config", conf, "--stdout", "--max-frames", str(frames), "--gate", "off"],
+                                capture_output=True, timeout=120, env=ENV)
+        return result, [json.loads(line) for line in result.stdout.decode().splitlines() if line.startswith("{")]
+
+    for attempt in (1, 2):
+        times = {"with": [], "without": []}
+        runs = []
+        for name, conf in (("without", without), ("with", with_rules)) * 2:
+            started = time.time()
+            result, messages = timed(conf)
+            times[name].append(time.time() - started)
+            runs.append((name, result, messages))
+        ratio = min(times["with"]) / min(times["without"])
+        if ratio <= 1.5 or attempt == 2:
+            break
+        print(f"     the host was busy (ratio {ratio:.2f}, load average {os.getloadavg()[0]:.2f}); measuring again", flush=True)
+    ended = [(name, result.returncode, sum(1 for m in messages if m["class"] == "TEXT")) for name, result, messages in runs]
+    check(f"--max-frames {frames} ends with and without the rules, every frame published: {ended}",
+          all(status == 0 and texts == frames for _, status, texts in ended), ended)
+    check(f"with the rules the camera publishes at the speed of a run without them: {min(times['with']):.1f} s against "
+          f"{min(times['without']):.1f} s (x{ratio:.2f}, at most 1.5; load average {os.getloadavg()[0]:.1f})", ratio <= 1.5, times)
+    log = runs[1][1].stderr.decode(errors="replace")
+    said = [line for line in log.splitlines() if "rule skipped a line" in line]
+    check("each rule that gave up is logged once", len(said) == 2 and any("rule=as" in l for l in said)
+          and any("rule=digits" in l for l in said), log[-1500:])
+    check("its lines published no MATCH", not any(m["class"] == "MATCH" for m in runs[1][2]))
+    status, out, err = lectord("--config", with_rules, "--check-config")
+    warned = [line for line in out.splitlines() if "warning:" in line]
+    check("--check-config warns about the nested quantifiers of the digits rule, and only of it",
+          status == 0 and len(warned) == 1 and "rule digits" in warned[0] and "nested quantifiers" in warned[0], out + err)
+    with BaseDaemon("--config", with_rules) as daemon:
+        client = Client(daemon.path, timeout=30)
+        client.read_class("VERSION")
+        client.send({"class": "WATCH", "enable": True})
+        client.read_class("TEXT", timeout=60)
+        warning = ""
+        deadline = time.time() + 20
+        while time.time() < deadline and "rule" not in warning:
+            client.send({"class": "DEVICES"})
+            warning = client.read_class("DEVICES")["devices"][0].get("warning", "")
+            time.sleep(0.3)
+        check(f"DEVICES warns of the rule: {warning}", "rule" in warning and "too many steps" in warning, warning)
+        client.close()
+
+
+for function in (test_meter_readings, test_meter_neural, test_hooks_that_hang_or_fail, test_config_errors, test_named_camera_and_reload,
+                 test_rule_that_backtracks):
     suite.test(function)
 
 

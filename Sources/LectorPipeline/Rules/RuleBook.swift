@@ -10,11 +10,13 @@ public final class RuleBook: @unchecked Sendable {
     /// A rule ready to test, with what it matched last per place (a zone, or a track).
     private final class Rule {
         let spec: RuleSpec
-        let expression: NSRegularExpression
+        let expression: RuleExpression
         let hook: HookRunner?
         var lastText: [String: String] = [:]
+        /// A search of this rule has given up at the step limit (logged once).
+        var exceededLimit = false
 
-        init(spec: RuleSpec, expression: NSRegularExpression, hook: HookRunner?) {
+        init(spec: RuleSpec, expression: RuleExpression, hook: HookRunner?) {
             self.spec = spec
             self.expression = expression
             self.hook = hook
@@ -28,12 +30,20 @@ public final class RuleBook: @unchecked Sendable {
     private var rules: [Rule] = []
     /// Every hook runner made (also those of replaced rules), to wait for at exit.
     private var runners: [HookRunner] = []
+    /// Told the camera's rule warning (a rule gave up at its step limit), nil when none.
+    private var warn: @Sendable (String?) -> Void = { _ in }
 
     /// - Parameter rules: checked when the configuration was read (valid expressions).
     public init(device: String, rules: [RuleSpec], logger: Logger) {
         self.device = device
         self.logger = logger.with("device", device)
         replace(rules: rules)
+    }
+
+    /// Tells `warn` a warning for DEVICES when a rule first gives up at its step limit,
+    /// and nil once SIGHUP leaves no such rule.
+    public func reportWarnings(to warn: @escaping @Sendable (String?) -> Void) {
+        lock.withLock { self.warn = warn }
     }
 
     /// Whether there is any rule.
@@ -46,7 +56,7 @@ public final class RuleBook: @unchecked Sendable {
             let old = rules
             rules = specs.compactMap { spec in
                 if let same = old.first(where: { $0.spec == spec }) { return same }
-                guard let expression = try? NSRegularExpression(pattern: spec.pattern) else {
+                guard let expression = try? RuleExpression(spec.pattern) else {
                     logger.error("rule not used: its expression does not compile", [("rule", spec.qualifiedName)])
                     return nil
                 }
@@ -55,6 +65,8 @@ public final class RuleBook: @unchecked Sendable {
                 return Rule(spec: spec, expression: expression, hook: hook)
             }
         }
+        let (exceeded, warn) = lock.withLock { (rules.contains { $0.exceededLimit }, self.warn) }
+        if !exceeded { warn(nil) }
     }
 
     /// The matches in `publication`; each is also handed to its rule's hook (which runs
@@ -102,22 +114,39 @@ public final class RuleBook: @unchecked Sendable {
     /// `place`; the rule's hook is offered it.
     private func match(_ rule: Rule, text: String, zone: String?, place: String, box: PixelBox, confidence: Double,
                        track: String?, report: TextReport, time: String) -> MatchMessage? {
-        let whole = text as NSString
-        guard let result = rule.expression.firstMatch(in: text, range: NSRange(location: 0, length: whole.length)) else { return nil }
+        let ranges: [Range<Int>?]
+        switch rule.expression.firstMatch(in: text) {
+        case .noMatch: return nil
+        case let .match(found): ranges = found
+        case .limitExceeded:
+            exceededLimit(rule, text: text)
+            return nil
+        case .failed:
+            logger.once("rule \(rule.spec.qualifiedName) failed", .warning, "rule match failed in ICU", [("rule", rule.spec.qualifiedName)])
+            return nil
+        }
         guard rule.lastText[place] != text else { return nil }
         rule.lastText[place] = text
-        let groups = (1..<max(1, result.numberOfRanges)).map { index -> String in
-            let range = result.range(at: index)
-            return range.location == NSNotFound ? "" : whole.substring(with: range)
-        }
+        let units = Array(text.utf16)
+        let substring = { (range: Range<Int>?) in range.map { String(decoding: units[$0], as: UTF16.self) } ?? "" }
         let message = MatchMessage(device: device, zone: zone, rule: rule.spec.name, text: text,
-                                   matched: whole.substring(with: result.range), groups: groups, box: box,
+                                   matched: substring(ranges[0]), groups: ranges.dropFirst().map(substring), box: box,
                                    corners: report.transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) },
                                    confidence: (confidence * 1000).rounded() / 1000, track: track,
                                    sequence: report.sequence, time: time)
         logger.info("rule matched", [("rule", rule.spec.qualifiedName), ("text", text)])
         rule.hook?.offer(message)
         return message
+    }
+
+    /// A search of `rule` on `text` gave up at the step limit: the line is skipped for
+    /// this rule; the first time, it is logged and DEVICES warns of it.
+    private func exceededLimit(_ rule: Rule, text: String) {
+        guard !rule.exceededLimit else { return }
+        rule.exceededLimit = true
+        logger.warning("rule skipped a line: its match took too many steps (a pattern that backtracks, such as nested quantifiers)",
+                       [("rule", rule.spec.qualifiedName), ("pattern", rule.spec.pattern), ("text", String(text.prefix(80)))])
+        lock.withLock { warn }("rule \(rule.spec.qualifiedName) skips lines: its match took too many steps (simplify its pattern)")
     }
 
     /// Waits for the hooks still running (and the one waiting behind each), each at most

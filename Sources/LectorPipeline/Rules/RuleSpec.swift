@@ -7,7 +7,8 @@ public struct RuleSpec: Equatable, Sendable {
     public var name: String
     /// The zone whose lines it looks at; nil: every line of the camera.
     public var zone: String?
-    /// An ICU regular expression (Foundation's `NSRegularExpression`), searched in each line's text.
+    /// An ICU regular expression (the syntax of Foundation's `NSRegularExpression`),
+    /// searched in each line's text under a step limit (``RuleExpression``).
     public var pattern: String
     /// Lines (or settled tracks) less confident than this do not match (0-1).
     public var minimumConfidence = 0.0
@@ -31,11 +32,22 @@ public struct RuleSpec: Equatable, Sendable {
     /// Why `pattern` is not a regular expression, or nil when it is.
     package static func patternProblem(_ pattern: String) -> String? {
         do {
-            _ = try NSRegularExpression(pattern: pattern)
+            _ = try RuleExpression(pattern)
             return nil
         } catch {
-            return "not a valid ICU regular expression: \(pattern)"
+            return "not a valid ICU regular expression (\(error)): \(pattern)"
         }
+    }
+
+    /// A warning for `--check-config` when `pattern` repeats a group that repeats
+    /// something itself, or nil: such a pattern can take exponential time on a line that
+    /// almost matches, and is then skipped for that line.
+    package static func patternWarning(_ pattern: String) -> String? {
+        guard RuleExpression.hasNestedQuantifier(pattern) else { return nil }
+        return "nested quantifiers (a repeated group that repeats inside, as in ([0-9]+ ?)+) can backtrack without end "
+            + "on a line that almost matches; such a line is skipped for this rule after \(RuleExpression.stepLimit) units "
+            + "of ICU's limit: make the inner repetition possessive ([0-9]++) or the group atomic ((?>[0-9]+ ?)+), "
+            + "or write it without the nesting ([0-9 ]+)"
     }
 
     /// Why `path` cannot be a hook (not absolute, missing, not executable), or nil.

@@ -37,7 +37,18 @@ public struct EspeakProgram: Sendable {
         } catch {
             throw .espeakFailed("cannot start \(path): \(error)")
         }
-        child.sendInput(Array((utterance.text + "\n").utf8))
+        child.sendInput(Array((Self.plainText(utterance.text) + "\n").utf8))
         return child
+    }
+
+    /// `text` as espeak-ng must read it: as words, with none of its markup obeyed. The
+    /// program always takes `[[…]]` as phonemes (a sign reading `[[h@'loU]]` would be
+    /// spoken as the phonemes it spells) and a control character 0x01 as the start of an
+    /// embedded command (`\u{01}80S`: speed); SSML is off (no `-m`). So `[[` becomes
+    /// `[ [` and every control character a space.
+    static func plainText(_ text: String) -> String {
+        var plain = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        while plain.contains("[[") { plain = plain.replacingOccurrences(of: "[[", with: "[ [") }
+        return plain
     }
 }

@@ -14,10 +14,11 @@ finds it ($LECTOR_SOCKET, /run/lector/lector.sock, $XDG_RUNTIME_DIR/lector.sock,
 Errors are `LectorError`s: `NotRunning` when lectord is not running.
 """
 from .client import Client, matches, tracks, watch
-from .errors import ConnectionLost, ErrorReply, LectorError, NoPermission, NotRunning, ProtocolError, UntrustedServer
+from .errors import ConnectionLost, ErrorReply, LectorError, NoPermission, NotRunning, ProtocolError, TimedOut, UntrustedServer
 from .protocol import Block, Box, Line, Match, Text, Track, Word
 from .sockets import default_socket_path
 
 __version__ = "0.1.0"
 __all__ = ["watch", "tracks", "matches", "Client", "default_socket_path", "Text", "Block", "Line", "Word", "Box", "Track",
-           "Match", "LectorError", "NotRunning", "NoPermission", "UntrustedServer", "ConnectionLost", "ErrorReply", "ProtocolError"]
+           "Match", "LectorError", "NotRunning", "NoPermission", "UntrustedServer", "ConnectionLost", "ErrorReply", "ProtocolError",
+           "TimedOut"]

@@ -6,7 +6,7 @@ import pwd
 import socket as _socket
 import struct
 
-from .errors import ConnectionLost, ErrorReply, NoPermission, NotRunning, ProtocolError, UntrustedServer
+from .errors import ConnectionLost, ErrorReply, NoPermission, NotRunning, ProtocolError, TimedOut, UntrustedServer
 from .protocol import parse
 from .sockets import default_socket_path
 
@@ -90,7 +90,7 @@ class Client:
             try:
                 chunk = self._sock.recv(1 << 16)
             except _socket.timeout:
-                raise TimeoutError("no message from lectord within %s s" % timeout) from None
+                raise TimedOut("no message from lectord within %s s" % timeout) from None
             except OSError as error:
                 raise ConnectionLost(self._last_error or error.strerror) from None
             if not chunk:
@@ -101,8 +101,11 @@ class Client:
             message = json.loads(line.rstrip(b"\r"))
         except ValueError as error:
             raise ProtocolError("not JSON from lectord: %s" % error) from None
-        if not isinstance(message, dict) or "class" not in message:
-            raise ProtocolError("a message without a class: %r" % (message,))
+        except RecursionError:
+            # Nesting deeper than Python's recursion limit (lectord's messages are a few deep).
+            raise ProtocolError("a line from lectord nested too deep") from None
+        if not isinstance(message, dict) or not isinstance(message.get("class"), str):
+            raise ProtocolError(("a message without a class: %r" % (message,))[:200])
         self._last_error = message.get("message") if message["class"] == "ERROR" else None
         return message
 

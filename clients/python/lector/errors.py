@@ -1,6 +1,7 @@
 """The errors of the lector module: every one is a LectorError."""
 
-__all__ = ["LectorError", "NotRunning", "NoPermission", "UntrustedServer", "ConnectionLost", "ErrorReply", "ProtocolError"]
+__all__ = ["LectorError", "NotRunning", "NoPermission", "UntrustedServer", "ConnectionLost", "ErrorReply", "ProtocolError",
+           "TimedOut"]
 
 
 class LectorError(Exception):
@@ -59,3 +60,7 @@ class ErrorReply(LectorError):
 class ProtocolError(LectorError):
     """A line from lectord that is not what the protocol says (not JSON, too long, a
     message missing a member it must have)."""
+
+
+class TimedOut(LectorError, TimeoutError):
+    """No message from lectord within the time asked for (also a `TimeoutError`)."""

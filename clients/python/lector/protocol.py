@@ -4,7 +4,9 @@ Each server message a client reads while watching becomes a frozen dataclass: `T
 (a TEXT: blocks of lines of words), `Track` (a TRACK: a line that settled, changed or
 went) and `Match` (a MATCH of one of lectord's rules). Members the protocol leaves out
 are None (the protocol sends no nulls: absent means unknown or not asked for); members
-this module does not know are ignored, as the protocol asks of every client.
+this module does not know are ignored, as the protocol asks of every client. A message
+whose members are not what the protocol says (a string where a list goes, a number too
+large for an int) raises `ProtocolError`, never another exception.
 """
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
@@ -37,8 +39,17 @@ class Box:
             raise ProtocolError("invalid box %r" % (obj,)) from error
 
 
+def _list(obj, key, kind=None):
+    """The list member `key` of `obj` (absent: empty), of `kind` items when given;
+    anything else is a ProtocolError."""
+    value = obj.get(key, [])
+    if not isinstance(value, list) or kind and not all(isinstance(item, kind) for item in value):
+        raise ProtocolError(("%r is not a list%s: %r" % (key, " of %s" % kind.__name__ if kind else "", value))[:200])
+    return value
+
+
 def _corners(obj) -> Tuple[Tuple[int, int], ...]:
-    return tuple((int(p[0]), int(p[1])) for p in obj.get("corners", []))
+    return tuple((int(p[0]), int(p[1])) for p in _list(obj, "corners"))
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,7 @@ class Line:
     @classmethod
     def from_json(cls, obj, language=None) -> "Line":
         return cls(_require(obj, "text", str, "line"), Box.from_json(obj.get("box")), float(obj.get("confidence", 0)),
-                   tuple(Word.from_json(w) for w in obj.get("words", [])), obj.get("track"), language, _corners(obj))
+                   tuple(Word.from_json(w) for w in _list(obj, "words")), obj.get("track"), language, _corners(obj))
 
 
 @dataclass(frozen=True)
@@ -89,7 +100,7 @@ class Block:
     def from_json(cls, obj) -> "Block":
         language = obj.get("language")
         return cls(_require(obj, "text", str, "block"), Box.from_json(obj.get("box")), float(obj.get("confidence", 0)),
-                   tuple(Line.from_json(l, language) for l in obj.get("lines", [])), language, obj.get("zone"))
+                   tuple(Line.from_json(l, language) for l in _list(obj, "lines")), language, obj.get("zone"))
 
 
 @dataclass(frozen=True)
@@ -123,7 +134,7 @@ class Text:
     def from_json(cls, obj) -> "Text":
         return cls(_require(obj, "device", str, "TEXT"), int(obj.get("seq", 0)), obj.get("time", ""),
                    int(obj.get("width", 0)), int(obj.get("height", 0)), _require(obj, "text", str, "TEXT"),
-                   tuple(Block.from_json(b) for b in obj.get("blocks", [])), obj.get("recognize_ms"),
+                   tuple(Block.from_json(b) for b in _list(obj, "blocks")), obj.get("recognize_ms"),
                    (obj.get("orientation") or {}).get("exif"), bool(obj.get("partial", False)), int(obj.get("unread", 0)))
 
 
@@ -167,7 +178,7 @@ class Match:
     @classmethod
     def from_json(cls, obj) -> "Match":
         return cls(_require(obj, "device", str, "MATCH"), _require(obj, "rule", str, "MATCH"), _require(obj, "text", str, "MATCH"),
-                   obj.get("matched", obj.get("text")), tuple(obj.get("groups", [])), obj.get("zone"),
+                   obj.get("matched", obj.get("text")), tuple(_list(obj, "groups", str)), obj.get("zone"),
                    Box.from_json(obj["box"]) if "box" in obj else None, float(obj.get("confidence", 0)), obj.get("track"),
                    int(obj.get("seq", 0)), obj.get("time", ""))
 
@@ -179,6 +190,14 @@ def parse(obj):
     """The typed object for a TEXT, TRACK or MATCH message; the dict itself for any
     other class."""
     if not isinstance(obj, dict) or not isinstance(obj.get("class"), str):
-        raise ProtocolError("a message without a class: %r" % (obj,))
+        raise ProtocolError(("a message without a class: %r" % (obj,))[:200])
     kind = _TYPES.get(obj["class"])
-    return kind.from_json(obj) if kind else obj
+    if not kind:
+        return obj
+    try:
+        return kind.from_json(obj)
+    except ProtocolError:
+        raise
+    except (AttributeError, TypeError, ValueError, OverflowError, KeyError, IndexError, RecursionError) as error:
+        # A member of the wrong type or size ("seq": "NaN", a box of 1e400, "blocks": [5]).
+        raise ProtocolError("a %s the protocol does not allow: %s: %s" % (obj["class"], type(error).__name__, error)) from None
