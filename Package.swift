@@ -140,7 +140,8 @@ let package = Package(
         // A camera: source to mailbox to recognition loop to publication, rules and hooks.
         .target(
             name: "LectorPipeline",
-            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorProtocol", "LectorSystem"]
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorHistory", "LectorProtocol",
+                           "LectorSystem"]
         ),
         // The Unix socket server and the systemd service.
         .target(name: "LectorServer", dependencies: ["LectorImaging", "LectorPipeline", "LectorProtocol", "LectorSystem"]),
@@ -151,7 +152,7 @@ let package = Package(
                            "LectorOptions", "LectorProtocol", "LectorSystem"]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorDaemon"]),
-        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorHistory", "LectorProtocol", "LectorSystem"]),
         // libmosquitto's client API, found through pkg-config.
         .systemLibrary(
             name: "CMosquitto",
