@@ -124,7 +124,7 @@ extension Daemon {
         guard historyPath != nil || options.evidenceDirectory != nil else { return nil }
         return try MatchRecorder(settings: .init(historyPath: historyPath, historyKeepDays: options.historyKeepDays,
                                                  evidenceDirectory: options.evidenceDirectory,
-                                                 evidenceMaximumBytes: options.evidenceMaximumMegabytes << 20,
+                                                 evidenceMaximumBytes: Int(options.evidenceMaximumMegabytes * 1_048_576),
                                                  evidenceKeepDays: options.evidenceKeepDays), logger: logger)
     }
 

@@ -158,7 +158,7 @@ public enum DaemonOptionTable {
                      "Keep each accepted MATCH's frame (upright, JPEG) and its line's crop in DIR; MATCH names them in evidence.",
                      example: "/var/lib/lector/evidence", .daemon(.optional(\.evidenceDirectory, .text))),
         DaemonOption("--evidence-max-mb", .output, "N", "Delete the oldest evidence files beyond N megabytes (default 500).",
-                     example: "100", .daemon(.value(\.evidenceMaximumMegabytes, .integer(1...1_000_000)))),
+                     example: "100", .daemon(.value(\.evidenceMaximumMegabytes, .number(0.1...1_000_000)))),
         DaemonOption("--evidence-keep-days", .output, "N", "Delete evidence files older than N days (default 30).",
                      example: "7", .daemon(.value(\.evidenceKeepDays, .number(0.001...36500)))),
         DaemonOption("--history", .output, "PATH",

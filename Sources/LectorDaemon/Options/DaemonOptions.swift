@@ -68,7 +68,7 @@ public struct DaemonOptions: Equatable, Sendable {
     /// `--evidence DIR` (`evidence_dir`): keep each accepted MATCH's frame and crop there.
     public var evidenceDirectory: String?
     /// `--evidence-max-mb`: the bound of the evidence files, in megabytes.
-    public var evidenceMaximumMegabytes = 500
+    public var evidenceMaximumMegabytes = 500.0
     /// `--evidence-keep-days`: evidence older than this is deleted.
     public var evidenceKeepDays = 30.0
     /// `--history PATH`: the SQLite database every MATCH is kept in.

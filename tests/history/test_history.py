@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""The reading history and evidence through a real lectord (see tests/history/run).
+
+Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed"
+(tests/lectortest.py).
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lectortest import ENV, LECTORD, ROOT, Client, Daemon, Suite, lector, workdir  # noqa: E402
+
+suite = Suite("history")
+check = suite.check
+WORK = workdir("lector-history-")
+SEQUENCE = os.path.join(WORK, "sequence")
+EVIDENCE_MB = 0.3
+
+
+def meter_config(path, loop=False):
+    with open(path, "w") as f:
+        f.write(f"""[camera meter]
+replay = {SEQUENCE}/meter.mjpeg
+fps = 5
+loop = {'true' if loop else 'false'}
+
+[zone meter/reading]
+rect = 120,200,400,80
+psm = 7
+whitelist = digits
+
+[rule meter/reading/any]
+match = ^[0-9]{{6,8}}$
+""")
+    return path
+
+
+def keep_args(database, evidence):
+    return ["--history", database, "--evidence", evidence, "--evidence-max-mb", str(EVIDENCE_MB)]
+
+
+def key(match):
+    """What names one MATCH across the stream and the history."""
+    return (match["device"], match.get("zone"), match["rule"], match["seq"], match["time"], match["text"])
+
+
+def stdout_run(conf, database, evidence, kill_after=None):
+    """lectord --stdout on the replay: its MATCHes and log. With `kill_after` N, SIGKILL
+    right after the Nth MATCH line is read (the writer thread is then writing it)."""
+    log_path = os.path.join(WORK, "stdout-run.log")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([LECTORD, "--config", conf, "--stdout"] + keep_args(database, evidence),
+                                stdout=subprocess.PIPE, stderr=log, env=ENV)
+        matches = []
+        for line in proc.stdout:
+            if b'"class":"MATCH"' in line:
+                matches.append(json.loads(line))
+                if kill_after is not None and len(matches) >= kill_after:
+                    proc.send_signal(signal.SIGKILL)
+                    break
+        proc.wait(timeout=240)
+    return proc.returncode, matches, open(log_path).read()
+
+
+def history(*args):
+    status, out, err = lector("history", "--json", "--limit", "10000", *args)
+    return status, [json.loads(line) for line in out.splitlines() if line.startswith("{")], err
+
+
+def integrity(database):
+    result = subprocess.run(["sqlite3", database, "PRAGMA integrity_check"], capture_output=True, text=True, timeout=60)
+    return result.stdout.strip() or result.stderr.strip()
+
+
+def decodes(path):
+    """Whether libjpeg's djpeg decodes `path` to a whole image: (ok, width, height)."""
+    result = subprocess.run(["djpeg", "-pnm", path], capture_output=True, timeout=30)
+    if result.returncode != 0 or result.stderr:
+        return False, 0, 0
+    header = result.stdout.split(b"\n", 3)
+    width, height = (int(v) for v in header[1].split())
+    return True, width, height
+
+
+@suite.test
+def test_every_match_kept_across_restart_and_kill():
+    """Three runs into one history (to the end, SIGKILL after a MATCH, restarted): every
+    MATCH published is in `lector history --json`, the database is whole, evidence decodes."""
+    conf = meter_config(os.path.join(WORK, "meter.conf"))
+    database = os.path.join(WORK, "history.sqlite")
+    evidence = os.path.join(WORK, "evidence")
+    status, first, log = stdout_run(conf, database, evidence)
+    check(f"run 1 (to its end) exits 0 with MATCHes: {len(first)}", status == 0 and len(first) >= 3, log[-1500:])
+    status, killed, log = stdout_run(conf, database, evidence, kill_after=3)
+    check(f"run 2 is killed with SIGKILL just after its 3rd MATCH (status {status})", status == -signal.SIGKILL and len(killed) == 3,
+          log[-1500:])
+    check("sqlite3 PRAGMA integrity_check after the kill: ok", integrity(database) == "ok", integrity(database))
+    # Run 3: lectord restarted on the same files, serving its socket until the replay ends.
+    daemon = Daemon("--config", conf, "--always-on", *keep_args(database, evidence))
+    third = []
+    with daemon:
+        with Client(daemon.path) as client:
+            client.request({"class": "WATCH", "text": False, "frame": False, "matches": True})
+            deadline, streamed = time.time() + 240, False
+            while time.time() < deadline:
+                try:
+                    message = client.read()
+                except socket.timeout:
+                    continue
+                if message["class"] == "MATCH":
+                    third.append(message)
+                elif message["class"] == "DEVICES":
+                    states = {device.get("state") for device in message.get("devices", [])}
+                    streamed = streamed or "streaming" in states
+                    if streamed and "idle" in states:
+                        break  # the replay ended
+        check("the restarted lectord opens the history without an error", "history not kept" not in daemon.logtext(),
+              daemon.logtext()[-1500:])
+        time.sleep(1)  # the writer thread's last rows
+        status, served, err = history("--socket", daemon.path)
+        check(f"lector history --json (HISTORY through the socket) answers: {len(served)} MATCHes", status == 0 and served, err)
+    status, stored, err = history("--db", database)
+    check(f"lector history --db reads the file once lectord is gone: {len(stored)} MATCHes", status == 0 and stored, err)
+    check("the socket's and the file's answers agree", [key(m) for m in served] == [key(m) for m in stored][:len(served)])
+    kept = {key(m) for m in stored}
+    lost = lambda run: [m["text"] for m in run if key(m) not in kept]  # noqa: E731
+    check(f"every MATCH of run 1 is in the history ({len(first)})", not lost(first), lost(first))
+    check(f"run 2's MATCHes are in it but at most the one being written when killed ({len(lost(killed))} lost)",
+          not lost(killed[:-1]), lost(killed))
+    check(f"every MATCH of the restarted run 3 is in it ({len(third)})", third and not lost(third), lost(third))
+    check("the history holds nothing but what was published",
+          len(stored) <= len(first) + len(killed) + len(third) and len(stored) >= len(first) + len(killed) - 1 + len(third),
+          (len(stored), len(first), len(killed), len(third)))
+    check("newest first", [m["time"] for m in stored] == sorted((m["time"] for m in stored), reverse=True))
+    check("sqlite3 PRAGMA integrity_check at the end: ok", integrity(database) == "ok", integrity(database))
+    # Evidence: the newest MATCHes' files exist and decode; pruning took the oldest first.
+    named = [m for m in stored if "evidence" in m]
+    check(f"accepted MATCHes name their evidence ({len(named)} of {len(stored)})", len(named) == len(stored))
+    present = [m for m in named if os.path.exists(m["evidence"]["crop"]) and os.path.exists(m["evidence"]["frame"])]
+    check(f"the newest MATCH's frame and crop exist ({len(present)} of {len(named)} still kept)",
+          named and named[0] in present, named[:1])
+    bad = []
+    for match in present:
+        ok, width, height = decodes(match["evidence"]["frame"])
+        crop_ok, crop_width, crop_height = decodes(match["evidence"]["crop"])
+        box = match["box"]
+        if not (ok and (width, height) == (640, 480) and crop_ok and crop_width >= box["width"] and crop_height >= box["height"]):
+            bad.append((match["evidence"], ok, width, height, crop_ok, crop_width, crop_height, box))
+    check("each kept frame decodes at the camera's size (640x480), each crop holds its line's box", not bad, bad)
+    gone_index = [i for i, m in enumerate(named) if m not in present]
+    check("pruning deleted the oldest evidence first", not gone_index or min(gone_index) >= len(present), gone_index)
+    total = sum(os.path.getsize(os.path.join(evidence, name)) for name in os.listdir(evidence))
+    check(f"the evidence stays within --evidence-max-mb {EVIDENCE_MB}: {total} bytes", total <= EVIDENCE_MB * 1048576)
+    check("evidence was pruned (the runs made more than the bound)", gone_index, len(named))
+    # The filters, on the file.
+    since = stored[len(stored) // 2]["time"]
+    status, newer, _ = history("--db", database, "--since", since, "--rule", "any", "--device", "meter")
+    check("--since, --rule and --device narrow the answer", status == 0 and newer and all(m["time"] >= since for m in newer)
+          and len(newer) < len(stored), len(newer))
+    status, other, _ = history("--db", database, "--rule", "nothing")
+    check("a rule without MATCHes gives none", status == 0 and other == [])
+    status, out, _ = lector("history", "--db", database, "--csv", "--limit", "2")
+    rows = out.splitlines()
+    check("--csv prints a header and a row per MATCH", status == 0 and len(rows) == 3 and rows[0].startswith("time,device,zone,rule"),
+          out)
+
+
+@suite.test
+def test_bad_files_are_refused_and_lectord_reads_on():
+    """A corrupt file and another program's SQLite database are refused with a clear
+    error (lectord logs it and reads on; lector history --db exits 1)."""
+    corrupt = os.path.join(WORK, "corrupt.sqlite")
+    with open(corrupt, "wb") as f:
+        f.write(b"SQLite format 3\0" + os.urandom(8192))
+    foreign = os.path.join(WORK, "foreign.sqlite")
+    subprocess.run(["sqlite3", foreign, "CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x');"], check=True)
+    text = os.path.join(WORK, "notes.txt")
+    with open(text, "w") as f:
+        f.write("not a database at all\n" * 200)
+    for name, path, said in (("a corrupt file", corrupt, "not a Lector history"), ("another program's database", foreign, "other tables"),
+                             ("a text file", text, "not an SQLite database")):
+        before = open(path, "rb").read()
+        status, out, err = lector("history", "--db", path)
+        check(f"lector history --db {name}: exit 1, '{said}'", status == 1 and said in err and path in err, (status, err))
+        with Daemon("--config", DEMO_CONFIG, "--always-on", "--history", path) as daemon:
+            with Client(daemon.path) as client:
+                client.request({"class": "WATCH", "text": False, "frame": False, "matches": True})
+                match = client.read_class("MATCH", timeout=120)
+                reply = client.request({"class": "HISTORY"})
+            log = daemon.logtext()
+        check(f"lectord with {name}: logs why, reads on (a MATCH), HISTORY says why",
+              "history not kept" in log and said in log and match and reply.get("class") == "ERROR" and said in reply.get("message", ""),
+              (log[-800:], reply))
+        check(f"{name} is left as it was", open(path, "rb").read() == before)
+
+
+DEMO_CONFIG = os.path.join(WORK, "demo.conf")
+
+
+def setup():
+    with open(DEMO_CONFIG, "w") as f:
+        f.write("[camera demo]\ndemo = true\nfps = 5\n\n[rule demo/words]\nmatch = [A-Za-z]{3,}\n")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-meter-sequence.py"), SEQUENCE,
+                    "--readings", "6", "--seconds-per-reading", "2"], check=True)
+
+
+if __name__ == "__main__":
+    sys.exit(suite.main(setup=setup))
