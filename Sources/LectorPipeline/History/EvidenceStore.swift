@@ -11,7 +11,8 @@ import LectorSystem
 /// Names sort in capture order: `<time>-<camera>-<seq>.jpg` for a frame (one file for
 /// all the MATCHes of that frame) and `<time>-<camera>-<seq>-<n>.crop.jpg` for a crop,
 /// with the MATCH's time as `20261204T213005.123Z`. Each file is written to a temporary
-/// name and renamed: a reader never finds half a JPEG.
+/// name (`….jpg.part`, deleted at start when a kill left one) and renamed: a reader
+/// never finds half a JPEG.
 ///
 /// A write that fails (a full disk) stops the keeping for ``pause`` seconds, logged once;
 /// the MATCHes of that time name no evidence. Recognition never waits for it: only
@@ -21,6 +22,8 @@ final class EvidenceStore {
     static let pause = 60.0
     /// How much of a line's height is added around its box in the crop, on each side.
     static let cropMargin = 0.25
+    /// The suffix of a file being written.
+    static let partial = ".part"
 
     /// What to keep for one accepted MATCH.
     struct Item {
@@ -61,6 +64,9 @@ final class EvidenceStore {
         let names: [String]
         do { names = try manager.contentsOfDirectory(atPath: directory) } catch {
             throw RecordError("cannot list the evidence directory \(directory): \(error.localizedDescription)")
+        }
+        for name in names where name.hasSuffix(Self.partial) {
+            try? manager.removeItem(atPath: directory + "/" + name)  // a write a kill cut short
         }
         for name in names.sorted() where name.hasSuffix(".jpg") {
             let attributes = try? manager.attributesOfItem(atPath: directory + "/" + name)
@@ -129,8 +135,10 @@ final class EvidenceStore {
 
     private func write(_ bytes: [UInt8], to path: String, now: Double) throws {
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try Data(bytes).write(to: URL(fileURLWithPath: path + Self.partial))
+            try FileManager.default.moveItem(atPath: path + Self.partial, toPath: path)
         } catch {
+            try? FileManager.default.removeItem(atPath: path + Self.partial)
             throw WriteFailure(description: "\(path): \(error.localizedDescription)")
         }
         files.append(Kept(name: (path as NSString).lastPathComponent, bytes: bytes.count, unixTime: now))
