@@ -206,6 +206,7 @@ let package = Package(
         .testTarget(name: "LectorPipelineTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "lector", "LectorTestSupport"]),
         .testTarget(name: "LectorServerTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorClient", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorServer", "LectorDaemon", "lector", "LectorTestSupport"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
+        .testTarget(name: "LectorHistoryTests", dependencies: ["LectorHistory", "LectorProtocol", "LectorTestSupport"]),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorMQTT"]),
         .testTarget(name: "LectorHTTPTests", dependencies: ["LectorSystem", "LectorHTTP"]),
     ],
