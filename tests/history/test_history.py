@@ -4,6 +4,7 @@
 Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed"
 (tests/lectortest.py).
 """
+import base64
 import json
 import os
 import signal
@@ -11,15 +12,21 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import ENV, LECTORD, ROOT, Client, Daemon, Suite, lector, workdir  # noqa: E402
+from lectortest import (ENV, LECTOR_HTTP, LECTORD, ROOT, Client, Daemon, Process, Suite, free_port, lector,  # noqa: E402
+                        wait_for, workdir)
 
 suite = Suite("history")
 check = suite.check
 WORK = workdir("lector-history-")
 SEQUENCE = os.path.join(WORK, "sequence")
 EVIDENCE_MB = 0.3
+DATABASE = os.path.join(WORK, "history.sqlite")
+EVIDENCE = os.path.join(WORK, "evidence")
 
 
 def meter_config(path, loop=False):
@@ -92,8 +99,7 @@ def test_every_match_kept_across_restart_and_kill():
     """Three runs into one history (to the end, SIGKILL after a MATCH, restarted): every
     MATCH published is in `lector history --json`, the database is whole, evidence decodes."""
     conf = meter_config(os.path.join(WORK, "meter.conf"))
-    database = os.path.join(WORK, "history.sqlite")
-    evidence = os.path.join(WORK, "evidence")
+    database, evidence = DATABASE, EVIDENCE
     status, first, log = stdout_run(conf, database, evidence)
     check(f"run 1 (to its end) exits 0 with MATCHes: {len(first)}", status == 0 and len(first) >= 3, log[-1500:])
     status, killed, log = stdout_run(conf, database, evidence, kill_after=3)
@@ -167,6 +173,81 @@ def test_every_match_kept_across_restart_and_kill():
     rows = out.splitlines()
     check("--csv prints a header and a row per MATCH", status == 0 and len(rows) == 3 and rows[0].startswith("time,device,zone,rule"),
           out)
+
+
+def http(port, path, password=None):
+    """(status, body) of a GET to lector-http, with basic auth when `password` is given."""
+    headers = {"Authorization": "Basic " + base64.b64encode(b"lector:" + password.encode()).decode()} if password else {}
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+@suite.test
+def test_web_page_shows_the_last_readings_with_their_crops():
+    """lector-http: /api/history and /api/evidence.jpg behind the password (only files a
+    HISTORY reply named), and the page's table of readings in a real headless Chromium."""
+    if not os.path.exists(DATABASE):
+        test_every_match_kept_across_restart_and_kill()
+    password = "pw-" + str(os.getpid())
+    password_file = os.path.join(WORK, "password")
+    with open(password_file, "w") as f:
+        f.write(password + "\n")
+    port = free_port()
+    # The demo without rules: the page's WATCH starts it, and it adds no MATCH.
+    with Daemon("--demo", "--history", DATABASE) as daemon:
+        bridge = Process([LECTOR_HTTP, "--socket", daemon.path, "--listen", "127.0.0.1:%d" % port, "--password-file", password_file],
+                         os.path.join(WORK, "lector-http.log"), stdout=subprocess.DEVNULL).start()
+        try:
+            bridge.wait_port(port, "lector-http")
+            status, _ = http(port, "/api/history")
+            check("/api/history without the password: 401", status == 401, status)
+            status, body = http(port, "/api/history?limit=3", password)
+            reply = json.loads(body) if status == 200 else {}
+            matches = reply.get("matches", [])
+            check(f"/api/history?limit=3 with it: HISTORY, {len(matches)} MATCHes", reply.get("class") == "HISTORY" and len(matches) == 3,
+                  body[:300])
+            crop = matches[0]["evidence"]["crop"] if matches and "evidence" in matches[0] else ""
+            status, body = http(port, "/api/evidence.jpg?" + urllib.parse.urlencode({"path": crop}), password)
+            check("/api/evidence.jpg serves a crop HISTORY named, byte for byte", status == 200 and crop and body == open(crop, "rb").read(),
+                  (status, crop))
+            status, _ = http(port, "/api/evidence.jpg?path=/etc/passwd", password)
+            check("/api/evidence.jpg refuses a file no HISTORY named: 404", status == 404, status)
+            status, _ = http(port, "/api/evidence.jpg?" + urllib.parse.urlencode({"path": crop}))
+            check("/api/evidence.jpg without the password: 401", status == 401, status)
+            sys.path.insert(0, os.path.join(ROOT, "tests/http"))
+            from test_http import WebDriver  # noqa: E402 - the http suite's headless Chromium
+            browser = WebDriver()
+            try:
+                # The password as a browser that was given it sends it: on every request.
+                authorization = "Basic " + base64.b64encode(b"lector:" + password.encode()).decode()
+                browser.call("POST", browser.s("/goog/cdp/execute"), {"cmd": "Network.enable", "params": {}})
+                browser.call("POST", browser.s("/goog/cdp/execute"),
+                             {"cmd": "Network.setExtraHTTPHeaders", "params": {"headers": {"Authorization": authorization}}})
+                browser.go("http://127.0.0.1:%d/" % port)
+                newest = json.loads(http(port, "/api/history?limit=20", password)[1])["matches"]
+                # A crop pruned since (oldest first) cannot load; every other must.
+                kept = [os.path.exists(m["evidence"]["crop"]) for m in newest]
+                rows = []
+
+                def shown():
+                    rows[:] = browser.script("""return [...document.querySelectorAll('#readings tr.reading')].map(r =>
+                        [r.cells[3].textContent, r.querySelector('img.crop') ? r.querySelector('img.crop').naturalWidth : -1]);""")
+                    return len(rows) == len(newest) and all(width > 0 for (_, width), exists in zip(rows, kept) if exists)
+                try:
+                    wait_for(shown, 60, "the readings with their crops")
+                except AssertionError:
+                    pass
+                check(f"the page lists the last readings ({len(rows)}, {sum(kept)} crops still kept) newest first, each kept crop shown",
+                      rows and [text for text, _ in rows] == [m["text"] for m in newest]
+                      and all(width > 0 for (_, width), exists in zip(rows, kept) if exists), (rows[:5], browser.logs()[-5:]))
+            finally:
+                browser.quit()
+        finally:
+            bridge.stop()
 
 
 @suite.test
