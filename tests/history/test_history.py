@@ -17,8 +17,8 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from lectortest import (ENV, LECTOR_HTTP, LECTORD, ROOT, Client, Daemon, Process, Suite, free_port, lector,  # noqa: E402
-                        wait_for, workdir)
+from lectortest import (ENV, LECTOR_HTTP, LECTORD, ROOT, Client, Daemon, Process, SkipTest, Suite, free_port,  # noqa: E402
+                        lector, wait_for, workdir)
 
 suite = Suite("history")
 check = suite.check
@@ -47,8 +47,8 @@ match = ^[0-9]{{6,8}}$
     return path
 
 
-def keep_args(database, evidence):
-    return ["--history", database, "--evidence", evidence, "--evidence-max-mb", str(EVIDENCE_MB)]
+def keep_args(database, evidence, megabytes=EVIDENCE_MB):
+    return ["--history", database, "--evidence", evidence, "--evidence-max-mb", str(megabytes)]
 
 
 def key(match):
@@ -56,12 +56,12 @@ def key(match):
     return (match["device"], match.get("zone"), match["rule"], match["seq"], match["time"], match["text"])
 
 
-def stdout_run(conf, database, evidence, kill_after=None):
+def stdout_run(conf, database, evidence, kill_after=None, megabytes=EVIDENCE_MB):
     """lectord --stdout on the replay: its MATCHes and log. With `kill_after` N, SIGKILL
     right after the Nth MATCH line is read (the writer thread is then writing it)."""
     log_path = os.path.join(WORK, "stdout-run.log")
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([LECTORD, "--config", conf, "--stdout"] + keep_args(database, evidence),
+        proc = subprocess.Popen([LECTORD, "--config", conf, "--stdout"] + keep_args(database, evidence, megabytes),
                                 stdout=subprocess.PIPE, stderr=log, env=ENV)
         matches = []
         for line in proc.stdout:
@@ -248,6 +248,35 @@ def test_web_page_shows_the_last_readings_with_their_crops():
                 browser.quit()
         finally:
             bridge.stop()
+
+
+@suite.test
+def test_a_full_disk_stops_the_keeping_not_the_reading():
+    """Evidence on a 120 KB tmpfs: once it is full the keeping stops (logged once), every
+    MATCH is still published and kept in the history, no row names a file not written."""
+    full = os.path.join(WORK, "full")
+    os.makedirs(full, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=120k", "tmpfs", full], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        raise SkipTest("cannot mount a small tmpfs (needs root): " + mounted.stderr.strip())
+    try:
+        database = os.path.join(WORK, "full-disk.sqlite")
+        conf = meter_config(os.path.join(WORK, "full.conf"))
+        status, published, log = stdout_run(conf, database, full, megabytes=100)
+        said = log.count("evidence not kept")
+        check(f"lectord reads to the end of the replay (exit 0, {len(published)} MATCHes) with the disk full", status == 0 and len(published) >= 4,
+              log[-1500:])
+        check(f"the full disk is logged once ({said} lines)", said == 1, log[-1500:])
+        status, stored, err = history("--db", database)
+        kept = {key(m) for m in stored}
+        check("every MATCH is in the history all the same", status == 0 and all(key(m) in kept for m in published), err)
+        named = [m for m in stored if "evidence" in m]
+        missing = [m["evidence"] for m in named if not (os.path.exists(m["evidence"]["frame"]) and os.path.exists(m["evidence"]["crop"]))]
+        check(f"no row names a file that was not written ({len(named)} of {len(stored)} rows have evidence)",
+              not missing and 0 < len(named) < len(stored), missing)
+        check("no half-written file is left", not [n for n in os.listdir(full) if not n.endswith(".jpg")], os.listdir(full))
+    finally:
+        subprocess.run(["umount", full], capture_output=True)
 
 
 @suite.test

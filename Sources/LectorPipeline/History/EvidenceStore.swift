@@ -57,7 +57,11 @@ final class EvidenceStore {
         self.logger = logger.with("evidence", directory)
         let manager = FileManager.default
         do {
-            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            if !manager.fileExists(atPath: directory) {
+                try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                // Readable by lectord's group (lector-http's SupplementaryGroups=lector), whatever the umask.
+                try? Syscalls.chmod(directory, mode: 0o750)
+            }
         } catch {
             throw RecordError("cannot create the evidence directory \(directory): \(error.localizedDescription)")
         }
@@ -136,6 +140,7 @@ final class EvidenceStore {
     private func write(_ bytes: [UInt8], to path: String, now: Double) throws {
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: path + Self.partial))
+            try? Syscalls.chmod(path + Self.partial, mode: 0o640)  // lector-http (group lector) shows them
             try FileManager.default.moveItem(atPath: path + Self.partial, toPath: path)
         } catch {
             try? FileManager.default.removeItem(atPath: path + Self.partial)
