@@ -52,30 +52,54 @@ public final class MatchRecorder: Sendable {
         var evidence: EvidenceStore.Item?
     }
 
-    private struct State {
-        var queue: [Job] = []
-        var stopped = false
-        var skipped = 0
-    }
-
-    /// The writer's own: touched by the writer thread only.
+    /// What the writer thread owns (its store, evidence and pruning time: touched by it
+    /// only), and whether evidence is kept now (read by the publish step).
     private final class Writer: @unchecked Sendable {
         let store: HistoryStore?
         let evidence: EvidenceStore?
+        let keepDays: Double
+        let logger: Logger
+        let keepingEvidence: Atomic<Bool>
         var lastPrune = -Double.infinity
 
-        init(store: HistoryStore?, evidence: EvidenceStore?) {
+        init(store: HistoryStore?, evidence: EvidenceStore?, keepDays: Double, logger: Logger) {
             self.store = store
             self.evidence = evidence
+            self.keepDays = keepDays
+            self.logger = logger
+            keepingEvidence = Atomic(evidence != nil)
+        }
+
+        /// The evidence files first, then the row that names them (without them when
+        /// they could not be written); the history pruned once an hour.
+        func write(_ job: Job) {
+            var match = job.match
+            if let item = job.evidence, let evidence {
+                if !evidence.keep(item) { match.evidence = nil }
+                keepingEvidence.store(evidence.isKeeping, ordering: .relaxed)
+            }
+            guard let store else { return }
+            do {
+                try store.insert(match, unixTime: job.unixTime)
+                logger.clearOnce("history-write")
+            } catch {
+                logger.once("history-write", .error, "a MATCH was not kept in the history", [("reason", error.description)])
+            }
+            let now = Date().timeIntervalSince1970
+            guard now - lastPrune >= MatchRecorder.pruneInterval else { return }
+            lastPrune = now
+            do {
+                let deleted = try store.prune(before: now - keepDays * 86400)
+                if deleted > 0 { logger.info("history pruned", [("deleted", "\(deleted)")]) }
+            } catch {
+                logger.once("history-prune", .error, "the history was not pruned", [("reason", error.description)])
+            }
         }
     }
 
     private let settings: Settings
-    private let state = Mutex(State())
-    private let condition = NSCondition()
+    private let queue = BoundedWorkQueue<Job>(limit: queueLimit)
     private let writer: Writer
-    /// Whether evidence is kept now (the writer's state, read by the publish step).
-    private let keepingEvidence: Atomic<Bool>
     /// Why the history is not kept (a refused file), for HISTORY's ERROR.
     public let historyRefusal: String?
     /// A read-only connection for HISTORY replies (one caller at a time), opened by the first.
@@ -83,7 +107,6 @@ public final class MatchRecorder: Sendable {
     /// Whether the history is kept (its file was accepted).
     private let keepsHistory: Bool
     private let logger: Logger
-    private let finished = DispatchGroup()
 
     /// Opens the history (a refused file is logged, and the rest goes on without it) and
     /// the evidence directory, and starts the writer thread.
@@ -109,15 +132,9 @@ public final class MatchRecorder: Sendable {
             evidence = try EvidenceStore(directory: directory, maximumBytes: settings.evidenceMaximumBytes,
                                          keepDays: settings.evidenceKeepDays, logger: logger)
         }
-        keepingEvidence = Atomic(evidence != nil)
-        writer = Writer(store: store, evidence: evidence)
-        finished.enter()
-        Thread.detachNewThread { [self] in
-            Thread.current.name = "lector-history"
-            try? Syscalls.setThreadPriority(10)
-            run()
-            finished.leave()
-        }
+        let writer = Writer(store: store, evidence: evidence, keepDays: settings.historyKeepDays, logger: logger)
+        self.writer = writer
+        queue.start(name: "lector-history", niceness: 10) { job in writer.write(job) }
     }
 
     /// Names the evidence of `matches`' accepted ones (when kept now) and queues them to
@@ -128,7 +145,7 @@ public final class MatchRecorder: Sendable {
     ///   - unixTime: the frame's capture time.
     public func record(_ matches: [MatchMessage], frame: GrayImage, unixTime: Double) -> [MatchMessage] {
         guard !matches.isEmpty else { return matches }
-        let keeping = keepingEvidence.load(ordering: .relaxed)
+        let keeping = writer.keepingEvidence.load(ordering: .relaxed)
         var jobs: [Job] = []
         var named: [MatchMessage] = []
         for (index, match) in matches.enumerated() {
@@ -142,19 +159,9 @@ public final class MatchRecorder: Sendable {
             named.append(match)
             jobs.append(Job(match: match, unixTime: unixTime, evidence: item))
         }
-        let skipped = state.withLock { state -> Int in
-            guard !state.stopped else { return jobs.count }
-            let room = max(0, Self.queueLimit - state.queue.count)
-            state.queue.append(contentsOf: jobs.prefix(room))
-            state.skipped += jobs.count - min(room, jobs.count)
-            return jobs.count - min(room, jobs.count)
-        }
-        if skipped > 0 {
+        if queue.offer(jobs) > 0 {
             logger.once("history-skip", .warning, "the history's writer falls behind; MATCHes not kept")
         }
-        condition.lock()
-        condition.signal()
-        condition.unlock()
         return named
     }
 
@@ -173,60 +180,7 @@ public final class MatchRecorder: Sendable {
     }
 
     /// Writes what is queued, then ends the writer thread; returns once it has.
-    public func stop() {
-        state.withLock { $0.stopped = true }
-        condition.lock()
-        condition.signal()
-        condition.unlock()
-        finished.wait()
-    }
-
-    private func run() {
-        while let job = next() {
-            write(job)
-        }
-    }
-
-    /// The next job; nil once stopped and drained.
-    private func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            let taken: Job?? = state.withLock { state in
-                if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
-                return state.stopped ? .some(nil) : nil
-            }
-            if let taken { return taken }
-            condition.wait()
-        }
-    }
-
-    /// The evidence files first, then the row that names them (without them when they
-    /// could not be written).
-    private func write(_ job: Job) {
-        var match = job.match
-        if let item = job.evidence, let evidence = writer.evidence {
-            if !evidence.keep(item) { match.evidence = nil }
-            keepingEvidence.store(evidence.isKeeping, ordering: .relaxed)
-        }
-        guard let store = writer.store else { return }
-        do {
-            try store.insert(match, unixTime: job.unixTime)
-            logger.clearOnce("history-write")
-        } catch {
-            logger.once("history-write", .error, "a MATCH was not kept in the history", [("reason", error.description)])
-        }
-        let now = Date().timeIntervalSince1970
-        if now - writer.lastPrune >= Self.pruneInterval {
-            writer.lastPrune = now
-            do {
-                let deleted = try store.prune(before: now - settings.historyKeepDays * 86400)
-                if deleted > 0 { logger.info("history pruned", [("deleted", "\(deleted)")]) }
-            } catch {
-                logger.once("history-prune", .error, "the history was not pruned", [("reason", error.description)])
-            }
-        }
-    }
+    public func stop() { queue.stop() }
 }
 
 /// Why HISTORY cannot be answered: no history kept, or its file cannot be read.
