@@ -74,10 +74,12 @@ public final class MatchRecorder: Sendable {
         /// they could not be written); the history pruned once an hour.
         func write(_ job: Job) {
             var match = job.match
+            let started = MonotonicInstant.now()
             if let item = job.evidence, let evidence {
                 if !evidence.keep(item) { match.evidence = nil }
                 keepingEvidence.store(evidence.isKeeping, ordering: .relaxed)
             }
+            let kept = MonotonicInstant.now()
             guard let store else { return }
             do {
                 try store.insert(match, unixTime: job.unixTime)
@@ -85,6 +87,8 @@ public final class MatchRecorder: Sendable {
             } catch {
                 logger.once("history-write", .error, "a MATCH was not kept in the history", [("reason", error.description)])
             }
+            logger.debug("MATCH kept", [("rule", match.rule), ("evidence_ms", String(format: "%.1f", kept.milliseconds(since: started))),
+                                        ("row_ms", String(format: "%.1f", MonotonicInstant.now().milliseconds(since: kept)))])
             let now = Date().timeIntervalSince1970
             guard now - lastPrune >= MatchRecorder.pruneInterval else { return }
             lastPrune = now
