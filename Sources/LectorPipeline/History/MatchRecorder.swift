@@ -15,8 +15,8 @@ import Synchronization
 /// name files a few milliseconds before they exist: a client that opens them at once
 /// waits for them or asks HISTORY, whose rows only name files that were written (a
 /// failed write leaves `evidence` out of the row). The queue is bounded: when the writer
-/// falls behind (a disk stalled), MATCHes are not kept, counted and logged once, and
-/// recognition goes on.
+/// falls behind (a disk stalled), MATCHes are published without evidence and not kept,
+/// logged once, and recognition goes on.
 ///
 /// A history file that cannot be used (another program's, damaged) is refused at start
 /// with the reason logged; lectord reads on without it and HISTORY says why.
@@ -163,7 +163,10 @@ public final class MatchRecorder: Sendable {
             named.append(match)
             jobs.append(Job(match: match, unixTime: unixTime, evidence: item))
         }
-        if queue.offer(jobs) > 0 {
+        let refused = queue.offer(jobs)
+        if refused > 0 {
+            // Not queued: their files will not be written, so they name none.
+            for index in named.count - refused..<named.count { named[index].evidence = nil }
             logger.once("history-skip", .warning, "the history's writer falls behind; MATCHes not kept")
         }
         return named
