@@ -12,7 +12,8 @@ import LectorSystem
 /// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES line.
 /// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION
 ///   (`rotation` 0, 90, 180, 270 or `auto`).
-/// - `GET /api/history?device=&rule=&limit=`: lectord's HISTORY reply (default the last 20 MATCHes).
+/// - `GET /api/history?device=&rule=&limit=`: lectord's HISTORY reply (default the last 20 MATCHes);
+///   204 with the reason in `X-Lector-Error` when lectord keeps no history.
 /// - `GET /api/evidence.jpg?path=`: an evidence file (frame or crop) that a HISTORY reply
 ///   of this bridge named; nothing else is served from the disk.
 public final class BridgeRouter: @unchecked Sendable {
@@ -197,7 +198,13 @@ public final class BridgeRouter: @unchecked Sendable {
     private func history(_ query: HistoryQuery) -> HTTPResponse {
         do {
             let reply = try link.request(.history(query))
-            guard case let .history(history) = reply.message else { return Self.json(400, line: reply.line) }
+            guard case let .history(history) = reply.message else {
+                // No history kept (or it cannot be read): nothing to show, said in a header;
+                // a 2xx, so the page asking for it logs no error in the browser's console.
+                let reason = if case let .error(error) = reply.message { error.message } else { "no HISTORY reply" }
+                return HTTPResponse(status: 204, headers: [("X-Lector-Error", Self.headerSafe(reason)), ("Cache-Control", "no-store")],
+                                    body: .bytes([]))
+            }
             namedEvidence.add(history.matches.compactMap(\.evidence).flatMap { [$0.frame, $0.crop] })
             return Self.json(200, line: reply.line)
         } catch {

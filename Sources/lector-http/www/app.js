@@ -249,9 +249,13 @@ async function pollReadings() {
     while (paused) await sleep(250);
     try {
       const response = await fetch('/api/history?limit=20', { cache: 'no-store' });
+      // 204: lectord keeps no history; the section stays hidden, asked again now and then.
+      section.hidden = response.status !== 200;
+      if (response.status === 204) {
+        await sleep(30000);
+        continue;
+      }
       const history = await response.json();
-      // No history kept (lectord says why in an ERROR): the section stays hidden.
-      section.hidden = history.class !== 'HISTORY';
       const key = history.class === 'HISTORY' ? JSON.stringify(history.matches.map((m) => [m.device, m.seq, m.time, m.rule])) : '';
       if (key !== shown) {
         shown = key;
