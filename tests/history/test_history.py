@@ -129,6 +129,9 @@ def test_every_match_kept_across_restart_and_kill():
         time.sleep(1)  # the writer thread's last rows
         status, served, err = history("--socket", daemon.path)
         check(f"lector history --json (HISTORY through the socket) answers: {len(served)} MATCHes", status == 0 and served, err)
+        status, beside, err = history("--db", database)
+        check("lector history --db reads the file while lectord writes it: the same answer",
+              status == 0 and [key(m) for m in beside] == [key(m) for m in served], err)
     status, stored, err = history("--db", database)
     check(f"lector history --db reads the file once lectord is gone: {len(stored)} MATCHes", status == 0 and stored, err)
     check("the socket's and the file's answers agree", [key(m) for m in served] == [key(m) for m in stored][:len(served)])
