@@ -254,6 +254,34 @@ def test_web_page_shows_the_last_readings_with_their_crops():
 
 
 @suite.test
+def test_keep_days_prune_at_start_and_hourly():
+    """A reading and an evidence file older than --history-keep-days and
+    --evidence-keep-days are deleted when lectord starts (and every hour after)."""
+    database = os.path.join(WORK, "old.sqlite")
+    evidence = os.path.join(WORK, "old-evidence")
+    os.makedirs(evidence, exist_ok=True)
+    with Daemon("--demo", "--history", database):
+        pass  # makes the database
+    row = ("INSERT INTO reading (time, unix_time, device, rule, text, confidence, message) VALUES "
+           "('%s', %s, 'old', 'r', '%s', 0.9, '{\"class\":\"MATCH\",\"device\":\"old\",\"rule\":\"r\",\"text\":\"%s\","
+           "\"matched\":\"x\",\"groups\":[],\"box\":{\"x\":0,\"y\":0,\"width\":1,\"height\":1},\"corners\":[],"
+           "\"confidence\":0.9,\"seq\":1,\"time\":\"%s\"}');")
+    now = time.time()
+    subprocess.run(["sqlite3", database, row % ("2020-01-01T00:00:00.000Z", 1577836800, "OLD", "OLD", "2020-01-01T00:00:00.000Z")
+                    + row % ("2026-12-04T00:00:00.000Z", now - 3600, "NEW", "NEW", "2026-12-04T00:00:00.000Z")], check=True)
+    old_file, new_file = os.path.join(evidence, "20200101T000000.000Z-old-1.jpg"), os.path.join(evidence, "20261204T000000.000Z-old-2.jpg")
+    for path, age in ((old_file, 3 * 86400), (new_file, 3600)):
+        with open(path, "wb") as f:
+            f.write(b"\xff\xd8\xff\xd9")
+        os.utime(path, (now - age, now - age))
+    with Daemon("--demo", "--history", database, "--history-keep-days", "2", "--evidence", evidence, "--evidence-keep-days", "2"):
+        wait_for(lambda: not os.path.exists(old_file), 30, "the old evidence to go")
+        status, left, err = history("--db", database, "--device", "old")
+    check("readings older than --history-keep-days are deleted, newer ones kept", [m["text"] for m in left] == ["NEW"], (left, err))
+    check("evidence older than --evidence-keep-days is deleted, newer kept", not os.path.exists(old_file) and os.path.exists(new_file))
+
+
+@suite.test
 def test_a_full_disk_stops_the_keeping_not_the_reading():
     """Evidence on a 120 KB tmpfs: once it is full the keeping stops (logged once), every
     MATCH is still published and kept in the history, no row names a file not written."""

@@ -151,7 +151,7 @@ final class EvidenceStore {
     }
 
     /// Deletes the oldest files while the store is over its bound or they are too old.
-    private func trim(now: Double) {
+    func trim(now: Double) {
         while let oldest = files.first, totalBytes > maximumBytes || oldest.unixTime < now - keepSeconds {
             files.removeFirst()
             totalBytes -= oldest.bytes

@@ -46,10 +46,10 @@ public final class MatchRecorder: Sendable {
         }
     }
 
-    private struct Job {
-        var match: MatchMessage
-        var unixTime: Double
-        var evidence: EvidenceStore.Item?
+    /// What the writer thread is given: a MATCH to keep, or the hourly pruning.
+    private enum Job {
+        case keep(MatchMessage, unixTime: Double, evidence: EvidenceStore.Item?)
+        case prune
     }
 
     /// What the writer thread owns (its store, evidence and pruning time: touched by it
@@ -60,7 +60,6 @@ public final class MatchRecorder: Sendable {
         let keepDays: Double
         let logger: Logger
         let keepingEvidence: Atomic<Bool>
-        var lastPrune = -Double.infinity
 
         init(store: HistoryStore?, evidence: EvidenceStore?, keepDays: Double, logger: Logger) {
             self.store = store
@@ -70,28 +69,40 @@ public final class MatchRecorder: Sendable {
             keepingEvidence = Atomic(evidence != nil)
         }
 
-        /// The evidence files first, then the row that names them (without them when
-        /// they could not be written); the history pruned once an hour.
         func write(_ job: Job) {
-            var match = job.match
+            switch job {
+            case let .keep(match, unixTime, item): keep(match, unixTime: unixTime, evidence: item)
+            case .prune: prune()
+            }
+        }
+
+        /// The evidence files first, then the row that names them (without them when
+        /// they could not be written).
+        private func keep(_ match: MatchMessage, unixTime: Double, evidence item: EvidenceStore.Item?) {
+            var match = match
             let started = MonotonicInstant.now()
-            if let item = job.evidence, let evidence {
+            if let item, let evidence {
                 if !evidence.keep(item) { match.evidence = nil }
                 keepingEvidence.store(evidence.isKeeping, ordering: .relaxed)
             }
             let kept = MonotonicInstant.now()
             guard let store else { return }
             do {
-                try store.insert(match, unixTime: job.unixTime)
+                try store.insert(match, unixTime: unixTime)
                 logger.clearOnce("history-write")
             } catch {
                 logger.once("history-write", .error, "a MATCH was not kept in the history", [("reason", error.description)])
             }
             logger.debug("MATCH kept", [("rule", match.rule), ("evidence_ms", String(format: "%.1f", kept.milliseconds(since: started))),
                                         ("row_ms", String(format: "%.1f", MonotonicInstant.now().milliseconds(since: kept)))])
+        }
+
+        /// Deletes the readings older than `history_keep_days` and the evidence older than
+        /// `evidence_keep_days` (also when no MATCH comes for days).
+        private func prune() {
             let now = Date().timeIntervalSince1970
-            guard now - lastPrune >= MatchRecorder.pruneInterval else { return }
-            lastPrune = now
+            evidence?.trim(now: now)
+            guard let store else { return }
             do {
                 let deleted = try store.prune(before: now - keepDays * 86400)
                 if deleted > 0 { logger.info("history pruned", [("deleted", "\(deleted)")]) }
@@ -111,6 +122,8 @@ public final class MatchRecorder: Sendable {
     /// Whether the history is kept (its file was accepted).
     private let keepsHistory: Bool
     private let logger: Logger
+    /// Ends the thread that offers the writer a ``Job/prune`` every ``pruneInterval`` seconds.
+    private let pruningStopped = StopSignal()
 
     /// Opens the history (a refused file is logged, and the rest goes on without it) and
     /// the evidence directory, and starts the writer thread.
@@ -139,6 +152,11 @@ public final class MatchRecorder: Sendable {
         let writer = Writer(store: store, evidence: evidence, keepDays: settings.historyKeepDays, logger: logger)
         self.writer = writer
         queue.start(name: "lector-history", niceness: 10) { job in writer.write(job) }
+        // Pruning at start, then hourly, on the writer's thread.
+        Thread.detachNewThread { [queue, pruningStopped] in
+            Thread.current.name = "lector-prune"
+            repeat { queue.offer([.prune]) } while !pruningStopped.wait(seconds: Self.pruneInterval)
+        }
     }
 
     /// Names the evidence of `matches`' accepted ones (when kept now) and queues them to
@@ -161,7 +179,7 @@ public final class MatchRecorder: Sendable {
                 item = EvidenceStore.Item(frame: frame, box: match.box, paths: paths)
             }
             named.append(match)
-            jobs.append(Job(match: match, unixTime: unixTime, evidence: item))
+            jobs.append(.keep(match, unixTime: unixTime, evidence: item))
         }
         let refused = queue.offer(jobs)
         if refused > 0 {
@@ -187,7 +205,10 @@ public final class MatchRecorder: Sendable {
     }
 
     /// Writes what is queued, then ends the writer thread; returns once it has.
-    public func stop() { queue.stop() }
+    public func stop() {
+        pruningStopped.raise()
+        queue.stop()
+    }
 }
 
 /// Why HISTORY cannot be answered: no history kept, or its file cannot be read.
