@@ -322,6 +322,11 @@ def test_bad_files_are_refused_and_lectord_reads_on():
     text = os.path.join(WORK, "notes.txt")
     with open(text, "w") as f:
         f.write("not a database at all\n" * 200)
+    with Daemon("--demo") as daemon:
+        with Client(daemon.path) as client:
+            reply = client.request({"class": "HISTORY", "limit": 5})
+    check("HISTORY of a lectord without --history: an ERROR that says so",
+          reply.get("class") == "ERROR" and "keeps no history" in reply.get("message", ""), reply)
     for name, path, said in (("a corrupt file", corrupt, "not a Lector history"), ("another program's database", foreign, "other tables"),
                              ("a text file", text, "not an SQLite database")):
         before = open(path, "rb").read()
