@@ -117,7 +117,7 @@ public final class HistoryStore {
         var values: [SQLiteValue] = []
         if let device = query.device { conditions.append("device = ?"); values.append(.text(device)) }
         if let rule = query.rule { conditions.append("rule = ?"); values.append(.text(rule)) }
-        if let since = query.since { conditions.append("time >= ?"); values.append(.text(since)) }
+        if let since = query.since { conditions.append("time >= ?"); values.append(.text(Self.comparable(since))) }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         values.append(.integer(Int64(query.limit)))
         let rows: [[SQLiteValue]]
@@ -148,6 +148,13 @@ public final class HistoryStore {
         } catch {
             throw Self.classify(error, path: path)
         }
+    }
+
+    /// `since` comparable as text with MATCH `time` (`…:00.000Z`): a whole second written
+    /// `…:00Z` would sort after the readings within that second.
+    static func comparable(_ since: String) -> String {
+        guard since.count == 20, since.hasSuffix("Z") else { return since }
+        return String(since.dropLast()) + ".000Z"
     }
 
     private func integer(_ sql: String) throws(SQLiteError) -> Int64 {

@@ -47,6 +47,8 @@ struct HistoryStoreTests {
         (HistoryQuery(device: "gate"), ["XY12", "B0ABC123"]),
         (HistoryQuery(rule: "kwh"), ["0421"]),
         (HistoryQuery(since: "2026-12-04T20:30"), ["0421", "XY12"]),
+        (HistoryQuery(since: "2026-12-04T21:00:00Z"), ["0421", "XY12"]),
+        (HistoryQuery(since: "2026-12-04T21:00:00.001Z"), ["0421"]),
         (HistoryQuery(device: "gate", since: "2026-12-04T20:30"), ["XY12"]),
         (HistoryQuery(limit: 2), ["0421", "XY12"]),
         (HistoryQuery(device: "door"), []),
