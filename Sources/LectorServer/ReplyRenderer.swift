@@ -4,8 +4,9 @@ import LectorSystem
 import Synchronization
 
 /// Renders heavy replies (SNAPSHOT: a JPEG of up to 64 megapixels, Base64 in a JSON
-/// line; HISTORY: a query of the history's database) on a thread of its own, so that the server thread only hands the job over and
-/// later queues the finished line: watchers' TEXT is never held up by a JPEG encoder.
+/// line; HISTORY: a query of the history's database) on a thread of its own, so that
+/// the server thread only hands the job over and later queues the finished line:
+/// watchers' TEXT is never held up by a JPEG encoder or a disk.
 ///
 /// Lines are cached by what they depend on (device, frame sequence, request), so
 /// clients asking for the same snapshot of the same frame share one rendering and one

@@ -139,7 +139,8 @@ extension ServerLoop {
             let refusal = { (reason: String) in ErrorMessage(RequestError("HISTORY: " + reason, requestClass: "HISTORY")).bytes }
             guard let history else { return refusal(MatchRecorder.noHistory) }
             do throws(HistoryUnavailable) {
-                return HistoryMessage(matches: try history.history(query)).bytes
+                let line = HistoryMessage(matches: try history.history(query)).bytes
+                return line.count < ProtocolVersion.maximumServerLine ? line : refusal("too many MATCHes for one line; give a smaller limit")
             } catch {
                 return refusal(error.reason)
             }
