@@ -6,6 +6,7 @@
 //   LectorProtocol the wire protocol both ends share (no C)
 //   LectorOptions  every program's option table (LectorSystem)
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
+//   LectorHistory  the reading history in SQLite (LectorProtocol, LectorSystem, CSQLite)
 //   LectorImaging → LectorCapture → LectorLive, LectorRecognition → LectorPipeline →
 //   LectorServer → LectorDaemon: the daemon, one target a stage of the flow (each
 //   target's top file, Sources/X/X.swift, says what it owns and may import)
@@ -109,6 +110,14 @@ let package = Package(
         // docs/configuration.md and reload from one place (LectorSystem only).
         .target(name: "LectorOptions", dependencies: ["LectorSystem"]),
         .target(name: "LectorClient", dependencies: ["LectorProtocol", "LectorSystem"]),
+        // SQLite's C API (Debian's libsqlite3), found through pkg-config.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The reading history: MATCH messages in SQLite (lectord writes it, lector reads it).
+        .target(name: "LectorHistory", dependencies: ["LectorProtocol", "LectorSystem", "CSQLite"]),
         // The daemon's core, one target per stage of the flow; each may import only the
         // targets above it (tests/layout/run checks it).
         // Frames and images: pixel formats, luma, JPEG, orientation, the per-frame measures.
@@ -133,8 +142,8 @@ let package = Package(
         // A camera: source to mailbox to recognition loop to publication, rules and hooks.
         .target(
             name: "LectorPipeline",
-            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorProtocol", "LectorSystem",
-                           "CICURegex"]
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorHistory", "LectorProtocol",
+                           "LectorSystem", "CICURegex"]
         ),
         // The Unix socket server and the systemd service.
         .target(name: "LectorServer", dependencies: ["LectorImaging", "LectorPipeline", "LectorProtocol", "LectorSystem"]),
@@ -145,7 +154,7 @@ let package = Package(
                            "LectorOptions", "LectorProtocol", "LectorSystem"]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorDaemon"]),
-        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorProtocol", "LectorSystem"]),
+        .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorHistory", "LectorProtocol", "LectorSystem"]),
         // libmosquitto's client API, found through pkg-config.
         .systemLibrary(
             name: "CMosquitto",
@@ -199,6 +208,7 @@ let package = Package(
         .testTarget(name: "LectorPipelineTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "lector", "LectorTestSupport"]),
         .testTarget(name: "LectorServerTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorClient", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorServer", "LectorDaemon", "lector", "LectorTestSupport"]),
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
+        .testTarget(name: "LectorHistoryTests", dependencies: ["LectorHistory", "LectorProtocol", "LectorTestSupport"]),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorMQTT"]),
         .testTarget(name: "LectorHTTPTests", dependencies: ["LectorSystem", "LectorHTTP"]),
     ],

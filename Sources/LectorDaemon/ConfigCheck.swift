@@ -34,6 +34,13 @@ public enum ConfigCheck {
         if let directory = options.recordDirectory {
             lines.append("record: captured frames into \(directory), at most \(options.recordMaximumMegabytes) MB")
         }
+        if let history = options.historyPath ?? Daemon.defaultHistoryPath(environment: ProcessInfo.processInfo.environment) {
+            lines.append("history: every MATCH into \(history), kept \(String(format: "%g", options.historyKeepDays)) days")
+        }
+        if let directory = options.evidenceDirectory {
+            lines.append("evidence: frames and crops into \(directory), at most \(String(format: "%g", options.evidenceMaximumMegabytes)) MB, "
+                         + "kept \(String(format: "%g", options.evidenceKeepDays)) days")
+        }
         var languagesChecked = Set<String>()
         for camera in options.cameras {
             lines.append("camera \(camera.name): " + (try source(camera)))

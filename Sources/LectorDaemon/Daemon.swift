@@ -51,13 +51,22 @@ public final class Daemon: Sendable {
             logger.error("cannot serve the socket", [("reason", "\(error)")])
             return 1
         }
+        let recorder: MatchRecorder?
+        do {
+            recorder = try makeRecorder()
+        } catch {
+            logger.error("cannot keep evidence", [("reason", "\(error)")])
+            listener?.close()
+            return 1
+        }
+        defer { recorder?.stop() }
         let targets = PublicationTargets()
         var cameras: [Camera] = []
         var recorders: [FrameRecorder] = []
         defer { for recorder in recorders { recorder.stop() } }
         for spec in options.cameras {
             do {
-                cameras.append(try startCamera(spec, targets: targets, recorders: &recorders))
+                cameras.append(try startCamera(spec, targets: targets, recorders: &recorders, matchRecorder: recorder))
             } catch {
                 logger.error("cannot start source", [("device", spec.name), ("reason", "\(error)")])
                 listener?.close()
@@ -70,7 +79,7 @@ public final class Daemon: Sendable {
         targets.hub = hub
         let server: SocketServer?
         do {
-            server = try makeServer(on: listener, hub: hub)
+            server = try makeServer(on: listener, hub: hub, history: recorder)
         } catch {
             return 1
         }
@@ -107,10 +116,29 @@ extension Daemon {
         return try ListeningSocket.bind(path: path, group: options.socketGroup)
     }
 
+    /// What keeps the MATCHes (`--history`, `--evidence`), nil when neither is asked for.
+    /// Under systemd (`STATE_DIRECTORY` set, `StateDirectory=lector`) the history is
+    /// `$STATE_DIRECTORY/history.sqlite` unless `--history` says otherwise.
+    private func makeRecorder() throws(RecordError) -> MatchRecorder? {
+        let historyPath = options.historyPath ?? Self.defaultHistoryPath(environment: ProcessInfo.processInfo.environment)
+        guard historyPath != nil || options.evidenceDirectory != nil else { return nil }
+        return try MatchRecorder(settings: .init(historyPath: historyPath, historyKeepDays: options.historyKeepDays,
+                                                 evidenceDirectory: options.evidenceDirectory,
+                                                 evidenceMaximumBytes: Int(options.evidenceMaximumMegabytes * 1_048_576),
+                                                 evidenceKeepDays: options.evidenceKeepDays), logger: logger)
+    }
+
+    /// `$STATE_DIRECTORY/history.sqlite` (its first directory), nil outside systemd.
+    static func defaultHistoryPath(environment: [String: String]) -> String? {
+        guard let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty else { return nil }
+        return state + "/history.sqlite"
+    }
+
     /// Makes the source and the ``Camera`` of `spec` (its frame recorder with `--record`,
     /// appended to `recorders`; its rules in ``ruleBooks``), whose publications reach the
-    /// hub, the server and `--stdout` through `targets`.
-    private func startCamera(_ spec: CameraSpec, targets: PublicationTargets, recorders: inout [FrameRecorder]) throws -> Camera {
+    /// hub, the server and `--stdout` through `targets`; `matchRecorder` keeps their MATCHes.
+    private func startCamera(_ spec: CameraSpec, targets: PublicationTargets, recorders: inout [FrameRecorder],
+                             matchRecorder: MatchRecorder?) throws -> Camera {
         let source = try SourceFactory.makeSource(for: spec, logger: logger)
         let publisher = stdoutPublisher
         let stop = self.stop
@@ -130,6 +158,9 @@ extension Daemon {
                                 logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
             var publication = made
             publication.matches = rules.matches(in: made)
+            if let matchRecorder {
+                publication.matches = matchRecorder.record(publication.matches, frame: made.upright, unixTime: made.text.unixTime)
+            }
             targets.hub?.record(publication)
             targets.server?.publish(publication)
             if publisher?.publish(publication) == .finished { stop.raise() }
@@ -154,10 +185,10 @@ extension Daemon {
 
     /// The socket server on `listener`, nil without one.
     /// - Throws: when it cannot start (said in the log; the listener is closed).
-    private func makeServer(on listener: ListeningSocket?, hub: CameraHub) throws -> SocketServer? {
+    private func makeServer(on listener: ListeningSocket?, hub: CameraHub, history: MatchRecorder?) throws -> SocketServer? {
         guard let listener else { return nil }
         do {
-            return try SocketServer(listener: listener, hub: hub, configuration: options.server, logger: logger)
+            return try SocketServer(listener: listener, hub: hub, configuration: options.server, history: history, logger: logger)
         } catch {
             listener.close()
             logger.error("cannot serve the socket", [("reason", "\(error)")])

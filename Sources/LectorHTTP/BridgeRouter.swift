@@ -12,6 +12,10 @@ import LectorSystem
 /// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES line.
 /// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION
 ///   (`rotation` 0, 90, 180, 270 or `auto`).
+/// - `GET /api/history?device=&rule=&limit=`: lectord's HISTORY reply (default the last 20 MATCHes);
+///   204 with the reason in `X-Lector-Error` when lectord keeps no history.
+/// - `GET /api/evidence.jpg?path=`: an evidence file (frame or crop) that a HISTORY reply
+///   of this bridge named; nothing else is served from the disk.
 public final class BridgeRouter: @unchecked Sendable {
     private let link: LectordRequests
     private let events: EventHub
@@ -21,6 +25,8 @@ public final class BridgeRouter: @unchecked Sendable {
     private let hosts: AllowedHosts
     private let throttle: LoginThrottle
     private let foreignHost: RateLimitedWarning
+    /// The evidence files the last HISTORY replies named: the only files `/api/evidence.jpg` serves.
+    private let namedEvidence = NamedEvidence()
     private let logger: Logger
 
     /// Sent with every response: nothing but this origin may be loaded or framed.
@@ -72,7 +78,8 @@ public final class BridgeRouter: @unchecked Sendable {
             guard Self.sameOrigin(request) else { return .now(Self.text(403, "cross-origin request refused\n")) }
             let query = request.query
             return .later { [self] in orientation(query) }
-        case "/api/devices", "/api/status", "/api/snapshot.jpg", "/api/stream.mjpeg", "/api/events":
+        case "/api/devices", "/api/status", "/api/snapshot.jpg", "/api/stream.mjpeg", "/api/events", "/api/history",
+             "/api/evidence.jpg":
             guard isRead else { return .now(Self.notAllowed("GET, HEAD")) }
         default:
             guard isRead else { return .now(Self.notAllowed("GET, HEAD")) }
@@ -84,6 +91,17 @@ public final class BridgeRouter: @unchecked Sendable {
         switch path {
         case "/api/devices": return .later { [self] in passThrough(.devices) }
         case "/api/status": return .later { [self] in passThrough(.status) }
+        case "/api/history":
+            let limit = request.query["limit"].flatMap { $0.isEmpty ? nil : $0 }
+            guard let limit = limit.map({ Int($0) }) ?? 20, (1...HistoryQuery.maximumLimit).contains(limit) else {
+                return .now(Self.text(400, "limit must be a whole number from 1 to \(HistoryQuery.maximumLimit)\n"))
+            }
+            let query = HistoryQuery(device: device, rule: request.query["rule"].flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
+            return .later { [self] in history(query) }
+        case "/api/evidence.jpg":
+            let path = request.query["path"] ?? ""
+            guard namedEvidence.contains(path) else { return .now(Self.text(404, "not an evidence file lectord named\n")) }
+            return .later { Self.evidence(path) }
         case "/api/snapshot.jpg":
             guard let (boxes, width) = Self.snapshotOptions(request.query) else { return .now(Self.text(400, "max_width must be a whole number from 16 to 16384\n")) }
             return .later { [self] in snapshot(device: device, boxes: boxes, maximumWidth: width, color: color) }
@@ -187,6 +205,33 @@ public final class BridgeRouter: @unchecked Sendable {
         } catch {
             return unreachable(error)
         }
+    }
+
+    /// HISTORY passed through; the evidence files it names may then be served.
+    private func history(_ query: HistoryQuery) -> HTTPResponse {
+        do {
+            let reply = try link.request(.history(query))
+            guard case let .history(history) = reply.message else {
+                // No history kept (or it cannot be read): nothing to show, said in a header;
+                // a 2xx, so the page asking for it logs no error in the browser's console.
+                let reason = if case let .error(error) = reply.message { error.message } else { "no HISTORY reply" }
+                return HTTPResponse(status: 204, headers: [("X-Lector-Error", Self.headerSafe(reason)), ("Cache-Control", "no-store")],
+                                    body: .bytes([]))
+            }
+            namedEvidence.add(history.matches.compactMap(\.evidence).flatMap { [$0.frame, $0.crop] })
+            return Self.json(200, line: reply.line)
+        } catch {
+            return unreachable(error)
+        }
+    }
+
+    /// An evidence JPEG from the disk (404 once lectord deleted it: the oldest go first).
+    private static func evidence(_ path: String) -> HTTPResponse {
+        guard let bytes = try? RegularFile.read(path, maximumBytes: 64 << 20) else {
+            return text(404, "the evidence file is gone (deleted oldest first) or cannot be read\n")
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "private, max-age=3600")],
+                            body: .bytes(bytes))
     }
 
     private func orientation(_ query: [String: String]) -> HTTPResponse {

@@ -31,11 +31,12 @@ public struct OptionSpec: Sendable {
 
     /// - Parameters:
     ///   - inFile: whether the configuration file knows it (its key follows from the flag).
-    public init(_ flag: String, aliases: [String] = [], inFile: Bool, group: String, valueName: String?, help: String,
-                reload: OptionReload? = nil, example: String = "true") {
+    ///   - key: the configuration key when it does not follow from the flag (`--evidence`: `evidence_dir`).
+    public init(_ flag: String, aliases: [String] = [], inFile: Bool, key: String? = nil, group: String, valueName: String?,
+                help: String, reload: OptionReload? = nil, example: String = "true") {
         self.flag = flag
         self.aliases = aliases
-        key = inFile ? Self.key(of: flag) : nil
+        self.key = inFile ? key ?? Self.key(of: flag) : nil
         self.group = group
         self.valueName = valueName
         self.help = help

@@ -78,9 +78,11 @@ public enum Request: Equatable, Sendable {
     /// keeps it (see SNAPSHOT); else the upright gray frame.
     case snapshot(device: String?, boxes: Bool, maximumWidth: Int?, color: Bool = false)
     case status
+    /// The MATCHes kept in lectord's history (proto_minor 11).
+    case history(HistoryQuery)
 
     /// The request classes, as written on the wire.
-    public static let classes = ["WATCH", "POLL", "DEVICES", "ORIENTATION", "SNAPSHOT", "STATUS"]
+    public static let classes = ["WATCH", "POLL", "DEVICES", "ORIENTATION", "SNAPSHOT", "STATUS", "HISTORY"]
 }
 
 /// Why a request line is refused: the content of an ERROR reply.
@@ -156,6 +158,10 @@ extension Request {
             let maximumWidth = try fields.number("max_width", in: 16...16384).map { Int($0) }
             return .snapshot(device: try fields.string("device"), boxes: try fields.bool("boxes") ?? false,
                              maximumWidth: maximumWidth, color: try fields.bool("color") ?? false)
+        case "HISTORY":
+            let limit = try fields.number("limit", in: 1...Double(HistoryQuery.maximumLimit)).map { Int($0) }
+            return .history(HistoryQuery(device: try fields.string("device"), rule: try fields.string("rule"),
+                                         since: try fields.string("since"), limit: limit ?? HistoryQuery.defaultLimit))
         default:
             throw RequestError("unknown request class \"\(name)\"; known: \(classes.joined(separator: ", "))", requestClass: name)
         }
@@ -220,6 +226,7 @@ extension Request {
         case .orientation: "ORIENTATION"
         case .snapshot: "SNAPSHOT"
         case .status: "STATUS"
+        case .history: "HISTORY"
         }
     }
 
@@ -255,6 +262,11 @@ extension Request {
             if boxes { object.add("boxes", true) }
             object.add("max_width", maximumWidth)
             if color { object.add("color", true) }
+        case let .history(query):
+            object.add("device", query.device)
+            object.add("rule", query.rule)
+            object.add("since", query.since)
+            object.add("limit", query.limit)
         }
         return object.value
     }

@@ -14,6 +14,7 @@ public enum ServerMessage: Equatable, Sendable {
     case match(MatchMessage)
     case poll(PollMessage)
     case status(StatusMessage)
+    case history(HistoryMessage)
     /// A message of a class this release does not know.
     case other(JSONValue)
 
@@ -21,7 +22,7 @@ public enum ServerMessage: Equatable, Sendable {
     public static let types: [any ProtocolMessage.Type] = [
         VersionMessage.self, ErrorMessage.self, OverflowMessage.self, WatchMessage.self, DevicesMessage.self,
         OrientationMessage.self, SnapshotMessage.self, TextMessage.self, FrameMessage.self, TrackMessage.self, PollMessage.self,
-        StatusMessage.self, MatchMessage.self,
+        StatusMessage.self, MatchMessage.self, HistoryMessage.self,
     ]
 
     /// Parses one line (without its newline) as a JSON object with a `class` string.
@@ -58,6 +59,7 @@ public enum ServerMessage: Equatable, Sendable {
         case MatchMessage.messageClass: self = .match(try MatchMessage(json: json))
         case PollMessage.messageClass: self = .poll(try PollMessage(json: json))
         case StatusMessage.messageClass: self = .status(try StatusMessage(json: json))
+        case HistoryMessage.messageClass: self = .history(try HistoryMessage(json: json))
         case nil: throw ProtocolError("message has no \"class\" string", member: "class")
         default: self = .other(json)
         }
@@ -79,6 +81,7 @@ public enum ServerMessage: Equatable, Sendable {
         case let .match(m): m
         case let .poll(m): m
         case let .status(m): m
+        case let .history(m): m
         case .other: nil
         }
     }

@@ -4,8 +4,9 @@ import LectorSystem
 import Synchronization
 
 /// Renders heavy replies (SNAPSHOT: a JPEG of up to 64 megapixels, Base64 in a JSON
-/// line) on a thread of its own, so that the server thread only hands the job over and
-/// later queues the finished line: watchers' TEXT is never held up by a JPEG encoder.
+/// line; HISTORY: a query of the history's database) on a thread of its own, so that
+/// the server thread only hands the job over and later queues the finished line:
+/// watchers' TEXT is never held up by a JPEG encoder or a disk.
 ///
 /// Lines are cached by what they depend on (device, frame sequence, request), so
 /// clients asking for the same snapshot of the same frame share one rendering and one
@@ -23,7 +24,8 @@ final class ReplyRenderer: Sendable {
     struct Job: Sendable {
         /// The client waiting (the server's id).
         var client: Int
-        var key: Key
+        /// nil: never cached (a HISTORY reply depends on what was written since).
+        var key: Key?
         /// Builds the reply line (without newline); runs on the renderer's thread.
         var render: @Sendable () -> [UInt8]
     }
@@ -75,13 +77,13 @@ final class ReplyRenderer: Sendable {
 
     private func run() {
         while let job = next() {
-            let cached = state.withLock { state in state.cache.first { $0.key == job.key }?.line }
+            let cached = job.key.flatMap { key in state.withLock { state in state.cache.first { $0.key == key }?.line } }
             let line = cached ?? OutboundLine(job.render())
-            if cached == nil {
+            if cached == nil, let key = job.key {
                 state.withLock { state in
                     // A newer frame of the device makes its older lines useless.
-                    state.cache.removeAll { $0.key.device == job.key.device && $0.key.sequence != job.key.sequence }
-                    state.cache.append((job.key, line))
+                    state.cache.removeAll { $0.key.device == key.device && $0.key.sequence != key.sequence }
+                    state.cache.append((key, line))
                     while state.cache.count > 1, state.cache.count > Self.cacheLines
                         || state.cache.reduce(0, { $0 + $1.line.count }) > Self.cacheBytes {
                         state.cache.removeFirst()

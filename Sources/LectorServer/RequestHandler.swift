@@ -18,6 +18,11 @@ extension ServerLoop {
                 client.awaitingReply = true
                 return
             }
+            if case let .history(query) = request {
+                renderer.submit(historyJob(for: client, query: query))
+                client.awaitingReply = true
+                return
+            }
             for reply in try replies(to: request, for: client) {
                 client.outbound.enqueueReply(reply.bytes)
             }
@@ -55,8 +60,8 @@ extension ServerLoop {
             logger.info("orientation changed", [("device", camera.name),
                                                 ("orientation", camera.orientation.imageOrientation.description)])
             return [camera.orientation.message(device: camera.name)]
-        case .snapshot:
-            preconditionFailure("SNAPSHOT is answered by the renderer")
+        case .snapshot, .history:
+            preconditionFailure("SNAPSHOT and HISTORY are answered by the renderer")
         case .status:
             return [statusMessage()]
         }
@@ -122,6 +127,22 @@ extension ServerLoop {
                 return try Self.snapshot(of: latest, device: name, boxes: boxes, maximumWidth: maximumWidth).bytes
             } catch {
                 return ErrorMessage(error).bytes
+            }
+        }
+    }
+
+    /// The job that answers a HISTORY request from the history's database (on the
+    /// renderer's thread: a query never holds up the server's loop); never cached.
+    private func historyJob(for client: ClientConnection, query: HistoryQuery) -> ReplyRenderer.Job {
+        let history = self.history
+        return ReplyRenderer.Job(client: client.id, key: nil) {
+            let refusal = { (reason: String) in ErrorMessage(RequestError("HISTORY: " + reason, requestClass: "HISTORY")).bytes }
+            guard let history else { return refusal(MatchRecorder.noHistory) }
+            do throws(HistoryUnavailable) {
+                let line = HistoryMessage(matches: try history.history(query)).bytes
+                return line.count < ProtocolVersion.maximumServerLine ? line : refusal("too many MATCHes for one line; give a smaller limit")
+            } catch {
+                return refusal(error.reason)
             }
         }
     }

@@ -27,6 +27,8 @@ package final class ServerLoop: @unchecked Sendable {
     /// The listening descriptor (tests inject faults on it).
     var listeningDescriptor: Int32 { listener.descriptor }
     let hub: CameraHub
+    /// What answers HISTORY (nil: lectord keeps no history).
+    let history: MatchRecorder?
     var configuration: SocketServer.Configuration
     let inbox: ServerInbox
     /// Renders SNAPSHOT replies off this thread.
@@ -62,8 +64,9 @@ package final class ServerLoop: @unchecked Sendable {
     let settled = StopSignal()
 
     init(listener: ListeningSocket, hub: CameraHub, configuration: SocketServer.Configuration, inbox: ServerInbox,
-         renderer: ReplyRenderer, readiness: ReadinessSet, logger: Logger) {
+         renderer: ReplyRenderer, readiness: ReadinessSet, history: MatchRecorder? = nil, logger: Logger) {
         self.listener = listener
+        self.history = history
         self.renderer = renderer
         self.hub = hub
         self.configuration = configuration

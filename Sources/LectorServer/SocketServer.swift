@@ -32,8 +32,11 @@ public final class SocketServer: Sendable {
     private let loop: ServerLoop
     private let finished = DispatchGroup()
 
-    /// - Parameter listener: the listening socket; the server owns it from now on.
-    public init(listener: ListeningSocket, hub: CameraHub, configuration: Configuration, logger: Logger) throws(SystemError) {
+    /// - Parameters:
+    ///   - listener: the listening socket; the server owns it from now on.
+    ///   - history: what answers HISTORY requests (nil: lectord keeps no history).
+    public init(listener: ListeningSocket, hub: CameraHub, configuration: Configuration, history: MatchRecorder? = nil,
+                logger: Logger) throws(SystemError) {
         let inbox = try ServerInbox()
         self.inbox = inbox
         let renderer = ReplyRenderer { client, line in inbox.post(.rendered(client: client, line: line)) }
@@ -41,7 +44,7 @@ public final class SocketServer: Sendable {
         try readiness.add(inbox.wakeDescriptor, events: UInt32(POLLIN), token: ServerLoop.wakeToken)
         try readiness.add(listener.descriptor, events: UInt32(POLLIN), token: ServerLoop.listenerToken)
         loop = ServerLoop(listener: listener, hub: hub, configuration: configuration, inbox: inbox, renderer: renderer,
-                          readiness: readiness, logger: logger)
+                          readiness: readiness, history: history, logger: logger)
     }
 
     /// Starts the server thread.

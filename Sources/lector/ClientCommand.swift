@@ -7,7 +7,7 @@ import LectorSystem
 public struct ClientCommand: Equatable, Sendable {
     /// The subcommands.
     public enum Action: String, CaseIterable, Sendable {
-        case watch, devices, status, poll, snapshot, orientation, speak
+        case watch, devices, status, poll, snapshot, orientation, speak, history
     }
 
     public var action: Action
@@ -36,6 +36,12 @@ public struct ClientCommand: Equatable, Sendable {
     public var maximumWidth: Int?
     // orientation
     public var orientation = OrientationSettings()
+    // history
+    public var history = HistoryQuery()
+    /// `history --csv`: print CSV rows instead of lines.
+    public var csv = false
+    /// `history --db PATH`: read this database file instead of asking lectord.
+    public var database: String?
     // speak
     public var speak = SpeakSettings()
     /// Seconds to wait for an answer (snapshot waits this long for a first TEXT).
@@ -71,6 +77,7 @@ public struct ClientCommand: Equatable, Sendable {
       snapshot      Save the frame that produced the latest text as JPEG.
       orientation   Change how a camera's image is turned upright.
       speak         Read each line aloud as it settles (espeak-ng), or into WAV files.
+      history       List the MATCHes lectord kept (or a history file holds), newest first.
 
     Options for every command:
       --socket PATH     lectord's socket (default \(LectordSocket.searched)).
@@ -139,6 +146,23 @@ public struct ClientCommand: Equatable, Sendable {
             """
         case .speak:
             return SpeakSettings.usage + "\n" + common
+        case .history:
+            return """
+            Usage: lector history [--device D] [--rule R] [--since TIME] [--limit N] [--json|--csv] [--db PATH]
+
+            Lists the MATCHes of lectord's rules kept in its history (lectord --history), newest first:
+            TIME DEVICE/ZONE RULE "TEXT" [GROUPS] CONFIDENCE, then known NAME, rejected: REASON, the crop's file.
+
+              --device D               Only this camera's.
+              --rule R                 Only this rule's (its own name, as MATCH rule).
+              --since TIME             Only those since TIME: RFC 3339 UTC (2026-12-04T21:00:00Z, or 2026-12-04),
+                                       or a while ago: 30m, 12h, 7d.
+              --limit N                At most N (default \(HistoryQuery.defaultLimit), at most \(HistoryQuery.maximumLimit)).
+              --csv                    Print CSV rows with a header instead.
+              --db PATH                Read this history file directly (read-only, lectord running or not).
+            \(common)
+              With --json each MATCH is printed as one JSON object a line.
+            """
         case .orientation:
             return """
             Usage: lector orientation [--device D] [--device-orientation O] [--camera-position P] [--rotation DEG|auto] [--mirror true|false]
@@ -185,6 +209,20 @@ public struct ClientCommand: Equatable, Sendable {
             case ("--json", _): command.json = try scanner.flag(argument)
             case ("--timeout", _): command.timeout = try scanner.number(for: argument, in: 0.1...86400)
             case ("--device", .watch): command.devices.append(try scanner.value(for: argument))
+            case ("--device", .history): command.history.device = try scanner.value(for: argument)
+            case ("--rule", .history): command.history.rule = try scanner.value(for: argument)
+            case ("--since", .history):
+                let text = try scanner.value(for: argument)
+                guard let since = Self.since(text, now: Date()) else {
+                    throw UsageError("--since takes an RFC 3339 UTC time (2026-12-04T21:00:00Z, 2026-12-04) or a while ago (30m, 12h, 7d), not '\(text)'")
+                }
+                command.history.since = since
+            case ("--limit", .history): command.history.limit = try scanner.integer(for: argument, in: 1...HistoryQuery.maximumLimit)
+            case ("--csv", .history): command.csv = try scanner.flag(argument)
+            case ("--db", .history):
+                let path = try scanner.value(for: argument)
+                guard !path.isEmpty else { throw UsageError("--db needs a path, not an empty one") }
+                command.database = path
             case ("--device", .snapshot), ("--device", .orientation):
                 command.devices = [try scanner.value(for: argument)]
             case ("--level", .watch), ("--level", .poll):
@@ -224,6 +262,7 @@ public struct ClientCommand: Equatable, Sendable {
         if command.showHelp { return command }
         if action == .watch && command.json && !levelGiven { command.level = .word }
         if action == .snapshot && command.output == nil { throw UsageError("lector snapshot needs -o FILE") }
+        if action == .history && command.csv && command.json { throw UsageError("give either --json or --csv, not both") }
         if action == .orientation {
             if command.orientation == OrientationSettings() {
                 throw UsageError("lector orientation needs --device-orientation, --camera-position, --rotation or --mirror")
@@ -234,5 +273,19 @@ public struct ClientCommand: Equatable, Sendable {
             }
         }
         return command
+    }
+
+    /// `--since`'s value as HISTORY's `since`: an RFC 3339 UTC time or date as given, or
+    /// `N` followed by s, m, h or d (that long before `now`); nil for anything else.
+    static func since(_ text: String, now: Date) -> String? {
+        if let unit = text.last, let seconds = ["s": 1.0, "m": 60, "h": 3600, "d": 86400][String(unit)],
+           let count = Double(text.dropLast()), count >= 0 {
+            return MonotonicInstant.rfc3339(unixTime: now.timeIntervalSince1970 - count * seconds)
+        }
+        let digits = text.prefix(10)
+        guard digits.count == 10, digits.enumerated().allSatisfy({ index, character in
+            index == 4 || index == 7 ? character == "-" : character.isASCII && character.isNumber
+        }) else { return nil }
+        return text
     }
 }

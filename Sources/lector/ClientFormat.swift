@@ -47,6 +47,31 @@ enum ClientFormat {
         return line + " \(fixed(message.confidence))"
     }
 
+    /// A kept MATCH readably: its time, then ``matchLine(_:)``, then what the history adds
+    /// (`known NAME`, `rejected: REASON`, the crop's path).
+    static func historyLine(_ message: MatchMessage) -> String {
+        var line = message.time + " " + matchLine(message)
+        if let entry = message.known?.entry { line += " known " + (entry.name ?? entry.text) }
+        if let rejected = message.rejected { line += " rejected: " + rejected }
+        if let evidence = message.evidence { line += " " + evidence.crop }
+        return line
+    }
+
+    /// The columns of `lector history --csv`.
+    static let historyCSVHeader = "time,device,zone,rule,text,read,known,known_name,confidence,rejected,evidence_frame,evidence_crop"
+
+    /// A kept MATCH as a CSV row (RFC 4180: a field with a comma, quote or line break is quoted).
+    static func historyCSV(_ message: MatchMessage) -> String {
+        let entry = message.known?.entry
+        let fields = [message.time, message.device, message.zone ?? "", message.rule, message.text, message.read ?? "",
+                      entry?.text ?? "", entry?.name ?? "", fixed(message.confidence), message.rejected ?? "",
+                      message.evidence?.frame ?? "", message.evidence?.crop ?? ""]
+        return fields.map { field in
+            field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline })
+                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+        }.joined(separator: ",")
+    }
+
     /// A TRACK message readably: `+ 3 "Batch 7731 expires"` (new), `~ 3 "…"` (changed),
     /// `- 3` (gone).
     static func trackLine(_ message: TrackMessage) -> String {

@@ -32,6 +32,9 @@ public enum LectorCommand {
 
     /// Runs a parsed command.
     public static func run(_ command: ClientCommand, output: ClientOutput) -> Int32 {
+        if command.action == .history, let database = command.database {
+            return historyFromFile(database, command, output)
+        }
         let path = command.socketPath ?? ClientCommand.defaultSocketPath()
         do {
             let connection = try LectorConnection(path: path)
@@ -62,6 +65,10 @@ public enum LectorCommand {
                 try snapshot(command, connection, output)
             case .speak:
                 try speak(command, connection, output)
+            case .history:
+                let reply = try request(.history(command.history), expecting: HistoryMessage.self, command, connection, output,
+                                        quiet: true)
+                printHistory(reply.matches, command, output)
             }
             return ClientCommand.ExitStatus.ok
         } catch let error as ErrorReply {
@@ -102,7 +109,7 @@ public enum LectorCommand {
 
     /// Sends `request` and waits for the reply of type `expected`, skipping stream
     /// messages; an ERROR throws ``ErrorReply``. With `--json` the reply is printed as is.
-    private static func request<Reply: ProtocolMessage>(_ request: Request, expecting expected: Reply.Type,
+    static func request<Reply: ProtocolMessage>(_ request: Request, expecting expected: Reply.Type,
                                                         _ command: ClientCommand, _ connection: LectorConnection,
                                                         _ output: ClientOutput, quiet: Bool = false) throws -> Reply {
         try requestLine(request, expecting: expected, command, connection, output, quiet: quiet).reply

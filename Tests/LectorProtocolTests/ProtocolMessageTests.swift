@@ -123,6 +123,17 @@ enum SampleMessages {
             .match(MatchMessage(device: "meter", zone: "reading", rule: "kwh", text: "0421", matched: "0421", groups: [],
                                 box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 0.8, track: nil,
                                 sequence: 2, time: "t", rejected: "decreasing")),
+            .history(HistoryMessage(matches: [
+                MatchMessage(device: "gate", zone: "plate", rule: "plate", text: "B0ABC123", matched: "B0ABC123", groups: [],
+                             box: PixelBox(x: 10, y: 20, width: 120, height: 30), corners: [], confidence: 0.91, track: "7",
+                             sequence: 9, time: "2026-12-04T21:00:00.000Z",
+                             known: .entry(KnownEntry(text: "B0ABC123", name: nil, distance: 0)),
+                             evidence: MatchEvidence(frame: "/e/f.jpg", crop: "/e/c.jpg")),
+                MatchMessage(device: "meter", zone: nil, rule: "kwh", text: "0421", matched: "0421", groups: [],
+                             box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 0.8, track: nil,
+                             sequence: 2, time: "2026-12-04T20:59:59.000Z", rejected: "decreasing"),
+            ])),
+            .history(HistoryMessage(matches: [])),
         ]
     }
 
@@ -145,6 +156,8 @@ enum SampleMessages {
             .orientation(device: nil, OrientationSettings(cameraPosition: .back)),
             .snapshot(device: "/dev/video1", boxes: true, maximumWidth: 320),
             .snapshot(device: nil, boxes: false, maximumWidth: nil),
+            .history(HistoryQuery()),
+            .history(HistoryQuery(device: "gate", rule: "plate", since: "2026-12-04T21:00:00Z", limit: 10_000)),
         ]
     }
 }
@@ -189,6 +202,7 @@ struct ProtocolMessageTests {
     @Test("the client's requests are written as before", arguments: [
         (Request.status, #"{"class":"STATUS"}"#),
         (.snapshot(device: "demo", boxes: true, maximumWidth: 64), #"{"class":"SNAPSHOT","device":"demo","boxes":true,"max_width":64}"#),
+        (.history(HistoryQuery(rule: "plate", limit: 5)), #"{"class":"HISTORY","rule":"plate","limit":5}"#),
         (.orientation(device: "demo", OrientationSettings(rotation: 90, mirror: false)),
          #"{"class":"ORIENTATION","device":"demo","rotation":90,"mirror":false}"#),
     ])
@@ -266,8 +280,8 @@ struct ProtocolMessageTests {
             #expect(message.message != nil)
             #expect(String(decoding: JSONWriter.bytes(message.json), as: UTF8.self) == String(decoding: line, as: UTF8.self))
         }
-        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5.
-        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH"]))
+        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5, HISTORY with 11.
+        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH", "HISTORY"]))
     }
 }
 

@@ -23,10 +23,23 @@ struct ClientTests {
         (["watch", "--device", "a", "--device", "b", "--min-confidence", "0.5", "--changes-only"], true),
         (["snapshot", "-o", "x.jpg", "--boxes", "--max-width", "320"], true),
         (["orientation", "--device", "demo", "--device-orientation", "landscape-left", "--camera-position", "front"], true),
+        (["history", "--device", "gate", "--rule", "plate", "--since", "2026-12-04", "--limit", "10", "--csv"], true),
+        (["history", "--since", "12h", "--json", "--db", "h.sqlite"], true),
+        (["history", "--since", "yesterday"], false), (["history", "--limit", "0"], false), (["history", "--json", "--csv"], false),
+        (["history", "--boxes"], false),
     ])
     func parsing(arguments: [String], valid: Bool) {
         #expect(((try? ClientCommand.parse(arguments)) != nil) == valid)
         if !valid { #expect(lector(arguments).status == 2) }
+    }
+
+    @Test("history --since: RFC 3339 as given, or a while before now", arguments: [
+        ("2026-12-04T21:00:00Z", "2026-12-04T21:00:00Z"), ("2026-12-04", "2026-12-04"), ("90s", "2026-12-04T21:58:30.000Z"),
+        ("30m", "2026-12-04T21:30:00.000Z"), ("2h", "2026-12-04T20:00:00.000Z"), ("1d", "2026-12-03T22:00:00.000Z"),
+    ])
+    func since(text: String, expected: String) {
+        let now = Date(timeIntervalSince1970: 1_796_421_600)  // 2026-12-04T22:00:00Z
+        #expect(ClientCommand.since(text, now: now) == expected)
     }
 
     @Test("every command has --help")

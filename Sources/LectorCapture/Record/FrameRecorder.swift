@@ -31,8 +31,6 @@ public final class FrameRecorder: Sendable {
     }
 
     private struct State {
-        var queue: [Frame] = []
-        var stopped = false
         /// Files in the directory, oldest first.
         var files: [Recorded] = []
         var totalBytes = 0
@@ -42,9 +40,8 @@ public final class FrameRecorder: Sendable {
     }
 
     private let state: Mutex<State>
-    private let condition = NSCondition()
+    private let queue = BoundedWorkQueue<Frame>(limit: queueLimit)
     private let logger: Logger
-    private let finished = DispatchGroup()
 
     /// Creates `directory` when missing and takes stock of the frames already there.
     /// - Throws: ``RecordError`` when the directory cannot be made or read.
@@ -77,13 +74,7 @@ public final class FrameRecorder: Sendable {
             initial.totalBytes += size
         }
         state = Mutex(initial)
-        finished.enter()
-        Thread.detachNewThread { [self] in
-            Thread.current.name = "lector-record"
-            try? Syscalls.setThreadPriority(10)
-            run()
-            finished.leave()
-        }
+        queue.start(name: "lector-record", niceness: 10) { [self] frame in write(frame) }
     }
 
     /// A file this recorder (or an earlier one) wrote.
@@ -96,55 +87,21 @@ public final class FrameRecorder: Sendable {
 
     /// Takes a copy of `frame` to write (on the capture thread: one copy, no waiting).
     public func offer(_ frame: Frame) {
-        let taken = state.withLock { state -> Bool in
-            guard !state.stopped, state.queue.count < Self.queueLimit else {
-                state.skipped += 1
-                return false
-            }
-            return true
-        }
-        guard taken else {
+        // The camera's buffer goes back to the driver: keep a copy of its bytes (only when it fits).
+        guard queue.hasRoom, queue.offer([Frame(format: frame.format, width: frame.width, height: frame.height,
+                                                bytesPerLine: frame.bytesPerLine, sequence: frame.sequence,
+                                                timestamp: frame.timestamp, buffer: HeapFrameBuffer(copying: frame.bytes))]) == 0 else {
+            state.withLock { $0.skipped += 1 }
             logger.once("record-skip", .warning, "recording falls behind; frames skipped")
             return
         }
-        // The camera's buffer goes back to the driver: keep a copy of its bytes.
-        let copy = Frame(format: frame.format, width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine,
-                         sequence: frame.sequence, timestamp: frame.timestamp, buffer: HeapFrameBuffer(copying: frame.bytes))
-        condition.lock()
-        state.withLock { $0.queue.append(copy) }
-        condition.signal()
-        condition.unlock()
     }
 
     /// Writes what is queued, then ends the writer thread; returns once it has.
     public func stop() {
-        condition.lock()
-        state.withLock { $0.stopped = true }
-        condition.signal()
-        condition.unlock()
-        finished.wait()
+        queue.stop()
         let counts = self.counts
         logger.info("recording stopped", [("written", "\(counts.written)"), ("skipped", "\(counts.skipped)"), ("bytes", "\(counts.bytes)")])
-    }
-
-    private func run() {
-        while let frame = next() {
-            write(frame)
-        }
-    }
-
-    /// The next frame to write; nil once stopped and drained.
-    private func next() -> Frame? {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            let taken: Frame?? = state.withLock { state in
-                if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
-                return state.stopped ? .some(nil) : nil
-            }
-            if let taken { return taken }
-            condition.wait()
-        }
     }
 
     private func write(_ frame: Frame) {

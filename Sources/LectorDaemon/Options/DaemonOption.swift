@@ -48,10 +48,10 @@ public struct DaemonOption: TableOption {
     let target: Target
 
     /// - Parameters:
-    ///   - inFile: whether the configuration file knows it (its key follows from the flag).
-    init(_ flag: String, aliases: [String] = [], inFile: Bool = true, _ group: Group, _ valueName: String?,
+    ///   - inFile: whether the configuration file knows it (its key follows from the flag, or is `key`).
+    init(_ flag: String, aliases: [String] = [], inFile: Bool = true, key: String? = nil, _ group: Group, _ valueName: String?,
          _ help: String, reload: Reload = .restart, example: String = "true", isSource: Bool = false, _ target: Target) {
-        spec = OptionSpec(flag, aliases: aliases, inFile: inFile, group: group.rawValue, valueName: valueName, help: help,
+        spec = OptionSpec(flag, aliases: aliases, inFile: inFile, key: key, group: group.rawValue, valueName: valueName, help: help,
                           reload: reload, example: example)
         self.group = group
         self.isSource = isSource

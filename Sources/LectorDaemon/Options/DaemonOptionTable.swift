@@ -154,6 +154,19 @@ public enum DaemonOptionTable {
                      example: "/var/lib/lector/frames", .daemon(.optional(\.recordDirectory, .text))),
         DaemonOption("--record-max-mb", .output, "N", "Delete the oldest recorded frames beyond N megabytes (default 500).",
                      example: "100", .daemon(.value(\.recordMaximumMegabytes, .integer(1...1_000_000)))),
+        DaemonOption("--evidence", key: "evidence_dir", .output, "DIR",
+                     "Keep each accepted MATCH's frame (upright, JPEG) and its line's crop in DIR; MATCH names them in evidence.",
+                     example: "/var/lib/lector/evidence", .daemon(.optional(\.evidenceDirectory, .text))),
+        DaemonOption("--evidence-max-mb", .output, "N", "Delete the oldest evidence files beyond N megabytes (default 500).",
+                     example: "100", .daemon(.value(\.evidenceMaximumMegabytes, .number(0.1...1_000_000)))),
+        DaemonOption("--evidence-keep-days", .output, "N", "Delete evidence files older than N days (default 30).",
+                     example: "7", .daemon(.value(\.evidenceKeepDays, .number(0.001...36500)))),
+        DaemonOption("--history", .output, "PATH",
+                     "Keep every MATCH (accepted or rejected) in an SQLite database at PATH, which HISTORY and lector history read "
+                        + "(under systemd: /var/lib/lector/history.sqlite).",
+                     example: "/var/lib/lector/history.sqlite", .daemon(.optional(\.historyPath, .text))),
+        DaemonOption("--history-keep-days", .output, "N", "Delete readings older than N days from the history (default 365).",
+                     example: "30", .daemon(.value(\.historyKeepDays, .number(0.001...36500)))),
         // Server
         DaemonOption("--socket", .server, "PATH",
                      "Serve the protocol on this Unix socket (default $RUNTIME_DIRECTORY/lector.sock, "

@@ -65,6 +65,16 @@ public struct DaemonOptions: Equatable, Sendable {
     public var recordDirectory: String?
     /// `--record-max-mb`: the bound of the recorded frames, in megabytes.
     public var recordMaximumMegabytes = 500
+    /// `--evidence DIR` (`evidence_dir`): keep each accepted MATCH's frame and crop there.
+    public var evidenceDirectory: String?
+    /// `--evidence-max-mb`: the bound of the evidence files, in megabytes.
+    public var evidenceMaximumMegabytes = 500.0
+    /// `--evidence-keep-days`: evidence older than this is deleted.
+    public var evidenceKeepDays = 30.0
+    /// `--history PATH`: the SQLite database every MATCH is kept in.
+    public var historyPath: String?
+    /// `--history-keep-days`: readings older than this leave the history.
+    public var historyKeepDays = 365.0
 
     public init() {}
 

@@ -1,7 +1,8 @@
 // Lector's page: one card per camera with the live view and the recognized words'
 // boxes, the text, tracks, counters and orientation controls. Everything comes from
 // this origin: /api/events (Server-Sent Events carrying lectord's lines), /api/status,
-// /api/snapshot.jpg and POST /api/orientation.
+// /api/snapshot.jpg, POST /api/orientation, and /api/history with /api/evidence.jpg
+// (the last readings of lectord's rules with their crops, when lectord keeps a history).
 'use strict';
 
 const cameras = new Map();
@@ -239,6 +240,60 @@ async function pollStatus() {
   }
 }
 
+// The last MATCHes lectord kept (HISTORY), newest first, each with its crop.
+async function pollReadings() {
+  const section = document.getElementById('readings');
+  const body = section.querySelector('tbody');
+  let shown = '';
+  for (;;) {
+    while (paused) await sleep(250);
+    try {
+      const response = await fetch('/api/history?limit=20', { cache: 'no-store' });
+      // 204: lectord keeps no history; the section stays hidden, asked again now and then.
+      section.hidden = response.status !== 200;
+      if (response.status === 204) {
+        await sleep(30000);
+        continue;
+      }
+      const history = await response.json();
+      const key = history.class === 'HISTORY' ? JSON.stringify(history.matches.map((m) => [m.device, m.seq, m.time, m.rule])) : '';
+      if (key !== shown) {
+        shown = key;
+        body.replaceChildren(...(history.matches || []).map(readingRow));
+      }
+    } catch (error) {
+      // The bridge or lectord is away; try again.
+    }
+    await sleep(3000);
+  }
+}
+
+function readingRow(match) {
+  const row = document.createElement('tr');
+  row.className = match.rejected ? 'reading rejected' : 'reading';
+  const known = match.known ? (match.known.name || match.known.text) : '';
+  const cells = [match.time.replace('T', ' ').replace('Z', ''), match.device + (match.zone ? '/' + match.zone : ''),
+    match.rule, match.text + (match.rejected ? ' (rejected: ' + match.rejected + ')' : ''), known];
+  for (const value of cells) {
+    const cell = document.createElement('td');
+    cell.textContent = value;
+    row.appendChild(cell);
+  }
+  const crop = document.createElement('td');
+  if (match.evidence) {
+    const image = document.createElement('img');
+    image.className = 'crop';
+    image.alt = match.text;
+    image.src = '/api/evidence.jpg?' + query({ path: match.evidence.crop });
+    const link = document.createElement('a');
+    link.href = '/api/evidence.jpg?' + query({ path: match.evidence.frame });
+    link.appendChild(image);
+    crop.appendChild(link);
+  }
+  row.appendChild(crop);
+  return row;
+}
+
 function connect() {
   const link = document.getElementById('link');
   events = new EventSource('/api/events');
@@ -272,3 +327,4 @@ window.addEventListener('pageshow', (event) => { if (event.persisted) resume(); 
 document.addEventListener('visibilitychange', () => { if (document.hidden) pause(); else resume(); });
 connect();
 pollStatus();
+pollReadings();
