@@ -1,0 +1,46 @@
+"""The frames every test camera of tests/netcam serves: known words and a running frame
+number, rendered in gray (Debian's python3-pil and DejaVu fonts), so what lectord reads
+can be scored against the text and its lag counted in frames.
+
+`Frames(width, height)` renders the words once and only the number per frame.
+"""
+import io
+
+from PIL import Image, ImageDraw, ImageFont
+
+WORDS = ["NETWORK", "CAMERA", "READS", "EVERY", "LINE"]
+LINES = ["NETWORK CAMERA", "READS EVERY LINE"]
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+
+def frame_text(number):
+    """The counter line of frame `number`."""
+    return "FRAME %06d" % number
+
+
+class Frames:
+    def __init__(self, width=640, height=480):
+        self.width, self.height = width, height
+        self.size = max(12, height // 11)
+        self.font = ImageFont.truetype(FONT, self.size)
+        base = Image.new("L", (width, height), 255)
+        draw = ImageDraw.Draw(base)
+        self.left = width // 12
+        for index, line in enumerate(LINES):
+            draw.text((self.left, height // 8 + index * self.size * 2), line, font=self.font, fill=0)
+        self.base = base
+        self.counter_top = height // 8 + len(LINES) * self.size * 2
+
+    def image(self, number):
+        """Frame `number` as a PIL image (mode L)."""
+        image = self.base.copy()
+        ImageDraw.Draw(image).text((self.left, self.counter_top), frame_text(number), font=self.font, fill=0)
+        return image
+
+    def gray(self, number):
+        return self.image(number).tobytes()
+
+    def jpeg(self, number, quality=85):
+        out = io.BytesIO()
+        self.image(number).save(out, "JPEG", quality=quality)
+        return out.getvalue()

@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""A real RTSP server for tests/netcam: GStreamer's gst-rtsp-server (Debian's
+gir1.2-gst-rtsp-server-1.0, python3-gi) streaming H.264 (x264enc, zero latency) of the
+frames of frames.py, pushed through appsrc at --fps with their running number.
+
+    rtsp_server.py --port N [--fps F] [--size WxH] [--user U --password P] [--log FILE]
+
+Listens on 127.0.0.1 only, path /cam. Every frame pushed is logged to --log as
+"NUMBER MONOTONIC_SECONDS" (the time.monotonic() clock lectord's tests also read), so a
+test knows which frame the server was at when a TEXT arrived. One shared pipeline: the
+frame number runs on while clients come and go. SIGSTOP/SIGCONT slows or pauses it.
+"""
+import argparse
+import os
+import sys
+import threading
+import time
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstRtspServer", "1.0")
+from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from frames import Frames  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--fps", type=float, default=10)
+    parser.add_argument("--size", default="640x480")
+    parser.add_argument("--keyint", type=int, default=30)
+    parser.add_argument("--user")
+    parser.add_argument("--password")
+    parser.add_argument("--log")
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    frames = Frames(width, height)
+    log = open(args.log, "a", buffering=1) if args.log else None
+
+    Gst.init(None)
+    server = GstRtspServer.RTSPServer()
+    server.set_address("127.0.0.1")
+    server.set_service(str(args.port))
+    factory = GstRtspServer.RTSPMediaFactory()
+    fps = args.fps
+    factory.set_launch(
+        "( appsrc name=source is-live=true format=time do-timestamp=true "
+        "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=%d/1000 "
+        "! videoconvert ! video/x-raw,format=I420 "
+        "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d "
+        "! rtph264pay name=pay0 pt=96 config-interval=1 )"
+        % (width, height, int(fps * 1000), args.keyint, max(500, width * height // 400)))
+    factory.set_shared(True)
+    if args.user:
+        auth = GstRtspServer.RTSPAuth()
+        token = GstRtspServer.RTSPToken()
+        token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "user")
+        auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password), token)
+        server.set_auth(auth)
+        permissions = GstRtspServer.RTSPPermissions()
+        permissions.add_role_empty("user")
+        permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_ACCESS, True)
+        permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, True)
+        factory.set_permissions(permissions)
+    state = {"number": 0}
+
+    def pump(source):
+        interval = 1 / fps
+        deadline = time.monotonic()
+        while True:
+            number = state["number"]
+            data = frames.gray(number)
+            buffer = Gst.Buffer.new_wrapped(data)
+            if source.emit("push-buffer", buffer) != Gst.FlowReturn.OK:
+                return
+            if log:
+                log.write("%d %.6f\n" % (number, time.monotonic()))
+            state["number"] = number + 1
+            deadline += interval
+            time.sleep(max(0, deadline - time.monotonic()))
+
+    def configure(_factory, media):
+        source = media.get_element().get_by_name("source")
+        threading.Thread(target=pump, args=(source,), daemon=True).start()
+
+    factory.connect("media-configure", configure)
+    server.get_mount_points().add_factory("/cam", factory)
+    server.attach(None)
+    print("rtsp server on 127.0.0.1:%d/cam" % args.port, flush=True)
+    GLib.MainLoop().run()
+
+
+if __name__ == "__main__":
+    main()
