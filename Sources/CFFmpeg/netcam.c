@@ -20,6 +20,7 @@
 
 struct lector_netcam {
     AVFormatContext *format;
+    AVIOContext *io;          // HTTP: opened apart, so a failure to connect is told from garbage
     AVCodecContext *decoder;  // NULL: JPEGs are handed out undecoded
     AVPacket *packet;
     AVFrame *frame;
@@ -115,12 +116,32 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     av_dict_set(&settings, "max_delay", "200000", 0);
     av_dict_set(&settings, "user_agent", "Lector", 0);
     arm(camera, options->open_timeout_ms);
-    int code = avformat_open_input(&camera->format, url, NULL, &settings);
+    int code = 0;
+    if (strncmp(url, "rtsp", 4) != 0) {
+        AVDictionary *io_settings = NULL;
+        av_dict_set(&io_settings, "user_agent", "Lector", 0);
+        code = avio_open2(&camera->io, url, AVIO_FLAG_READ, &camera->format->interrupt_callback, &io_settings);
+        av_dict_free(&io_settings);
+        if (code < 0) {
+            av_dict_free(&settings);
+            lector_netcam_fault fault = fail(camera, code, detail, capacity);
+            // Nothing connected yet: an I/O error is a host that cannot be resolved or reached.
+            if (fault == LECTOR_NETCAM_ENDED && code != AVERROR_EOF) fault = LECTOR_NETCAM_UNREACHABLE;
+            lector_netcam_close(camera);
+            return fault;
+        }
+        camera->format->pb = camera->io;
+    }
+    code = avformat_open_input(&camera->format, url, NULL, &settings);
     av_dict_free(&settings);
     if (code < 0) {
         lector_netcam_fault fault = fail(camera, code, detail, capacity);
-        // Before any stream: an I/O error is a host that cannot be resolved or reached.
-        if (fault == LECTOR_NETCAM_ENDED && code != AVERROR_EOF) fault = LECTOR_NETCAM_UNREACHABLE;
+        if (camera->io) {
+            // Connected, but what came is no stream FFmpeg knows.
+            if (fault == LECTOR_NETCAM_ENDED || fault == LECTOR_NETCAM_OTHER) fault = LECTOR_NETCAM_GARBAGE;
+        } else if (fault == LECTOR_NETCAM_ENDED && code != AVERROR_EOF) {
+            fault = LECTOR_NETCAM_UNREACHABLE;  // RTSP: a host that cannot be resolved or reached
+        }
         camera->format = NULL;  // freed by avformat_open_input on failure
         lector_netcam_close(camera);
         return fault;
@@ -317,6 +338,7 @@ void lector_netcam_close(lector_netcam *camera) {
         arm(camera, 1000);  // a polite teardown (RTSP TEARDOWN) gets a second at most
         avformat_close_input(&camera->format);
     }
+    if (camera->io) avio_closep(&camera->io);
     av_packet_free(&camera->packet);
     av_frame_free(&camera->frame);
     av_free(camera);

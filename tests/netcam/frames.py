@@ -2,11 +2,14 @@
 number, rendered in gray (Debian's python3-pil and DejaVu fonts), so what lectord reads
 can be scored against the text and its lag counted in frames.
 
-`Frames(width, height)` renders the words once and only the number per frame.
+`Frames(width, height)` renders the words once and only the number per frame. As a
+command (`/usr/bin/python3 frames.py DIR COUNT STEP`) it writes frames 0, STEP, 2*STEP...
+as PNG files to DIR (for a replay of the frames an RTSP server encodes). PIL is imported
+only where frames are drawn: the suite itself may run on a python3 without it.
 """
 import io
-
-from PIL import Image, ImageDraw, ImageFont
+import os
+import sys
 
 WORDS = ["NETWORK", "CAMERA", "READS", "EVERY", "LINE"]
 LINES = ["NETWORK CAMERA", "READS EVERY LINE"]
@@ -20,6 +23,8 @@ def frame_text(number):
 
 class Frames:
     def __init__(self, width=640, height=480):
+        from PIL import Image, ImageDraw, ImageFont
+        self.draw = ImageDraw.Draw
         self.width, self.height = width, height
         self.size = max(12, height // 11)
         self.font = ImageFont.truetype(FONT, self.size)
@@ -34,7 +39,7 @@ class Frames:
     def image(self, number):
         """Frame `number` as a PIL image (mode L)."""
         image = self.base.copy()
-        ImageDraw.Draw(image).text((self.left, self.counter_top), frame_text(number), font=self.font, fill=0)
+        self.draw(image).text((self.left, self.counter_top), frame_text(number), font=self.font, fill=0)
         return image
 
     def gray(self, number):
@@ -44,3 +49,10 @@ class Frames:
         out = io.BytesIO()
         self.image(number).save(out, "JPEG", quality=quality)
         return out.getvalue()
+
+
+if __name__ == "__main__":
+    directory, count, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    frames = Frames()
+    for index in range(count):
+        frames.image(index * step).save(os.path.join(directory, "frame-%06d.png" % index))

@@ -61,9 +61,8 @@ def main():
         auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password), token)
         server.set_auth(auth)
         permissions = GstRtspServer.RTSPPermissions()
-        permissions.add_role_empty("user")
-        permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_ACCESS, True)
-        permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, True)
+        permissions.add_role_from_structure(Gst.Structure.new_from_string(
+            "user, media.factory.access=(boolean)true, media.factory.construct=(boolean)true"))
         factory.set_permissions(permissions)
     state = {"number": 0}
 
