@@ -16,7 +16,7 @@ public struct NetworkSettings: Sendable {
     /// A camera that delivers nothing for this long is treated as lost.
     public var stallTimeout: Double = 3
     /// The longest a connection (connect, handshake, first picture) may take.
-    public var openTimeout: Double = 5
+    public var openTimeout: Double = 10
     /// The waits before reconnecting.
     public var retryBackoff = RetryBackoff()
 
