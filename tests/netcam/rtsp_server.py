@@ -5,12 +5,14 @@ frames of frames.py, pushed through appsrc at --fps with their running number.
 
     rtsp_server.py --port N [--fps F] [--size WxH] [--user U --password P] [--log FILE]
 
-Listens on 127.0.0.1 only, path /cam. Every frame pushed is logged to --log as
-"NUMBER MONOTONIC_SECONDS" (the time.monotonic() clock lectord's tests also read), so a
-test knows which frame the server was at when a TEXT arrived. One shared pipeline: the
+Listens on 127.0.0.1 only, path /cam. Every frame is logged to --log as it leaves the
+encoder, "NUMBER MONOTONIC_SECONDS" (the time.monotonic() clock lectord's tests also
+read), so a test knows which frame the server was sending when a TEXT arrived (a 4K
+frame takes this machine a while to encode: the push time would flatter the server). One shared pipeline: the
 frame number runs on while clients come and go. SIGSTOP/SIGCONT slows or pauses it.
 """
 import argparse
+import collections
 import os
 import sys
 import threading
@@ -50,7 +52,7 @@ def main():
         "( appsrc name=source is-live=true format=time do-timestamp=true "
         "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=%d/1000 "
         "! videoconvert ! video/x-raw,format=I420 "
-        "! x264enc tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d "
+        "! x264enc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d "
         "! rtph264pay name=pay0 pt=96 config-interval=1 )"
         % (width, height, int(fps * 1000), args.keyint, max(500, width * height // 400)))
     factory.set_shared(True)
@@ -65,6 +67,7 @@ def main():
             "user, media.factory.access=(boolean)true, media.factory.construct=(boolean)true"))
         factory.set_permissions(permissions)
     state = {"number": 0}
+    pushed = collections.deque()  # numbers pushed, not yet out of the encoder (in order)
 
     def pump(source):
         interval = 1 / fps
@@ -75,13 +78,21 @@ def main():
             buffer = Gst.Buffer.new_wrapped(data)
             if source.emit("push-buffer", buffer) != Gst.FlowReturn.OK:
                 return
-            if log:
-                log.write("%d %.6f\n" % (number, time.monotonic()))
+            pushed.append(number)
             state["number"] = number + 1
             deadline += interval
             time.sleep(max(0, deadline - time.monotonic()))
 
+    def encoded(_pad, info):
+        if pushed:
+            number = pushed.popleft()
+            if log:
+                log.write("%d %.6f\n" % (number, time.monotonic()))
+        return Gst.PadProbeReturn.OK
+
     def configure(_factory, media):
+        pushed.clear()
+        media.get_element().get_by_name("encoder").get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, encoded)
         source = media.get_element().get_by_name("source")
         threading.Thread(target=pump, args=(source,), daemon=True).start()
 
