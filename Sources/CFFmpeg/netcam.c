@@ -33,7 +33,9 @@ struct lector_netcam {
     // Catching up: the least (wall clock - stream clock) seen is "on time".
     int64_t least_offset_us;
     int has_offset;
+    int64_t late_us;          // of the last packet read
     int behind;
+    int sent_behind;          // packets sent to the decoder since its last frame, while behind
     int discarded;
 };
 
@@ -182,24 +184,35 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     return LECTOR_NETCAM_OK;
 }
 
-/// Updates catching up from a packet's time: decode only key frames while the stream
-/// is more than BEHIND_US behind real time, all again from the first key frame that is
-/// back within CAUGHT_UP_US.
+/// Catching up, from a packet's time: once the stream is more than BEHIND_US behind
+/// real time (by its own clock), the decoder decodes key frames only (it still parses
+/// the others, which is cheap); see caught_up for the way back.
 static void track_lateness(struct lector_netcam *camera, const AVPacket *packet) {
-    if (packet->pts == AV_NOPTS_VALUE) return;
+    if (packet->pts == AV_NOPTS_VALUE || !camera->decoder) return;
     AVRational base = camera->format->streams[camera->stream_index]->time_base;
     int64_t offset = av_gettime_relative() - av_rescale_q(packet->pts, base, AV_TIME_BASE_Q);
     if (!camera->has_offset || offset < camera->least_offset_us) {
         camera->least_offset_us = offset;
         camera->has_offset = 1;
     }
-    int64_t late = offset - camera->least_offset_us;
-    if (!camera->behind && late > BEHIND_US) {
+    camera->late_us = offset - camera->least_offset_us;
+    if (!camera->behind && camera->late_us > BEHIND_US) {
         camera->behind = 1;
-        if (camera->decoder) camera->decoder->skip_frame = AVDISCARD_NONKEY;
-    } else if (camera->behind && late < CAUGHT_UP_US && (packet->flags & AV_PKT_FLAG_KEY)) {
+        camera->decoder->skip_frame = AVDISCARD_NONKEY;
+    }
+}
+
+/// A frame came out of the decoder: while behind, a key frame. Once it is back within
+/// CAUGHT_UP_US, every frame is decoded again from here (the next frames refer to this
+/// key frame, so nothing is decoded from a missing reference). Counts the packets
+/// given up on the way.
+static void caught_up(struct lector_netcam *camera) {
+    if (!camera->behind) return;
+    if (camera->sent_behind > 1) camera->discarded += camera->sent_behind - 1;
+    camera->sent_behind = 0;
+    if (camera->late_us < CAUGHT_UP_US) {
         camera->behind = 0;
-        if (camera->decoder) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+        camera->decoder->skip_frame = AVDISCARD_DEFAULT;
     }
 }
 
@@ -233,6 +246,7 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
         if (camera->decoder) {
             int code = avcodec_receive_frame(camera->decoder, camera->frame);
             if (code == 0) {
+                caught_up(camera);
                 hand_out_frame(camera, picture);
                 *discarded = camera->discarded;
                 camera->discarded = 0;
@@ -252,7 +266,7 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
             hand_out_jpeg(camera, picture);
             return LECTOR_NETCAM_OK;
         }
-        if (camera->behind && !(camera->packet->flags & AV_PKT_FLAG_KEY)) camera->discarded++;
+        if (camera->behind) camera->sent_behind++;
         code = avcodec_send_packet(camera->decoder, camera->packet);
         av_packet_unref(camera->packet);
         // A damaged packet is the stream's loss, not the camera's: go on with the next.

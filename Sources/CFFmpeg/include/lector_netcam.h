@@ -61,7 +61,7 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
 
 /// Reads packets until a picture is ready and hands it out. `*discarded` counts the
 /// pictures decoded (or JPEGs read) and given up since the last call because the
-/// stream was behind (see catching up), and `*behind` whether it is catching up now.
+/// stream was behind (decoding key frames only while more than a second behind).
 lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_picture *picture, int *discarded,
                                        char *detail, size_t detail_capacity);
 
