@@ -14,7 +14,7 @@ public struct CaptureRequest: Equatable, Sendable {
     /// Seconds without a frame before the device counts as lost (`--stall-timeout-ms`).
     public var stallTimeout: Double?
     /// RTSP's transport (`--rtsp-transport`, default TCP).
-    public var rtspTransport: NetworkSettings.Transport?
+    public var rtspTransport: RTSPTransport?
     /// A file that holds the network camera's password (`--url-password-file`).
     public var urlPasswordFile: String?
 

@@ -2,15 +2,10 @@ import LectorProtocol
 
 /// How one network camera is read: fixed for the camera's life.
 public struct NetworkSettings: Sendable {
-    /// RTSP's transport (`rtsp_transport`).
-    public enum Transport: String, Sendable, CaseIterable {
-        case tcp, udp
-    }
-
     public var url: NetworkCameraURL
     /// The password from `url_password_file`, used in place of the URL's own; never shown.
     public var password: String?
-    public var transport: Transport = .tcp
+    public var transport: RTSPTransport = .tcp
     /// Snapshot endpoints are polled this often (`--fps`; default ``defaultSnapshotRate``).
     public var fps: Double?
     /// A camera that delivers nothing for this long is treated as lost.

@@ -10,8 +10,6 @@ import LectorSystem
 /// recognizer converts only the frame it reads. A snapshot endpoint is fetched again
 /// at the camera's rate, on the same thread.
 final class NetworkStream: CaptureStream, @unchecked Sendable {
-    typealias DeviceError = NetworkCameraError
-
     let info: DeviceInfo
     var details: [(String, String)] {
         [("codec", codec), ("transport", transport)]

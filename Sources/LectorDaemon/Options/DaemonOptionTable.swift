@@ -64,10 +64,10 @@ public enum DaemonOptionTable {
                      "Treat a camera that delivers nothing for N ms as lost and reopen it (default 3000).", reload: .live, example: "5000",
                      .camera(.optional(\.spec.capture.stallTimeout, ValueParser.integer(100...600_000).map { Double($0) / 1000 }))),
         // Network cameras
-        DaemonOption("--rtsp-transport", .network, NetworkSettings.Transport.allCases.map(\.rawValue).joined(separator: "|"),
+        DaemonOption("--rtsp-transport", .network, RTSPTransport.allCases.map(\.rawValue).joined(separator: "|"),
                      "How RTSP carries the video: interleaved in the TCP connection, or as UDP packets (default tcp).", example: "udp",
-                     .camera(.optional(\.spec.capture.rtspTransport, .choice(NetworkSettings.Transport.allCases.map(\.rawValue)) {
-                         NetworkSettings.Transport(rawValue: $0)
+                     .camera(.optional(\.spec.capture.rtspTransport, .choice(RTSPTransport.allCases.map(\.rawValue)) {
+                         RTSPTransport(rawValue: $0)
                      }))),
         DaemonOption("--url-password-file", .network, "PATH",
                      "Read the password of the --url's user from this file (its first line), so it is in no configuration file or command line.",
