@@ -340,6 +340,8 @@ double lector_netcam_frame_rate(const lector_netcam *camera) {
     if (camera->stream_index < 0) return 0;
     AVRational rate = camera->format->streams[camera->stream_index]->avg_frame_rate;
     if (rate.num <= 0 || rate.den <= 0) rate = camera->format->streams[camera->stream_index]->r_frame_rate;
+    // RTSP's SDP seldom says; H.264's timing information, read with the first frame, may.
+    if ((rate.num <= 0 || rate.den <= 0) && camera->decoder) rate = camera->decoder->framerate;
     return rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
 }
 

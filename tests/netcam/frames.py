@@ -42,8 +42,15 @@ class Frames:
         self.draw(image).text((self.left, self.counter_top), frame_text(number), font=self.font, fill=0)
         return image
 
-    def gray(self, number):
-        return self.image(number).tobytes()
+    def gray(self, number, noise=0):
+        """Frame `number` as 8-bit gray bytes; `noise` > 0 darkens each pixel by up to that
+        much at random (a picture that costs a decoder much more, text still readable)."""
+        data = self.image(number).tobytes()
+        if noise:
+            import numpy
+            pixels = numpy.frombuffer(data, dtype=numpy.uint8)
+            data = (pixels - numpy.minimum(pixels, numpy.random.randint(0, noise, pixels.shape, dtype=numpy.uint8))).tobytes()
+        return data
 
     def jpeg(self, number, quality=85):
         out = io.BytesIO()

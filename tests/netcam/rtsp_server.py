@@ -34,6 +34,8 @@ def main():
     parser.add_argument("--fps", type=float, default=10)
     parser.add_argument("--size", default="640x480")
     parser.add_argument("--keyint", type=int, default=30)
+    parser.add_argument("--bitrate", type=int, help="kbit/s (default: a pixel count's worth)")
+    parser.add_argument("--noise", type=int, default=0, help="random darkening of each pixel, up to this much")
     parser.add_argument("--user")
     parser.add_argument("--password")
     parser.add_argument("--log")
@@ -54,7 +56,7 @@ def main():
         "! videoconvert ! video/x-raw,format=I420 "
         "! x264enc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d "
         "! rtph264pay name=pay0 pt=96 config-interval=1 )"
-        % (width, height, int(fps * 1000), args.keyint, max(500, width * height // 400)))
+        % (width, height, int(fps * 1000), args.keyint, args.bitrate or max(500, width * height // 400)))
     factory.set_shared(True)
     if args.user:
         auth = GstRtspServer.RTSPAuth()
@@ -74,7 +76,7 @@ def main():
         deadline = time.monotonic()
         while True:
             number = state["number"]
-            data = frames.gray(number)
+            data = frames.gray(number, args.noise)
             buffer = Gst.Buffer.new_wrapped(data)
             if source.emit("push-buffer", buffer) != Gst.FlowReturn.OK:
                 return

@@ -20,6 +20,10 @@
   STATUS or DEVICES.
 - mjpeg_cpu_per_frame: lectord's CPU per recognized frame on the MJPEG stream within
   1.2x of --replay of the same JPEGs at the same rate (one run, both measured alike).
+- rtsp_behind_decodes_key_frames: a 1080p 25 fps stream of noisy frames (costly to
+  decode) read in a tenth of a core: lectord says once that it decodes key frames only
+  while behind, and the frame number read stays within the bound above plus one key
+  frame interval (25 frames).
 - rtsp_4k_third_of_a_core: a 3840x2160 H.264 stream read in a third of a core: TEXTs with
   the words come, and the frame number read keeps up (bounded as above, plus the key
   frame interval: decoding falls back to key frames while behind).
@@ -259,6 +263,7 @@ def rss_kb(pid):
 
 
 def quota_or_skip(percent=33):
+    """A CPU quota of `percent` % of one core, or SkipTest where none can be made."""
     try:
         return CPUQuota(percent)
     except Unavailable as error:
@@ -422,6 +427,23 @@ def mjpeg_cpu_per_frame():
     suite.check("MJPEG CPU per frame: network %.1f ms (%d frames), --replay %.1f ms (%d frames): ratio %.2f <= %.1f (load %.1f)"
                 % (network * 1000, count, replay * 1000, replay_count, ratio, CPU_RATIO, os.getloadavg()[0]),
                 count > 0 and replay_count > 0 and ratio <= CPU_RATIO, "")
+
+
+@suite.test
+def rtsp_behind_decodes_key_frames():
+    with quota_or_skip(10) as quota, Server("rtsp", "--size", "1920x1080", "--keyint", "25", "--noise", "80",
+                                               "--bitrate", "20000", fps=25) as server:
+        with Reader("--url", server.url(), "--stack", "off", name="behind", quota=quota) as reader:
+            wait_for(lambda: reader.texts(), 120, "a TEXT from the noisy stream at a tenth of a core")
+            start = time.monotonic()
+            time.sleep(30)
+            rows = lag_rows(server, reader, since=start)
+            log = reader.logtext()
+    notes = [line for line in log.splitlines() if "key frames only" in line]
+    suite.check("behind: decoding key frames only, said once (%d lines)" % len(notes), len(notes) == 1, log[-600:])
+    over = [(lag, bound) for _, lag, bound, _ in rows if lag > bound + 25]
+    suite.check("behind: the frame number read keeps up (%d rows, lags %s)" % (len(rows), [r[1] for r in rows][:12]),
+                len(rows) >= 1 and not over, "over: %s" % over[:10])
 
 
 @suite.test

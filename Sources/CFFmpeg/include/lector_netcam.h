@@ -78,7 +78,8 @@ const char *lector_netcam_format_name(const lector_netcam *camera);
 const char *lector_netcam_codec_name(const lector_netcam *camera);
 /// Whether the URL served one image and ended (a snapshot endpoint).
 int lector_netcam_is_single_image(const lector_netcam *camera);
-/// The stream's frame rate when the server says it, else 0.
+/// The stream's frame rate when the server or the stream says it (after the first
+/// picture, the decoder may know it), else 0.
 double lector_netcam_frame_rate(const lector_netcam *camera);
 
 /// Makes every blocking call of `camera` return LECTOR_NETCAM_STOPPED at once, from

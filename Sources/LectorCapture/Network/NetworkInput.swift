@@ -57,8 +57,12 @@ final class NetworkInput: @unchecked Sendable {
     let codecName: String
     /// Whether the URL serves one image per request (a snapshot endpoint).
     let isSingleImage: Bool
-    /// The rate the server declares, if any.
-    let frameRate: Double?
+    /// The rate the server or the stream declares, if any (the decoder may know it only
+    /// after the first picture).
+    var frameRate: Double? {
+        let rate = lector_netcam_frame_rate(handle)
+        return rate > 0 && rate < 1000 ? rate : nil
+    }
 
     /// Connects, handshakes and opens the decoder, each bounded by `openTimeout`.
     /// - Parameters: url: with credentials (never shown); stop: ends every blocking call when raised.
@@ -73,19 +77,18 @@ final class NetworkInput: @unchecked Sendable {
         }
         options.stop_context = Unmanaged.passUnretained(stop).toOpaque()
         var handle: OpaquePointer?
-        var detail = [CChar](repeating: 0, count: 256)
-        let fault: lector_netcam_fault = (rtspTransport ?? "").withCString { transport in
-            options.rtsp_transport = rtspTransport == nil ? nil : transport
-            return lector_netcam_open(url, &options, &handle, &detail, detail.count)
+        let (fault, failure) = Self.withDetail { detail, capacity in
+            (rtspTransport ?? "").withCString { transport in
+                options.rtsp_transport = rtspTransport == nil ? nil : transport
+                return lector_netcam_open(url, &options, &handle, detail, capacity)
+            }
         }
-        guard fault == LECTOR_NETCAM_OK, let handle else { throw Self.error(fault, detail) }
+        guard fault == LECTOR_NETCAM_OK, let handle else { throw failure }
         self.handle = handle
         self.stop = stop
         formatName = String(cString: lector_netcam_format_name(handle))
         codecName = String(cString: lector_netcam_codec_name(handle))
         isSingleImage = lector_netcam_is_single_image(handle) != 0
-        let rate = lector_netcam_frame_rate(handle)
-        frameRate = rate > 0 && rate < 1000 ? rate : nil
     }
 
     deinit { lector_netcam_close(handle) }
@@ -100,10 +103,11 @@ final class NetworkInput: @unchecked Sendable {
     func next() throws(NetworkInputFailure) -> (picture: Picture, discarded: Int) {
         var picture = lector_netcam_picture()
         var discarded: Int32 = 0
-        var detail = [CChar](repeating: 0, count: 256)
-        let fault = lector_netcam_next(handle, &picture, &discarded, &detail, detail.count)
+        let (fault, failure) = Self.withDetail { detail, capacity in
+            lector_netcam_next(handle, &picture, &discarded, detail, capacity)
+        }
         if fault == LECTOR_NETCAM_STOPPED { throw .stopped }
-        guard fault == LECTOR_NETCAM_OK else { throw .failed(Self.error(fault, detail)) }
+        guard fault == LECTOR_NETCAM_OK else { throw .failed(failure) }
         if picture.is_jpeg != 0 { return (.jpeg(NetworkPictureBuffer(picture)), Int(discarded)) }
         if lector_netcam_picture_make_gray(&picture) < 0 {
             lector_netcam_picture_release(&picture)
@@ -116,8 +120,19 @@ final class NetworkInput: @unchecked Sendable {
     /// Ends the blocking call in progress, and every later one, from any thread.
     func interrupt() { lector_netcam_interrupt(handle) }
 
-    private static func error(_ fault: lector_netcam_fault, _ detail: [CChar]) -> NetworkCameraError {
-        let text = String(decoding: detail.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// Runs a call that may describe its failure in a text buffer (on the stack, not
+    /// allocated per frame): its fault, and the error that fault and text make.
+    private static func withDetail(_ call: (UnsafeMutablePointer<CChar>, Int) -> lector_netcam_fault)
+        -> (lector_netcam_fault, NetworkCameraError) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            guard let base = buffer.baseAddress else { return (LECTOR_NETCAM_OTHER, .other("no memory")) }
+            base[0] = 0
+            let fault = call(base, buffer.count)
+            return fault == LECTOR_NETCAM_OK ? (fault, .other("")) : (fault, error(fault, String(cString: base)))
+        }
+    }
+
+    private static func error(_ fault: lector_netcam_fault, _ text: String) -> NetworkCameraError {
         switch fault {
         case LECTOR_NETCAM_REFUSED: return .refused
         case LECTOR_NETCAM_UNREACHABLE: return .unreachable(text)

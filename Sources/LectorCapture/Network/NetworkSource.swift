@@ -14,14 +14,16 @@ public final class NetworkSource: FrameSource, CaptureDevice {
     public let name: String
     public let settings: NetworkSettings
     private let loop: CaptureLoop
+    private let logger: Logger
     /// lectord's stop, seen by FFmpeg's interrupt callback while connecting.
     private let runStop = Mutex<StopSignal?>(nil)
 
     public init(settings: NetworkSettings, logger: Logger) {
         name = settings.url.redacted
         self.settings = settings
+        self.logger = logger.with("device", name)
         loop = CaptureLoop(name: name, stallTimeout: settings.stallTimeout, retryBackoff: settings.retryBackoff,
-                           logger: logger.with("device", name))
+                           logger: self.logger)
     }
 
     /// Changes the stall timeout (SIGHUP); nil: the default.
@@ -38,6 +40,6 @@ public final class NetworkSource: FrameSource, CaptureDevice {
     /// or garbage is a failure to open, said once), then reads on in the stream's thread.
     func open() throws(NetworkCameraError) -> NetworkStream {
         let stop = runStop.withLock { $0 } ?? StopSignal()
-        return try NetworkStream(settings: settings, name: name, stop: stop)
+        return try NetworkStream(settings: settings, name: name, stop: stop, logger: logger)
     }
 }

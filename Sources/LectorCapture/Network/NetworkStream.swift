@@ -17,6 +17,9 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
     private let codec: String
     private let transport: String
     private let settings: NetworkSettings
+    private let logger: Logger
+    /// `Logger.once` key of "decoding key frames only".
+    private var behindKey: String { "netcam-behind \(info.path)" }
     /// Raised by ``close()``: ends the reader and FFmpeg's blocking calls.
     private let closing = StopSignal()
     // `condition` guards every stored property below.
@@ -32,8 +35,9 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
 
     /// Connects and reads the first picture, then starts the reader.
     /// - Parameter stop: lectord's stop, which ends the connection attempt.
-    init(settings: NetworkSettings, name: String, stop: StopSignal) throws(NetworkCameraError) {
+    init(settings: NetworkSettings, name: String, stop: StopSignal, logger: Logger) throws(NetworkCameraError) {
         self.settings = settings
+        self.logger = logger
         let input = try Self.connect(settings, stop: stop)
         let first: (picture: NetworkInput.Picture, discarded: Int)
         do {
@@ -65,6 +69,9 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         keep(first.picture, discarded: first.discarded)
         Thread.detachNewThread { [self] in
             Thread.current.name = "lector-netcam"
+            // Ahead of the recognizer, as the capture loop's thread: a reader that wakes
+            // late hands over older frames.
+            try? Syscalls.setThreadPriority(-5)
             read(from: input)
         }
     }
@@ -97,6 +104,9 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         while !closing.isRaised {
             do {
                 let (picture, discarded) = try input.next()
+                if discarded > 0 {
+                    logger.once(behindKey, .warning, "this machine decodes the stream slower than it comes: decoding key frames only while behind")
+                }
                 keep(picture, discarded: discarded)
             } catch {
                 guard case let .failed(cause) = error else { return }
