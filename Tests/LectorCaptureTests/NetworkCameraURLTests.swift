@@ -54,5 +54,8 @@ import Testing
         #expect(camera.sourceName == "rtsp://***@cam/x")
         #expect(camera.capture.rtspTransport == .udp)
         #expect(camera.name == "gate")
+        // What a reload logs about a changed source, and any dump of the options.
+        #expect(!"\(camera.source)".contains("pw") && !"\([camera.source])".contains("pw") && !"\(camera)".contains("pw"),
+                "\(camera.source)")
     }
 }
