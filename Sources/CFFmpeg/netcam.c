@@ -119,7 +119,7 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     av_dict_set(&settings, "user_agent", "Lector", 0);
     arm(camera, options->open_timeout_ms);
     int code = 0;
-    if (strncmp(url, "rtsp", 4) != 0) {
+    if (strncmp(url, "rtsp", 4) != 0) {  // the scheme comes in lower case (NetworkCameraURL)
         AVDictionary *io_settings = NULL;
         av_dict_set(&io_settings, "user_agent", "Lector", 0);
         code = avio_open2(&camera->io, url, AVIO_FLAG_READ, &camera->format->interrupt_callback, &io_settings);

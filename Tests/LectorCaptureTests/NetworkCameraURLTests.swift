@@ -42,6 +42,7 @@ import Testing
     @Test(arguments: [
         ("rtsp://viewer@cam/x", "s3cret", "rtsp://viewer:s3cret@cam/x"),
         ("rtsp://viewer:old@cam:554/x?a=1", "p@ss:w/rd", "rtsp://viewer:p%40ss%3Aw%2Frd@cam:554/x?a=1"),
+        ("RTSP://viewer@cam/x", "pw", "rtsp://viewer:pw@cam/x"),
     ])
     func passwordFromFile(text: String, password: String, address: String) throws {
         #expect(try NetworkCameraURL(parsing: text).withPassword(password) == address)

@@ -75,7 +75,8 @@ public struct NetworkCameraURL: Equatable, Sendable, CustomStringConvertible, Cu
             guard let number = Int(port), (1...65535).contains(number) else { throw .port(shown: shown) }
         }
         self.scheme = scheme
-        self.text = text
+        // FFmpeg knows its protocols in lower case only (RTSP://... would be "not found").
+        self.text = scheme.rawValue + text[colon.lowerBound...]
         self.hasUser = hasUser
         redacted = shown
     }

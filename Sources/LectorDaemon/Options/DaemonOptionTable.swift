@@ -43,7 +43,7 @@ public enum DaemonOptionTable {
                          }
                      })),
         DaemonOption("--name", .sources, "NAME",
-                     "Name the camera given just before (--device, --replay or --demo): its device in every message, request and log line.",
+                     "Name the camera given just before (--device, --url, --replay or --demo): its device in every message, request and log line.",
                      example: "kitchen", .camera(OptionAccess<CameraSettings>(
                          set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
                              settings.name(try CameraName.parse(text))
