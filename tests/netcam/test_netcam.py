@@ -17,7 +17,7 @@
   logs each cause once per outage; paused (SIGSTOP) and resumed: lost, then back.
 - wrong_password (rtsp, mjpeg): one error line naming 401 over 8 s of retries; the right
   password from url_password_file streams; the password and user in no log line,
-  STATUS or DEVICES.
+  STATUS, DEVICES, TEXT, nor in what lector-http serves (the page, its devices and status).
 - mjpeg_cpu_per_frame: lectord's CPU per recognized frame on the MJPEG stream within
   1.2x of --replay of the same JPEGs at the same rate (one run, both measured alike).
 - rtsp_behind_decodes_key_frames: a 1080p 25 fps stream of noisy frames (costly to
@@ -37,11 +37,12 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-from lectortest import ENV, LECTORD, Client, Process, SkipTest, Suite, free_port, real_time, recall, wait_for, workdir, write  # noqa: E402
+from lectortest import ENV, LECTOR_HTTP, LECTORD, Client, Process, SkipTest, Suite, free_port, real_time, recall, wait_for, workdir, write  # noqa: E402
 from cpuquota import CPUQuota, Unavailable  # noqa: E402
 
 sys.path.insert(0, HERE)
@@ -378,13 +379,32 @@ def wrong_password(kind):
             wait_for(lambda: reader.texts(), 60, "a TEXT with the password from url_password_file")
             status2 = json.dumps(reader.request("STATUS"))
             devices2 = json.dumps(reader.request("DEVICES"))
+            page = web_page(reader.path)
             log2 = reader.logtext()
             out = json.dumps([m for _, m in reader.messages])
-        shown = log + status + devices + log2 + status2 + devices2 + out
-        suite.check("%s: url_password_file's password streams; no credential in any log line, STATUS, DEVICES or TEXT" % kind,
-                    PASSWORD not in shown and USER not in shown, "")
+        shown = log + status + devices + log2 + status2 + devices2 + out + page
+        suite.check("%s: url_password_file's password streams; no credential in any log line, STATUS, DEVICES, TEXT or "
+                    "the web page (its devices and status, %d bytes)" % (kind, len(page)),
+                    PASSWORD not in shown and USER not in shown and "***@127.0.0.1" in page, "")
     finally:
         server.stop()
+
+
+def web_page(socket_path):
+    """What lector-http (on a loopback port, --no-auth) serves of lectord on `socket_path`:
+    the page and its devices and status, as text."""
+    port = free_port()
+    bridge = Process([LECTOR_HTTP, "--socket", socket_path, "--listen", "127.0.0.1:%d" % port, "--no-auth"],
+                     os.path.join(WORK, "lector-http-%d.log" % port)).start()
+    try:
+        bridge.wait_port(port, "lector-http")
+        texts = []
+        for path in ("/", "/api/devices", "/api/status"):
+            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=15) as response:
+                texts.append(response.read().decode(errors="replace"))
+        return "".join(texts)
+    finally:
+        bridge.stop()
 
 
 @suite.test
