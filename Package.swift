@@ -91,6 +91,13 @@ let package = Package(
             name: "CJPEG",
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
+        // Network cameras through FFmpeg's libavformat and libavcodec (RTSP, HTTP MJPEG,
+        // snapshots) behind a narrow C interface (lector_netcam.h): interrupt callback,
+        // newest-frame reading, luma planes handed out without a copy.
+        .target(
+            name: "CFFmpeg",
+            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil")]
+        ),
         // V4L2 request codes and pixel formats as constants, plus libv4l2's entry points.
         .target(
             name: "CV4L2",
@@ -122,10 +129,10 @@ let package = Package(
         // targets above it (tests/layout/run checks it).
         // Frames and images: pixel formats, luma, JPEG, orientation, the per-frame measures.
         .target(name: "LectorImaging", dependencies: ["LectorProtocol", "LectorSystem", "CJPEG", "CV4L2", "CTesseract", "CFrameKernels"]),
-        // Where frames come from: V4L2, libcamera, replay and demo, recording, the mailbox.
+        // Where frames come from: V4L2, libcamera, network cameras, replay and demo, recording, the mailbox.
         .target(
             name: "LectorCapture",
-            dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CV4L2"]
+            dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CV4L2", "CFFmpeg"]
                 + (libcameraFlags == nil ? [] : ["CLibCamera"]),
             resources: [.copy("Resources/demo")]
         ),

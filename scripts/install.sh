@@ -137,6 +137,7 @@ install -m 0644 "$repo/systemd/lectord.conf.example" "$R$prefix/share/doc/lector
 install -m 0644 "$repo/systemd/mqtt.conf.example" "$R$prefix/share/doc/lector/mqtt.conf.example"
 sed -e "s|/usr/local/bin/|$prefix/bin/|g" "$repo/systemd/lectord.service.d/libcamera.conf.example" \
   > "$R$prefix/share/doc/lector/libcamera.conf.example"
+install -m 0644 "$repo/systemd/lectord.service.d/network-camera.conf.example" "$R$prefix/share/doc/lector/network-camera.conf.example"
 man_pages="$(mktemp -d)"
 if python3 "$repo/scripts/make-man" "$bin" "$man_pages" >/dev/null; then
   install -m 0644 "$man_pages"/*.1 "$R$prefix/share/man/man1/"

@@ -107,6 +107,17 @@ public enum ConfigCheck {
             text += replay.fps.map { " at \($0) fps" } ?? " as fast as recognized"
             if replay.loop { text += ", looping" }
             return text
+        case let .network(url):
+            do {
+                _ = try SourceFactory.networkSettings(url, request: camera.capture)
+            } catch {
+                throw UsageError(error.description)
+            }
+            var text = "network camera \(url)"
+            if url.scheme.isRTSP { text += " (RTSP over \(camera.capture.rtspTransport ?? .tcp))" }
+            if camera.capture.urlPasswordFile != nil { text += ", password from url_password_file" }
+            if !url.scheme.isRTSP, let fps = camera.capture.fps { text += ", snapshots at \(fps) fps" }
+            return text
         case let .device(path):
             var text = "V4L2 device \(path)"
             if Syscalls.fileStatus(path) == nil { text += " (not present now: lectord reports it lost and waits for it)" }

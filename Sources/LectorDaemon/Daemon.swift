@@ -296,6 +296,7 @@ extension Daemon {
             if camera.capture.stallTimeout != before.capture.stallTimeout {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)
                 (live.source as? LibcameraSource)?.setStallTimeout(camera.capture.stallTimeout)
+                (live.source as? NetworkSource)?.setStallTimeout(camera.capture.stallTimeout)
             }
         }
         hub.setAlwaysOn(plan.effective.alwaysOn || plan.effective.stdout)

@@ -31,7 +31,35 @@ public enum SourceFactory {
             } catch {
                 throw SourceError("cannot capture from \(path): \(error)")
             }
+        case let .network(url):
+            return NetworkSource(settings: try networkSettings(url, request: spec.capture), logger: logger)
         }
+    }
+
+    /// A network camera's settings, its password read from `url_password_file` now, so
+    /// a file that cannot be read stops lectord at start with the reason.
+    static func networkSettings(_ url: NetworkCameraURL, request: CaptureRequest) throws(SourceError) -> NetworkSettings {
+        var settings = NetworkSettings(url: url)
+        settings.fps = request.fps
+        if let transport = request.rtspTransport { settings.transport = transport }
+        if let timeout = request.stallTimeout { settings.stallTimeout = timeout }
+        if let file = request.urlPasswordFile {
+            guard url.hasUser else {
+                throw SourceError("url_password_file \(file): the URL \(url) names no user (write it as scheme://USER@HOST/...)")
+            }
+            let text: String?
+            do {
+                text = try RegularFile.readText(file, maximumBytes: 4096)
+            } catch {
+                throw SourceError("url_password_file: \(error)")
+            }
+            guard let password = text?.split(separator: "\n", omittingEmptySubsequences: false).first
+                .map({ $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }), !password.isEmpty else {
+                throw SourceError("url_password_file \(file) holds no password (its first line is empty)")
+            }
+            settings.password = password
+        }
+        return settings
     }
 
     /// The orientation a camera starts with: the flags in `spec` over what the device

@@ -20,7 +20,8 @@ public struct CameraStatus: Sendable {
                      captured: counters.captured, recognized: counters.recognized, dropped: counters.dropped,
                      rejected: counters.rejected, unchanged: counters.unchanged, captureFPS: (rates.captured * 100).rounded() / 100,
                      recognizeFPS: (rates.recognized * 100).rounded() / 100,
-                     recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds, name: name)
+                     recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds, name: name,
+                     error: info.state == .lost ? info.error : nil)
     }
 
     /// The supervisor's sample (its rates are measured by the supervisor from the counters).

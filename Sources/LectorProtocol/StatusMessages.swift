@@ -57,11 +57,15 @@ public struct DeviceStatus: Equatable, Sendable {
     public var recognizeFPS: Double
     public var recognizeMilliseconds: Percentiles?
     public var latencyMilliseconds: Percentiles?
+    /// Why the camera is lost (as DEVICE's `error`; proto_minor 12), absent otherwise.
+    public var error: String?
 
     public init(path: String, state: CameraState, running: Bool, watched: Bool, captured: Int, recognized: Int,
                 dropped: Int, rejected: Int, unchanged: Int? = nil, captureFPS: Double, recognizeFPS: Double,
-                recognizeMilliseconds: Percentiles? = nil, latencyMilliseconds: Percentiles? = nil, name: String? = nil) {
+                recognizeMilliseconds: Percentiles? = nil, latencyMilliseconds: Percentiles? = nil, name: String? = nil,
+                error: String? = nil) {
         self.name = name
+        self.error = error
         self.unchanged = unchanged
         self.path = path
         self.state = state
@@ -87,7 +91,7 @@ public struct DeviceStatus: Equatable, Sendable {
                   unchanged: try m.int("unchanged"),
                   captureFPS: try m.required("capture_fps", m.double), recognizeFPS: try m.required("recognize_fps", m.double),
                   recognizeMilliseconds: try m.percentiles("recognize_ms"), latencyMilliseconds: try m.percentiles("latency_ms"),
-                  name: try m.string("name"))
+                  name: try m.string("name"), error: try m.string("error"))
     }
 
     /// The entry as a JSON object (no `class`), as STATUS carries it.
@@ -107,6 +111,7 @@ public struct DeviceStatus: Equatable, Sendable {
         device.add("recognize_fps", recognizeFPS)
         device.add("recognize_ms", recognizeMilliseconds?.json)
         device.add("latency_ms", latencyMilliseconds?.json)
+        device.add("error", error)
         return device.value
     }
 }

@@ -8,6 +8,17 @@ import LectorSystem
 // replies, shutdown), and the start of shutdown.
 
 extension ServerLoop {
+    /// Logs a device's new state, but not a retry's: `opening` after `lost`, and `lost`
+    /// again for the cause already logged, are left out (clients still get DEVICES).
+    private func logDeviceState(_ info: DeviceInfo, device: String, previous: DeviceInfo?) {
+        let retrying = info.state == .opening && previous?.state == .lost
+        let sameLoss = info.state == .lost && info.error != nil && loggedLosses[device] == info.error
+        if !retrying, !sameLoss {
+            logger.info("device state", [("device", device), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
+        }
+        if info.state == .lost { loggedLosses[device] = info.error } else if !retrying { loggedLosses[device] = nil }
+    }
+
     /// Acts on one event another thread posted to the inbox.
     func handle(_ event: ServerEvent) {
         switch event {
@@ -21,7 +32,7 @@ extension ServerLoop {
             guard previous?.state != info.state || previous?.error != info.error || previous?.warning != info.warning
                 || previous?.zones != info.zones else { return }
             lastDeviceStates[device] = info
-            logger.info("device state", [("device", device), ("state", info.state.rawValue)] + (info.error.map { [("error", $0)] } ?? []))
+            logDeviceState(info, device: device, previous: previous)
             let message = devicesMessage().bytes
             for client in clients where client.watch.enable && !client.closing {
                 client.outbound.enqueueReply(message)

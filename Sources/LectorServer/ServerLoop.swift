@@ -60,6 +60,9 @@ package final class ServerLoop: @unchecked Sendable {
     var publishTimes = RecentSamples<Double>()
     /// The last state pushed to watchers, per device.
     var lastDeviceStates: [String: DeviceInfo] = [:]
+    /// Per device, the cause of the loss last logged while it retries (a camera that keeps
+    /// failing for the same reason is logged once, not at every retry).
+    var loggedLosses: [String: String] = [:]
     /// Raised after the first round of the loop that found nothing to do.
     let settled = StopSignal()
 

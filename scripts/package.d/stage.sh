@@ -99,7 +99,8 @@ stage_lectord() {
   install -m 0644 "$repo/systemd/70-lector-systemd.rules" "$s$(udev_dir)/70-lector-systemd.rules"
   install -m 0644 "$repo/systemd/lectord.conf.example" "$s/etc/lector/lectord.conf"
   sed -e 's|/usr/local/bin/|/usr/bin/|g' "$repo/systemd/lectord.service.d/libcamera.conf.example" > "$work/libcamera.conf.example"
-  install_docs lectord "$work/copyright" "$repo/README.md" "$repo/docs/PROTOCOL.md" "$work/libcamera.conf.example"
+  install_docs lectord "$work/copyright" "$repo/README.md" "$repo/docs/PROTOCOL.md" "$work/libcamera.conf.example" \
+    "$repo/systemd/lectord.service.d/network-camera.conf.example"
   install_man lectord lectord 8
   install_overrides lectord
   write_control lectord "tesseract-ocr-eng, init-system-helpers (>= 1.54~), systemd | systemd-standalone-sysusers | systemd-sysusers" \

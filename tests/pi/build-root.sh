@@ -82,4 +82,14 @@ if [[ ! -f "$R/.arm64-icu-done" ]]; then
   for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
   rm -rf "$x"; touch "$R/.arm64-icu-done"
 fi
+# FFmpeg's arm64 -dev packages (network cameras, --url), the same way.
+if [[ ! -f "$R/.arm64-ffmpeg-done" ]]; then
+  log "FFmpeg's arm64 -dev packages into the sysroot"
+  x="$P/arm64-ffmpeg"; rm -rf "$x"
+  debootstrap --foreign --arch=arm64 --variant=minbase \
+    --include=libavformat-dev,libavcodec-dev,libswscale-dev,libavutil-dev \
+    trixie "$x" "$MIRROR" > "$P/arm64-ffmpeg-debootstrap.log" 2>&1 || die "debootstrap arm64 FFmpeg packages (log: $P/arm64-ffmpeg-debootstrap.log)"
+  for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
+  rm -rf "$x"; touch "$R/.arm64-ffmpeg-done"
+fi
 echo "$R"

@@ -10,7 +10,7 @@ import LectorSystem
 /// socket = /run/lector/lector.sock     # daemon keys come first, or under [daemon]
 /// socket_group = video
 /// [camera]                             # one section per camera; a name may follow
-/// device = /dev/video0                 # or: replay = PATH, or: demo = true
+/// device = /dev/video0                 # or: url = URL, replay = PATH, demo = true
 /// format = MJPG
 /// size = 1280x720
 /// ```
@@ -195,7 +195,7 @@ extension ConfigFile {
             guard let done = section else { return }
             section = nil
             guard !done.settings.sources.isEmpty else {
-                throw error(done.line, nil, "[camera] needs device = PATH, replay = PATH or demo = true")
+                throw error(done.line, nil, "[camera] needs device = PATH, url = URL, replay = PATH or demo = true")
             }
             if done.settings.pendingLabel != nil { throw error(done.line, "name", "a camera has one name") }
             if let (option, message) = DaemonOptionTable.violation(given: done.given, name: { $0.key ?? $0.flag }) {

@@ -26,6 +26,7 @@ public struct DaemonOption: TableOption {
     public enum Group: String, Sendable, CaseIterable {
         case sources = "Sources (one of)"
         case capture = "Capture (V4L2)"
+        case network = "Network cameras"
         case replay = "Replay"
         case orientation = "Orientation (how the captured image is turned upright)"
         case recognition = "Recognition"

@@ -32,8 +32,18 @@ public enum DaemonOptionTable {
                      .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .replay(ReplayOptions(path: try ValueParser.text.parse(text))) })),
         DaemonOption("--device", .sources, "PATH", "Capture from a V4L2 camera, or from libcamera:ID (a libcamera camera; libcamera:0 the first) (repeatable).", example: "/dev/video7", isSource: true,
                      .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in .device(path: try ValueParser.text.parse(text)) })),
+        DaemonOption("--url", .sources, "URL",
+                     "Read a network camera: rtsp:// or rtsps:// (H.264, H.265), or http(s):// serving an MJPEG stream or JPEG snapshots (polled at --fps, default 1) (repeatable).",
+                     example: "rtsp://192.168.1.20:554/stream1", isSource: true,
+                     .camera(source { (text: String) throws(OptionValueError) -> SourceSpec? in
+                         do throws(NetworkURLError) {
+                             return .network(try NetworkCameraURL(parsing: text))
+                         } catch {
+                             throw OptionValueError(error.description)
+                         }
+                     })),
         DaemonOption("--name", .sources, "NAME",
-                     "Name the camera given just before (--device, --replay or --demo): its device in every message, request and log line.",
+                     "Name the camera given just before (--device, --url, --replay or --demo): its device in every message, request and log line.",
                      example: "kitchen", .camera(OptionAccess<CameraSettings>(
                          set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
                              settings.name(try CameraName.parse(text))
@@ -53,6 +63,15 @@ public enum DaemonOptionTable {
         DaemonOption("--stall-timeout-ms", .capture, "N",
                      "Treat a camera that delivers nothing for N ms as lost and reopen it (default 3000).", reload: .live, example: "5000",
                      .camera(.optional(\.spec.capture.stallTimeout, ValueParser.integer(100...600_000).map { Double($0) / 1000 }))),
+        // Network cameras
+        DaemonOption("--rtsp-transport", .network, RTSPTransport.allCases.map(\.rawValue).joined(separator: "|"),
+                     "How RTSP carries the video: interleaved in the TCP connection, or as UDP packets (default tcp).", example: "udp",
+                     .camera(.optional(\.spec.capture.rtspTransport, .choice(RTSPTransport.allCases.map(\.rawValue)) {
+                         RTSPTransport(rawValue: $0)
+                     }))),
+        DaemonOption("--url-password-file", .network, "PATH",
+                     "Read the password of the --url's user from this file (its first line), so it is in no configuration file or command line.",
+                     example: "/etc/lector/gate-camera.password", .camera(.optional(\.spec.capture.urlPasswordFile, .text))),
         // Replay
         DaemonOption("--replay-format", .replay, "FOURCC", "Pixel format of a raw frame file (YUYV, NV12, GREY, ...).", example: "YUYV",
                      .camera(.optional(\.replayFormat, .choice(fourccs, PixelFormat.init(name:))))),

@@ -14,6 +14,8 @@ public enum SourceSpec: Equatable, Sendable {
     case replay(ReplayOptions)
     /// A V4L2 device node (/dev/videoN, /dev/v4l/by-id/…).
     case device(path: String)
+    /// A network camera (RTSP, HTTP MJPEG, HTTP snapshots).
+    case network(NetworkCameraURL)
 }
 
 /// Everything about one camera.
@@ -169,12 +171,14 @@ extension CameraSpec {
     /// its source's path.
     public var name: String { label ?? sourceName }
 
-    /// The source's path (`/dev/video0`, a replay's folder, `demo`): DEVICES' `path`.
+    /// The source's path (`/dev/video0`, a replay's folder, `demo`, a URL without its
+    /// credentials): DEVICES' `path`.
     public var sourceName: String {
         switch source {
         case .demo: "demo"
         case let .replay(options): options.path
         case let .device(path): path
+        case let .network(url): url.redacted
         }
     }
 }

@@ -1,0 +1,95 @@
+#ifndef LECTOR_NETCAM_H
+#define LECTOR_NETCAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A network camera's stream through FFmpeg's libavformat and libavcodec (RTSP, HTTP
+/// MJPEG, HTTP JPEG snapshots). One reader thread owns a handle; only
+/// lector_netcam_interrupt may be called from another thread.
+typedef struct lector_netcam lector_netcam;
+
+/// What the handle was opened with.
+typedef struct {
+    /// "tcp" or "udp" for rtsp:// and rtsps://; NULL elsewhere.
+    const char *rtsp_transport;
+    /// The longest one open (connect, handshake, first header) may block.
+    int open_timeout_ms;
+    /// The longest one read may block before it fails as a timeout.
+    int read_timeout_ms;
+    /// Asked by the interrupt callback during every blocking call: nonzero stops it.
+    int (*should_stop)(void *context);
+    void *stop_context;
+} lector_netcam_options;
+
+/// Why a call failed, in the words the camera's status uses.
+typedef enum {
+    LECTOR_NETCAM_OK = 0,
+    LECTOR_NETCAM_REFUSED,       ///< connection refused
+    LECTOR_NETCAM_UNREACHABLE,   ///< host unknown, network or host unreachable
+    LECTOR_NETCAM_TIMEOUT,       ///< nothing within the time allowed
+    LECTOR_NETCAM_UNAUTHORIZED,  ///< 401: wrong or missing user name or password
+    LECTOR_NETCAM_FORBIDDEN,     ///< 403
+    LECTOR_NETCAM_NOT_FOUND,     ///< 404: the path names no stream
+    LECTOR_NETCAM_GARBAGE,       ///< the server sent something that is not the stream
+    LECTOR_NETCAM_ENDED,         ///< the server closed the stream
+    LECTOR_NETCAM_NO_VIDEO,      ///< the stream holds no video
+    LECTOR_NETCAM_UNSUPPORTED,   ///< a codec this FFmpeg cannot decode
+    LECTOR_NETCAM_STOPPED,       ///< should_stop or lector_netcam_interrupt
+    LECTOR_NETCAM_OTHER,
+} lector_netcam_fault;
+
+/// One picture handed out by lector_netcam_next: a JPEG as it arrived (not decoded:
+/// the recognizer decodes the one it takes), or the luma plane of a decoded frame
+/// (no copy). Valid until lector_netcam_picture_release.
+typedef struct {
+    int is_jpeg;
+    /// JPEG: the bytes; decoded: the first row of the luma plane.
+    const uint8_t *data;
+    /// JPEG: the byte count; decoded: linesize * height.
+    size_t size;
+    int width, height, linesize;
+    /// The owner (an AVPacket or AVFrame); NULL once released.
+    void *owner;
+} lector_netcam_picture;
+
+/// Opens `url`: connects, handshakes, reads the header and opens the video decoder.
+/// Returns a fault; on LECTOR_NETCAM_OK `*out` is the handle. `detail` receives
+/// FFmpeg's own words for the failure (never the URL).
+lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_options *options, lector_netcam **out,
+                                       char *detail, size_t detail_capacity);
+
+/// Reads packets until a picture is ready and hands it out. `*discarded` counts the
+/// pictures decoded (or JPEGs read) and given up since the last call because the
+/// stream was behind (decoding key frames only while more than a second behind).
+lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_picture *picture, int *discarded,
+                                       char *detail, size_t detail_capacity);
+
+/// Makes the luma plane of a decoded picture whose pixel format has no 8-bit luma
+/// plane (RGB, 10-bit) into 8-bit gray, replacing it. A no-op otherwise. Returns 0 or
+/// a negative AVERROR.
+int lector_netcam_picture_make_gray(lector_netcam_picture *picture);
+
+void lector_netcam_picture_release(lector_netcam_picture *picture);
+
+/// The demuxer's name ("rtsp", "mpjpeg", "jpeg_pipe", ...), the codec's ("h264",
+/// "mjpeg"), and the stream's size when known (0 otherwise).
+const char *lector_netcam_format_name(const lector_netcam *camera);
+const char *lector_netcam_codec_name(const lector_netcam *camera);
+/// Whether the URL served one image and ended (a snapshot endpoint).
+int lector_netcam_is_single_image(const lector_netcam *camera);
+/// The stream's frame rate when the server or the stream says it (after the first
+/// picture, the decoder may know it), else 0.
+double lector_netcam_frame_rate(const lector_netcam *camera);
+
+/// Makes every blocking call of `camera` return LECTOR_NETCAM_STOPPED at once, from
+/// any thread.
+void lector_netcam_interrupt(lector_netcam *camera);
+
+/// Closes the connection and frees everything (a picture not released stays valid).
+void lector_netcam_close(lector_netcam *camera);
+
+/// Silences FFmpeg's own log (it may name the URL, with its credentials).
+void lector_netcam_quiet_logs(void);
+
+#endif
