@@ -1,42 +1,28 @@
 #!/usr/bin/python3
-"""Measures, on the frames of scripts/make-script-frames.py, what `--lang auto` (issue 28)
-has to match and what it would start from: per frame, the script Tesseract's OSD
-(`tesseract --psm 0` with min_characters_to_try=5, osd.traineddata) names, and lectord's character recall and
-reported block languages with each fixed `--lang` given (default: the right one, eng,
-and chi_sim+jpn for Han).
+"""Measures `--lang auto` (issues 28 and 41) on the frames of scripts/make-script-frames.py:
+per frame, the script Tesseract's OSD names (`tesseract --psm 0` with
+min_characters_to_try=5, osd.traineddata; with --osd), and lectord's reads with
+`--lang auto` and with the right fixed `--lang` (and any --lang given): the character
+recall, the characters in order, the block languages; then per script, how many signs
+auto reads within 0.05 of the fixed language with each block's language right, and
+how many give an empty TEXT where the fixed language reads text.
 
 Recall: the truth's characters (spaces left out) found in the text read, counted as
-multisets, over the truth's characters.
+multisets, over the truth's characters; in order: the longest common subsequence over
+the same (scripts/script_signs.py).
 
-Usage: scripts/eval-script-frames.py FRAMES_DIR [--lectord .build/debug/lectord] [--lang L ...]
+Usage: scripts/eval-script-frames.py FRAMES_DIR [--lectord .build/debug/lectord] [--lang L ...] [--osd]
 """
 import argparse
 import collections
-import json
 import os
 import re
 import subprocess
 import time
 
+from script_signs import frames, in_order, languages_right, read, recall
 
-def recall(truth, read):
-    want = collections.Counter(c for c in "".join(truth) if not c.isspace())
-    got = collections.Counter(c for c in read if not c.isspace())
-    return sum(min(n, got[c]) for c, n in want.items()) / max(1, sum(want.values()))
-
-
-def read_with(lectord, frame, lang):
-    started = time.time()
-    result = subprocess.run([lectord, "--replay", frame, "--stdout", "--max-frames", "1", "--lang", lang,
-                             "--socket", "/tmp/eval-script-frames-%d.sock" % os.getpid()],
-                            capture_output=True, text=True, timeout=600,
-                            env=dict(os.environ, OMP_THREAD_LIMIT="1"))
-    for line in result.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("class") == "TEXT":
-            languages = sorted({b.get("language", "?") for b in message.get("blocks", [])})
-            return message.get("text", ""), languages, time.time() - started
-    raise RuntimeError("no TEXT from lectord --lang %s on %s: %s" % (lang, frame, result.stderr[-800:]))
+TOLERANCE = 0.05
 
 
 def osd(frame):
@@ -46,30 +32,47 @@ def osd(frame):
                             capture_output=True, text=True, timeout=120)
     script = re.search(r"Script: (\S+)", result.stdout)
     confidence = re.search(r"Script confidence: ([0-9.]+)", result.stdout)
-    return (script.group(1) if script else "?"), (float(confidence.group(1)) if confidence else 0.0)
+    return "%s (%.1f)" % (script.group(1) if script else "?", float(confidence.group(1)) if confidence else 0.0)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("frames")
     parser.add_argument("--lectord", default=".build/debug/lectord")
-    parser.add_argument("--lang", action="append", help="a --lang to read every frame with (besides the right one)")
+    parser.add_argument("--lang", action="append", default=[], help="a --lang to read every frame with (besides auto and the right one)")
+    parser.add_argument("--osd", action="store_true", help="say the script OSD names")
     args = parser.parse_args()
-    with open(os.path.join(args.frames, "truth.json")) as f:
-        truth = json.load(f)
-    print("| frame | OSD script (confidence) | --lang | recall | block languages | s |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for lang, entry in truth.items():
-        frame = os.path.join(args.frames, "%s.jpg" % lang)
-        script, confidence = osd(frame)
-        langs = [lang] + (args.lang or (["eng"] if lang != "eng" else []))
-        if lang in ("chi_sim", "jpn") and not args.lang:
-            langs.append("chi_sim+jpn")
-        for other in langs:
-            text, languages, seconds = read_with(args.lectord, frame, other)
-            print("| %s | %s (%.1f)%s | %s | %.2f | %s | %.1f |" % (
-                lang, script, confidence, "" if script == entry["script"] else " ≠ " + entry["script"], other,
-                recall(entry["lines"], text), ",".join(languages), seconds), flush=True)
+    socket = "/tmp/eval-script-frames-%d.sock" % os.getpid()
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    print("| frame | lines | OSD | --lang | recall | in order | block languages | s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    totals = collections.defaultdict(lambda: collections.Counter())
+    for frame, entry in frames(args.frames):
+        name = os.path.basename(frame)[:-4]
+        script = osd(frame) if args.osd else ""
+        scores = {}
+        for lang in [entry["lang"], "auto"] + args.lang:
+            started = time.time()
+            text, languages, _ = read(args.lectord, frame, lang, socket, env)
+            seconds = time.time() - started
+            scores[lang] = (recall(entry["lines"], text), in_order(entry["lines"], text), languages, text)
+            print("| %s | %s | %s | %s | %.2f | %.2f | %s | %.1f |" % (
+                name, " / ".join(entry["lines"]), script, lang, scores[lang][0], scores[lang][1], ",".join(languages) or "(empty)",
+                seconds), flush=True)
+        fixed, auto = scores[entry["lang"]], scores["auto"]
+        count = totals[entry["lang"] + (" (kanji only)" if entry.get("kanji_only") else "")]
+        count["signs"] += 1
+        count["within"] += auto[0] >= fixed[0] - TOLERANCE and auto[1] >= fixed[1] - TOLERANCE
+        count["languages"] += languages_right(entry, auto[2])
+        count["empty"] += not auto[3].strip() and bool(fixed[3].strip())
+        count["auto"] += auto[0]
+        count["fixed"] += fixed[0]
+    print()
+    print("| signs | auto within %.2f of fixed (recall and order) | languages right | empty where fixed reads | mean recall auto / fixed |" % TOLERANCE)
+    print("| --- | --- | --- | --- | --- |")
+    for key, count in totals.items():
+        print("| %s | %d/%d | %d/%d | %d | %.2f / %.2f |" % (key, count["within"], count["signs"], count["languages"], count["signs"],
+                                                          count["empty"], count["auto"] / count["signs"], count["fixed"] / count["signs"]))
 
 
 if __name__ == "__main__":

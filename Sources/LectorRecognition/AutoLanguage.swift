@@ -4,12 +4,16 @@ import LectorProtocol
 import LectorSystem
 
 /// `--lang auto` for one ``TextRecognizer``: per scene, Tesseract's OSD names the script
-/// of the upright frame and ``ScriptLanguages`` picks the installed traineddata that
-/// reads it; a recognizer per language is made the first time it is needed and kept.
+/// of the upright frame and ``ScriptLanguages`` lists the installed traineddata to try;
+/// the scene's first frame is read in the first, and when that read does not fit its
+/// language (``LanguageEvidence``: few confident words, letters of another script, kana
+/// or Japanese-only forms read as Chinese) in the next ones too, the same frame, until
+/// one fits; the best read is published and its language kept for the scene. A
+/// recognizer per language is made the first time it is needed and kept.
 ///
 /// The script is found again when the scene changes (a new stack generation, or a new
 /// orientation), and every ``recheckFrames`` frames without a stack. A scene OSD cannot
-/// judge keeps the language in force. One per recognizer, used on its thread; only
+/// judge starts from Latin's language. One per recognizer, used on its thread; only
 /// ``cancel()`` and ``resume()`` may be called from any thread.
 final class AutoLanguage {
     /// Frames read without a stack before the script is checked again.
@@ -22,6 +26,8 @@ final class AutoLanguage {
     /// The traineddata installed where the recognizer loads from.
     let installed: Set<String>
     private let options: RecognizerOptions
+    /// The owner's text-line detectors, shared with the other languages' recognizers.
+    private let detectors: DetectorPool?
     /// Recognizers of the languages other than Latin's (which the owner reads itself);
     /// `lock` guards them and `cancelled` (``cancel()`` comes from other threads).
     private var readers: [String: TextRecognizer] = [:]
@@ -31,36 +37,80 @@ final class AutoLanguage {
     private var framesSinceCheck = 0
     /// The language in force.
     private(set) var language = ScriptLanguages.latin
+    /// The last script check: what OSD named (nil: nothing), its confidence, and the
+    /// languages read, not taken yet (``takeCheck()``).
+    private var lastCheck: (script: String?, confidence: Double, tried: [String])?
     /// Languages a scene needed and that are not installed, not yet said.
     private var unsaid: [String] = []
     private var said: Set<String> = []
 
-    /// - Parameter options: the camera's options, `language` already resolved to Latin's.
-    init(options: RecognizerOptions) throws(RecognitionError) {
+    /// - Parameters:
+    ///   - options: the camera's options, `language` already resolved to Latin's.
+    ///   - detectors: the owner's text-line detectors (nil: Tesseract's layout).
+    init(options: RecognizerOptions, detectors: DetectorPool?) throws(RecognitionError) {
         detector = try TesseractEngine(language: "osd", dataPath: options.dataPath, pageSegmentation: 0)
         detector.setVariable("min_characters_to_try", "\(Self.minimumCharacters)")
         installed = Set(detector.availableLanguages)
         self.options = options
+        self.detectors = detectors
     }
 
-    /// The recognizer that reads `image` (nil: the owner, in Latin's language), after
-    /// checking the script when the scene is new.
-    func reader(for image: GrayImage, scene hint: SceneHint?) throws(RecognitionError) -> TextRecognizer? {
-        if isNewScene(hint) {
-            framesSinceCheck = 0
-            let estimate = try detector.detectOrientation(image, resolution: options.resolution)
-            if let script = estimate?.script {
-                let choice = ScriptLanguages.choose(script: script, installed: installed)
-                language = choice.language
-                for missing in choice.missing where said.insert(missing).inserted { unsaid.append(missing) }
+    /// Reads `image` in its scene's language: on a new scene, in each of the script's
+    /// candidates until one fits (see the type's comment). `own` reads in Latin's
+    /// language (the owner's), and says how many lines its detector found (nil: no
+    /// detector).
+    /// - Returns: the text, and the recognizer that read it (nil: `own`).
+    func recognize(_ image: GrayImage, scene hint: SceneHint?,
+                   own: () throws(RecognitionError) -> (text: RecognizedText, lines: Int?))
+        throws(RecognitionError) -> (text: RecognizedText, reader: TextRecognizer?) {
+        // One language's read: its text, and whether its detector found no line.
+        func read(_ reader: TextRecognizer?) throws(RecognitionError) -> (text: RecognizedText, noLines: Bool) {
+            guard let reader else {
+                let read = try own()
+                return (read.text, read.lines == 0)
             }
+            let text = try reader.recognize(image, scene: hint)
+            return (text, reader.lastDetectorRead?.lines == 0)
         }
-        framesSinceCheck += 1
+        guard isNewScene(hint) else {
+            framesSinceCheck += 1
+            let reader = try self.reader(language)
+            return (try read(reader).text, reader)
+        }
+        framesSinceCheck = 1
+        let estimate = try detector.detectOrientation(image, resolution: options.resolution)
+        let script = estimate?.script
+        for missing in ScriptLanguages.choose(script: script, installed: installed).missing where said.insert(missing).inserted {
+            unsaid.append(missing)
+        }
+        var best: (language: String, text: RecognizedText, reader: TextRecognizer?, evidence: LanguageEvidence)?
+        var tried: [String] = []
+        for candidate in ScriptLanguages.candidates(script: script, installed: installed) {
+            let reader = try self.reader(candidate)
+            let (text, noLines) = try read(reader)
+            tried.append(candidate)
+            let evidence = LanguageEvidence(text, language: candidate)
+            if best.map({ evidence.isBetter(in: candidate, than: $0.evidence, in: $0.language) }) ?? true {
+                best = (candidate, text, reader, evidence)
+            }
+            // Read in Chinese, Han that is Japanese (kana, Japanese-only forms) fits
+            // nothing yet: Japanese is read next. Nothing detected: no other language
+            // finds more.
+            if evidence.fits(candidate) || noLines { break }
+        }
+        lastCheck = (script, estimate?.scriptConfidence ?? 0, tried)
+        guard let best else { return (RecognizedText(), nil) }
+        language = best.language
+        return (best.text, best.reader)
+    }
+
+    /// The recognizer that reads `language` (nil: Latin's, the owner).
+    private func reader(_ language: String) throws(RecognitionError) -> TextRecognizer? {
         guard language != ScriptLanguages.latin else { return nil }
         if let reader = lock.withLock({ readers[language] }) { return reader }
         var options = options
         options.language = language
-        let reader = try TextRecognizer(options: options)
+        let reader = try TextRecognizer(options: options, sharing: detectors)
         lock.withLock {
             readers[language] = reader
             if cancelled { reader.cancel() }
@@ -82,6 +132,12 @@ final class AutoLanguage {
             cancelled = false
             for reader in readers.values { reader.resume() }
         }
+    }
+
+    /// The script check of the last read, once (nil: none since the last call).
+    func takeCheck() -> (script: String?, confidence: Double, tried: [String])? {
+        defer { lastCheck = nil }
+        return lastCheck
     }
 
     /// Missing languages not said yet (each is returned once).
