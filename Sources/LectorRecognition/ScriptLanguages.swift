@@ -28,23 +28,24 @@ public enum ScriptLanguages {
 
     /// The choice for `script` (nil: not found) among the `installed` languages.
     public struct Choice: Equatable, Sendable {
-        /// The `--lang` to read with (`eng` when nothing that covers the script is installed).
-        public var language: String
+        /// The `--lang` to read with first (`eng` when nothing that covers the script is installed).
+        public var language: String { languages.first ?? ScriptLanguages.latin }
+        /// The installed languages that read the script, in the order they are tried.
+        public var languages: [String]
         /// Languages that would read the script and are not installed.
         public var missing: [String]
 
-        public init(language: String, missing: [String]) {
-            self.language = language
+        public init(languages: [String], missing: [String]) {
+            self.languages = languages
             self.missing = missing
         }
     }
 
     /// What reads `script` with what is `installed`.
     public static func choose(script: String?, installed: Set<String>) -> Choice {
-        guard let script, let wanted = table[script] else { return Choice(language: latin, missing: []) }
+        guard let script, let wanted = table[script] else { return Choice(languages: [latin], missing: []) }
         let present = wanted.filter(installed.contains)
-        let missing = wanted.filter { !installed.contains($0) }
-        return Choice(language: present.first ?? latin, missing: missing)
+        return Choice(languages: present.isEmpty ? [latin] : present, missing: wanted.filter { !installed.contains($0) })
     }
 
     /// The languages tried on a scene whose read in the language before them does not
@@ -56,9 +57,9 @@ public enum ScriptLanguages {
     /// what reads `script` (nil: not found) among the `installed`, then the
     /// ``fallbacks`` that are installed.
     public static func candidates(script: String?, installed: Set<String>) -> [String] {
-        let first = script.flatMap { table[$0] }?.filter(installed.contains) ?? []
         var seen = Set<String>()
-        return (first + (first.isEmpty ? [latin] : []) + fallbacks.filter(installed.contains)).filter { seen.insert($0).inserted }
+        return (choose(script: script, installed: installed).languages + fallbacks.filter(installed.contains))
+            .filter { seen.insert($0).inserted }
     }
 
     /// Debian's package of a language's traineddata (`chi_sim` → `tesseract-ocr-chi-sim`).
