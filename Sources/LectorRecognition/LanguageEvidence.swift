@@ -13,7 +13,8 @@ struct LanguageEvidence: Equatable {
     /// script, and all letters.
     var ownLetters = 0
     var letters = 0
-    /// Kana, and Han characters only simplified Chinese or only Japanese writes.
+    /// Han, kana, and Han characters only simplified Chinese or only Japanese writes.
+    var han = 0
     var kana = 0
     var simplifiedOnly = 0
     var japaneseOnly = 0
@@ -39,6 +40,7 @@ struct LanguageEvidence: Equatable {
                     ownLetters += 1
                     weightedLetters += word.confidence
                 }
+                if script == .han { han += 1 }
                 if script == .kana { kana += 1 }
                 if Self.simplifiedOnlyForms.contains(scalar) { simplifiedOnly += 1 }
                 if Self.japaneseOnlyForms.contains(scalar) { japaneseOnly += 1 }
@@ -51,18 +53,24 @@ struct LanguageEvidence: Equatable {
     var meanConfidence: Double { words == 0 ? 0 : confidenceSum / Double(words) }
 
     /// Whether the read looks right for `language`: words read with confidence, mostly in
-    /// the language's script; for Chinese, no kana and no form only Japanese writes.
+    /// the language's script; for Chinese, no kana and no form only Japanese writes; for
+    /// Japanese, kana or such a form when it read Han (Han alone is read in Chinese too).
     func fits(_ language: String) -> Bool {
         guard words > 0, meanConfidence >= Self.fitConfidence, 2 * ownLetters >= letters else { return false }
-        if language == "chi_sim" { return kana == 0 && japaneseOnly == 0 }
-        return true
+        switch language {
+        case "chi_sim": return kana == 0 && japaneseOnly == 0
+        case "jpn": return kana > 0 || japaneseOnly > 0 || han == 0
+        default: return true
+        }
     }
 
     /// Whether this read (in `language`) is better than `other` (in `otherLanguage`):
-    /// one that fits beats one that does not; of two Han reads, kana or Japanese-only
-    /// forms read confidently by Japanese make it Japanese, simplified-only forms read
-    /// confidently by Chinese make it Chinese; otherwise the more confident, then the
-    /// more letters weighted by confidence.
+    /// one that fits beats one that does not; of a Chinese and a Japanese read of the
+    /// frame, kana or Japanese-only forms read confidently by Japanese make it Japanese,
+    /// simplified-only forms read confidently by Chinese make it Chinese, else the more
+    /// confident (Chinese when they are as confident: a kanji-only Japanese sign reads
+    /// the same characters); otherwise the more confident, then the more letters
+    /// weighted by confidence.
     func isBetter(in language: String, than other: LanguageEvidence, in otherLanguage: String) -> Bool {
         let fit = fits(language), otherFit = other.fits(otherLanguage)
         if fit != otherFit { return fit }
@@ -71,8 +79,9 @@ struct LanguageEvidence: Equatable {
         return weightedLetters > other.weightedLetters
     }
 
-    /// Chinese or Japanese, from the forms each read of the same frame found (nil: the
-    /// two are not a Chinese and a Japanese read, or the forms do not decide).
+    /// Chinese or Japanese, from the forms each read of the same frame found and their
+    /// confidence (nil: the two are not a Chinese and a Japanese read, or neither is
+    /// confident).
     private static func hanChoice(_ a: String, _ first: LanguageEvidence, _ b: String, _ second: LanguageEvidence) -> String? {
         let pair = [a: first, b: second]
         guard let chinese = pair["chi_sim"], let japanese = pair["jpn"],
@@ -81,7 +90,7 @@ struct LanguageEvidence: Equatable {
         let simplified = chinese.simplifiedOnly > 0 && chinese.meanConfidence >= fitConfidence
         let japaneseForms = japanese.japaneseOnly > 0 && japanese.meanConfidence >= fitConfidence
         if simplified != japaneseForms { return simplified ? "chi_sim" : "jpn" }
-        return nil
+        return chinese.meanConfidence >= japanese.meanConfidence ? "chi_sim" : "jpn"
     }
 
     /// The scripts whose letters count as a language's own.
