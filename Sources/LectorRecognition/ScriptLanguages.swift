@@ -54,12 +54,14 @@ public enum ScriptLanguages {
     static let fallbacks = [latin, "chi_sim", "jpn", "kor", "hin"]
 
     /// The languages to read a scene in, in order, when each read before does not fit:
-    /// what reads `script` (nil: not found) among the `installed`, then the
-    /// ``fallbacks`` that are installed.
+    /// what reads `script` (nil: not found) among the `installed`, the other of Chinese
+    /// and Japanese after either (OSD named 安全出口 Katakana), then the ``fallbacks``
+    /// that are installed.
     public static func candidates(script: String?, installed: Set<String>) -> [String] {
+        let own = choose(script: script, installed: installed).languages
+        let han = own.contains(where: table["Han", default: []].contains) ? table["Han", default: []] : []
         var seen = Set<String>()
-        return (choose(script: script, installed: installed).languages + fallbacks.filter(installed.contains))
-            .filter { seen.insert($0).inserted }
+        return (own + han + fallbacks).filter { installed.contains($0) && seen.insert($0).inserted }
     }
 
     /// Debian's package of a language's traineddata (`chi_sim` → `tesseract-ocr-chi-sim`).

@@ -31,6 +31,7 @@ struct ScriptLanguagesTests {
 
     @Test("the languages a scene is read in until one fits: the script's, then the other installed scripts'", arguments: [
         ("Han", ["chi_sim", "jpn", "eng", "kor", "hin"]),
+        ("Japanese", ["jpn", "chi_sim", "eng", "kor", "hin"]),
         ("Devanagari", ["hin", "eng", "chi_sim", "jpn", "kor"]),
         ("Latin", ["eng", "chi_sim", "jpn", "kor", "hin"]),
         ("Cyrillic", ["eng", "chi_sim", "jpn", "kor", "hin"]),
