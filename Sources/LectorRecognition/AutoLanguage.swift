@@ -7,9 +7,11 @@ import LectorSystem
 /// of the upright frame and ``ScriptLanguages`` lists the installed traineddata to try;
 /// the scene's first frame is read in the first, and when that read does not fit its
 /// language (``LanguageEvidence``: few confident words, letters of another script, kana
-/// or Japanese-only forms read as Chinese) in the next ones too, the same frame, until
-/// one fits; the best read is published and its language kept for the scene. A
-/// recognizer per language is made the first time it is needed and kept.
+/// or Japanese-only forms read as Chinese) in the next ones too, until one fits: on the
+/// same frame while half of its deadline is left, else on the scene's next frames (a
+/// slow machine publishes the first language's read as soon as before). The best read
+/// is published and its language kept for the scene. A recognizer per language is made
+/// the first time it is needed and kept.
 ///
 /// The script is found again when the scene changes (a new stack generation, or a new
 /// orientation), and every ``recheckFrames`` frames without a stack. A scene OSD cannot
@@ -21,10 +23,11 @@ final class AutoLanguage {
     /// OSD's default (50) skips a sign of a few large characters ("too few characters"):
     /// every Chinese, Japanese, Korean and Hindi frame of scripts/make-script-frames.py.
     static let minimumCharacters = 5
-    /// A script OSD names with at least this confidence is read in its own languages
-    /// only (the other scripts' are tried when those read no word): a page of text
-    /// (Latin at 11.7 on scripts/make-script-frames.py's English sign) costs no more
-    /// reads than before. The signs it misnamed or could not name had 0.00–TBD.
+    /// A script OSD names with at least this confidence, and whose languages are all
+    /// installed, is read in its own languages only (the other scripts' are tried when
+    /// those read no word): a page of text (Latin at 11.7 on scripts/make-script-frames.py's
+    /// English sign) costs no more reads than before. OSD was wrong with more on a few
+    /// signs (Arabic at 3.33 on a Korean one), which read no word in Latin's language.
     static let trustedScriptConfidence = 2.0
 
     private let detector: TesseractEngine
@@ -60,54 +63,101 @@ final class AutoLanguage {
         self.detectors = detectors
     }
 
+    /// One language's read of a frame, and what it says about the language.
+    private struct LanguageRead {
+        var language: String
+        var text: RecognizedText
+        var reader: TextRecognizer?
+        var evidence: LanguageEvidence
+    }
+
+    /// A scene's script check: the languages still to try, and the best read so far.
+    private struct Check {
+        var script: String?
+        var confidence: Double
+        var candidates: [String]
+        /// With a script OSD named confidently: how many of the candidates are its own
+        /// (the others are tried only when those read no word); nil: all may be tried.
+        var trusted: Int?
+        var tried: [String] = []
+        var best: LanguageRead?
+    }
+
+    /// The check of the scene in force, while it has languages left to try: the frame's
+    /// deadline ran out first (a slow machine), so the next frames go on with it.
+    private var pending: Check?
+
     /// Reads `image` in its scene's language: on a new scene, in each of the script's
-    /// candidates until one fits (see the type's comment). `own` reads in Latin's
-    /// language (the owner's), and says how many lines its detector found (nil: no
-    /// detector).
+    /// candidates until one fits, as long as the frame's deadline allows (see the type's
+    /// comment); the next frames of the scene go on with the candidates left. `own`
+    /// reads in Latin's language (the owner's), and says how many lines its detector
+    /// found (nil: no detector).
     /// - Returns: the text, and the recognizer that read it (nil: `own`).
     func recognize(_ image: GrayImage, scene hint: SceneHint?,
                    own: () throws(RecognitionError) -> (text: RecognizedText, lines: Int?))
         throws(RecognitionError) -> (text: RecognizedText, reader: TextRecognizer?) {
-        // One language's read: its text, and whether its detector found no line.
-        func read(_ reader: TextRecognizer?) throws(RecognitionError) -> (text: RecognizedText, noLines: Bool) {
-            guard let reader else {
-                let read = try own()
-                return (read.text, read.lines == 0)
-            }
-            let text = try reader.recognize(image, scene: hint)
-            return (text, reader.lastDetectorRead?.lines == 0)
-        }
-        guard isNewScene(hint) else {
+        let started = MonotonicInstant.now()
+        if isNewScene(hint) {
+            framesSinceCheck = 1
+            let estimate = try detector.detectOrientation(image, resolution: options.resolution)
+            let choice = ScriptLanguages.choose(script: estimate?.script, installed: installed)
+            for missing in choice.missing where said.insert(missing).inserted { unsaid.append(missing) }
+            let confidence = estimate?.scriptConfidence ?? 0
+            pending = Check(script: estimate?.script, confidence: confidence,
+                            candidates: ScriptLanguages.candidates(script: estimate?.script, installed: installed),
+                            trusted: confidence >= Self.trustedScriptConfidence && choice.missing.isEmpty
+                                && estimate?.script.flatMap({ ScriptLanguages.table[$0] }) != nil ? choice.languages.count : nil)
+        } else {
             framesSinceCheck += 1
-            let reader = try self.reader(language)
-            return (try read(reader).text, reader)
         }
-        framesSinceCheck = 1
-        let estimate = try detector.detectOrientation(image, resolution: options.resolution)
-        let script = estimate?.script
-        let choice = ScriptLanguages.choose(script: script, installed: installed)
-        for missing in choice.missing where said.insert(missing).inserted { unsaid.append(missing) }
-        var best: (language: String, text: RecognizedText, reader: TextRecognizer?, evidence: LanguageEvidence)?
-        var tried: [String] = []
-        let trusted = (estimate?.scriptConfidence ?? 0) >= Self.trustedScriptConfidence
-        for candidate in ScriptLanguages.candidates(script: script, installed: installed) {
-            if trusted, !choice.languages.contains(candidate), let best, best.evidence.words > 0 { break }
+        guard var check = pending else {
+            let reader = try self.reader(language)
+            return (try read(image, hint, with: reader, own: own).text, reader)
+        }
+        pending = nil
+        while let candidate = check.candidates.first {
+            if let best = check.best {
+                // The script's own languages read words: OSD was sure, the check ends.
+                if let trusted = check.trusted, check.tried.count >= trusted, best.evidence.words > 0 { break }
+                // Past half of the deadline: the next frame goes on.
+                if MonotonicInstant.now().milliseconds(since: started) >= Double(options.deadline) / 2 {
+                    pending = check
+                    break
+                }
+            }
+            check.candidates.removeFirst()
             let reader = try self.reader(candidate)
-            let (text, noLines) = try read(reader)
-            tried.append(candidate)
+            let (text, noLines) = try read(image, hint, with: reader, own: own)
+            check.tried.append(candidate)
             let evidence = LanguageEvidence(text, language: candidate)
-            if best.map({ evidence.isBetter(in: candidate, than: $0.evidence, in: $0.language) }) ?? true {
-                best = (candidate, text, reader, evidence)
+            // A read of an earlier frame of the scene stands for the scene as well as this one.
+            if check.best.map({ evidence.isBetter(in: candidate, than: $0.evidence, in: $0.language) }) ?? true {
+                check.best = LanguageRead(language: candidate, text: text, reader: reader, evidence: evidence)
             }
             // Read in Chinese, Han that is Japanese (kana, Japanese-only forms) fits
             // nothing yet: Japanese is read next. Nothing detected: no other language
             // finds more.
-            if evidence.fits(candidate) || noLines { break }
+            if evidence.fits(candidate) || noLines {
+                pending = nil
+                break
+            }
         }
-        lastCheck = (script, estimate?.scriptConfidence ?? 0, tried)
-        guard let best else { return (RecognizedText(), nil) }
+        lastCheck = (check.script, check.confidence, check.tried)
+        guard let best = check.best else { return (RecognizedText(), nil) }
         language = best.language
         return (best.text, best.reader)
+    }
+
+    /// `image` read by `reader` (nil: `own`), and whether its detector found no line.
+    private func read(_ image: GrayImage, _ hint: SceneHint?, with reader: TextRecognizer?,
+                      own: () throws(RecognitionError) -> (text: RecognizedText, lines: Int?))
+        throws(RecognitionError) -> (text: RecognizedText, noLines: Bool) {
+        guard let reader else {
+            let read = try own()
+            return (read.text, read.lines == 0)
+        }
+        let text = try reader.recognize(image, scene: hint)
+        return (text, reader.lastDetectorRead?.lines == 0)
     }
 
     /// The recognizer that reads `language` (nil: Latin's, the owner).
