@@ -116,7 +116,7 @@ def render(lang, lines, seed, pinned_style=False):
     # Large characters, the longest line filling at most about 3/4 of the card.
     size = 46 if pinned_style else min(rng.randint(40, 72), int(700 / max(1, longest) * (2 if lang in ("eng", "hin") else 1)))
     font = ImageFont.truetype(path, size, index=index)
-    background = tuple(int(c * 0.3) + 30 for c in card)
+    background = (70, 70, 70) if pinned_style else tuple(int(c * 0.3) + 30 for c in card)
     image = Image.new("RGB", (WIDTH, HEIGHT), background)
     draw = ImageDraw.Draw(image)
     draw.rectangle([60, 50, WIDTH - 60, HEIGHT - 50], fill=card)
@@ -130,7 +130,7 @@ def render(lang, lines, seed, pinned_style=False):
         image = perspective(image, rng, background)
     pixels = numpy.asarray(image, dtype=numpy.float32)
     # Light falling off from left to right, defocus, sensor noise.
-    falloff = numpy.linspace(1.0, rng.uniform(0.68, 0.85), WIDTH, dtype=numpy.float32)[None, :, None]
+    falloff = numpy.linspace(1.0, 0.72 if pinned_style else rng.uniform(0.68, 0.85), WIDTH, dtype=numpy.float32)[None, :, None]
     pixels = pixels * falloff
     blurred = Image.fromarray(numpy.clip(pixels, 0, 255).astype(numpy.uint8)).filter(
         ImageFilter.GaussianBlur(1.1 if pinned_style else rng.uniform(0.7, 1.4)))
@@ -149,8 +149,8 @@ def signs(held_out, count, seed):
                 yield lang, "%s-%d" % (lang, n), rng.sample(HELD_OUT[lang], rng.choice([1, 2, 2])), sign_seed, False
         else:
             for n, lines in enumerate(SUITE[lang]):
-                # The first sign of each script is issue 28's, with its look.
-                yield lang, "%s-%d" % (lang, n), lines, seed + 100 * number + n, n == 0
+                # The first sign of each script is issue 28's, with its look and seed.
+                yield lang, "%s-%d" % (lang, n), lines, seed + number + 100 * n, n == 0
 
 
 def main():
