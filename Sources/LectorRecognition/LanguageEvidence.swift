@@ -52,11 +52,17 @@ struct LanguageEvidence: Equatable {
 
     var meanConfidence: Double { words == 0 ? 0 : confidenceSum / Double(words) }
 
+    /// A read fits with at least this many letters of its language's script (or with
+    /// no letter at all, digits alone): Japanese read a Korean sign of two lines as
+    /// "0| き" at 0.90.
+    static let fitLetters = 2
+
     /// Whether the read looks right for `language`: words read with confidence, mostly in
-    /// the language's script; for Chinese, no kana and no form only Japanese writes; for
+    /// the language's script (two letters of it at least); for Chinese, no kana and no form only Japanese writes; for
     /// Japanese, kana or such a form when it read Han (Han alone is read in Chinese too).
     func fits(_ language: String) -> Bool {
-        guard words > 0, meanConfidence >= Self.fitConfidence, 2 * ownLetters >= letters else { return false }
+        guard words > 0, meanConfidence >= Self.fitConfidence, 2 * ownLetters >= letters,
+              ownLetters >= Self.fitLetters || letters == 0 else { return false }
         switch language {
         case "chi_sim": return kana == 0 && japaneseOnly == 0
         case "jpn": return kana > 0 || japaneseOnly > 0 || han == 0

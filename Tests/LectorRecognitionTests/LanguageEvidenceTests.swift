@@ -18,9 +18,11 @@ struct LanguageEvidenceTests {
         ([("東京駅はこちら", 1.0)], "jpn", true),
         ([("安全出口", 1.0), ("北京西站", 1.0)], "jpn", false),  // Han alone: Chinese reads it too
         ([("出口", 1.0), ("東京駅", 1.0)], "jpn", true),
-        ([("Exit", 0.9)], "jpn", true),
+        ([("Exit", 0.9)], "jpn", false),  // Latin letters: English is read next
         ([("번", 0.61), ("디", 0.85), ("주시!", 0.28)], "kor", false),  // Korean read of a Chinese sign: unsure
         ([("45%", 0.43)], "hin", false),
+        ([("0|", 0.88), ("き", 0.93)], "jpn", false),  // one letter decides nothing
+        ([("10:42", 0.95)], "eng", true),
         ([("बाज़ार", 0.93), ("बंद", 0.95)], "hin", true),
         ([("Exit", 0.95)], "eng", true),
         ([("Exit", 0.95)], "hin", false),  // letters of another script
