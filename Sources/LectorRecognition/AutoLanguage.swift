@@ -23,12 +23,6 @@ final class AutoLanguage {
     /// OSD's default (50) skips a sign of a few large characters ("too few characters"):
     /// every Chinese, Japanese, Korean and Hindi frame of scripts/make-script-frames.py.
     static let minimumCharacters = 5
-    /// A script OSD names with at least this confidence, and whose languages are all
-    /// installed, is read in its own languages only (the other scripts' are tried when
-    /// those read no word): a page of text (Latin at 11.7 on scripts/make-script-frames.py's
-    /// English sign) costs no more reads than before. OSD was wrong with more on a few
-    /// signs (Arabic at 3.33 on a Korean one), which read no word in Latin's language.
-    static let trustedScriptConfidence = 2.0
 
     private let detector: TesseractEngine
     /// The traineddata installed where the recognizer loads from.
@@ -76,9 +70,6 @@ final class AutoLanguage {
         var script: String?
         var confidence: Double
         var candidates: [String]
-        /// With a script OSD named confidently: how many of the candidates are its own
-        /// (the others are tried only when those read no word); nil: all may be tried.
-        var trusted: Int?
         var tried: [String] = []
         var best: LanguageRead?
     }
@@ -102,11 +93,8 @@ final class AutoLanguage {
             let estimate = try detector.detectOrientation(image, resolution: options.resolution)
             let choice = ScriptLanguages.choose(script: estimate?.script, installed: installed)
             for missing in choice.missing where said.insert(missing).inserted { unsaid.append(missing) }
-            let confidence = estimate?.scriptConfidence ?? 0
-            pending = Check(script: estimate?.script, confidence: confidence,
-                            candidates: ScriptLanguages.candidates(script: estimate?.script, installed: installed),
-                            trusted: confidence >= Self.trustedScriptConfidence && choice.missing.isEmpty
-                                && estimate?.script.flatMap({ ScriptLanguages.table[$0] }) != nil ? choice.languages.count : nil)
+            pending = Check(script: estimate?.script, confidence: estimate?.scriptConfidence ?? 0,
+                            candidates: ScriptLanguages.candidates(script: estimate?.script, installed: installed))
         } else {
             framesSinceCheck += 1
         }
@@ -116,14 +104,10 @@ final class AutoLanguage {
         }
         pending = nil
         while let candidate = check.candidates.first {
-            if let best = check.best {
-                // The script's own languages read words: OSD was sure, the check ends.
-                if let trusted = check.trusted, check.tried.count >= trusted, best.evidence.words > 0 { break }
-                // Past half of the deadline: the next frame goes on.
-                if MonotonicInstant.now().milliseconds(since: started) >= Double(options.deadline) / 2 {
-                    pending = check
-                    break
-                }
+            // Past half of the deadline: the next frame goes on.
+            if check.best != nil, MonotonicInstant.now().milliseconds(since: started) >= Double(options.deadline) / 2 {
+                pending = check
+                break
             }
             check.candidates.removeFirst()
             let reader = try self.reader(candidate)
