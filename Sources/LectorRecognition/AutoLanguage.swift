@@ -109,9 +109,15 @@ final class AutoLanguage {
                 pending = check
                 break
             }
-            check.candidates.removeFirst()
             let reader = try self.reader(candidate)
-            let (text, noLines) = try read(image, hint, with: reader, own: own)
+            let text: RecognizedText, noLines: Bool
+            do {
+                (text, noLines) = try read(image, hint, with: reader, own: own)
+            } catch .deadlineExceeded where check.best != nil {
+                pending = check  // the best read so far stands; the next frame tries again
+                break
+            }
+            check.candidates.removeFirst()
             check.tried.append(candidate)
             let evidence = LanguageEvidence(text, language: candidate)
             // A read of an earlier frame of the scene stands for the scene as well as this one.
