@@ -5,7 +5,7 @@ import LectorProtocol
 /// writes (边, 时, 车) and those only Japanese writes (辺, 駅, 気). OSD names Chinese and
 /// kanji-only Japanese alike "Han" and misnames a sign of a few characters; the
 /// characters a language reads decide instead (``ScriptLanguages/candidates(script:installed:)``).
-struct LanguageEvidence: Equatable {
+struct LanguageEvidence {
     /// Words read, and their confidences' sum.
     var words = 0
     var confidenceSum = 0.0
@@ -48,8 +48,6 @@ struct LanguageEvidence: Equatable {
         }
     }
 
-    init() {}
-
     var meanConfidence: Double { words == 0 ? 0 : confidenceSum / Double(words) }
 
     /// A read fits with at least this many letters of its language's script (or with
@@ -58,8 +56,9 @@ struct LanguageEvidence: Equatable {
     static let fitLetters = 2
 
     /// Whether the read looks right for `language`: words read with confidence, mostly in
-    /// the language's script (two letters of it at least); for Chinese, no kana and no form only Japanese writes; for
-    /// Japanese, kana or such a form when it read Han (Han alone is read in Chinese too).
+    /// the language's script (two letters of it at least); for Chinese, no kana and no
+    /// form only Japanese writes; for Japanese, kana or such a form when it read Han (Han
+    /// alone is read in Chinese too).
     func fits(_ language: String) -> Bool {
         guard words > 0, meanConfidence >= Self.fitConfidence, 2 * ownLetters >= letters,
               ownLetters >= Self.fitLetters || letters == 0 else { return false }

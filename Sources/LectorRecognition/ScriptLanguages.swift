@@ -58,10 +58,9 @@ public enum ScriptLanguages {
     /// and Japanese after either (OSD named 安全出口 Katakana), then the ``fallbacks``
     /// that are installed.
     public static func candidates(script: String?, installed: Set<String>) -> [String] {
-        let own = choose(script: script, installed: installed).languages
-        let han = own.contains(where: table["Han", default: []].contains) ? table["Han", default: []] : []
+        let own = choose(script: script, installed: installed).languages, han = table["Han"] ?? []
         var seen = Set<String>()
-        return (own + han + fallbacks).filter { installed.contains($0) && seen.insert($0).inserted }
+        return (own + (own.contains(where: han.contains) ? han : []) + fallbacks).filter { installed.contains($0) && seen.insert($0).inserted }
     }
 
     /// Debian's package of a language's traineddata (`chi_sim` → `tesseract-ocr-chi-sim`).
