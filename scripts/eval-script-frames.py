@@ -19,9 +19,7 @@ import os
 import re
 import time
 
-from script_signs import frames, in_order, languages_right, read, recall
-
-TOLERANCE = 0.05
+from script_signs import TOLERANCE, frames, in_order, languages_right, read, recall, within
 
 
 def check(stderr):
@@ -55,7 +53,7 @@ def main():
         fixed, auto = scores[entry["lang"]], scores["auto"]
         count = totals[entry["lang"] + (" (kanji only)" if entry.get("kanji_only") else "")]
         count["signs"] += 1
-        count["within"] += auto[0] >= fixed[0] - TOLERANCE and auto[1] >= fixed[1] - TOLERANCE
+        count["within"] += within(entry, fixed[3], auto[3])
         count["languages"] += languages_right(entry, auto[2])
         count["empty"] += not auto[3].strip() and bool(fixed[3].strip())
         count["auto"] += auto[0]

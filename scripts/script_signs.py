@@ -33,6 +33,18 @@ def in_order(truth, read):
     return row[-1] / max(1, len(want))
 
 
+# How far below the fixed language's recall (and characters in order) auto may read.
+TOLERANCE = 0.05
+
+
+def within(entry, fixed_text, auto_text):
+    """Whether auto's read of the sign `entry` is within TOLERANCE of the fixed
+    language's, in recall and in characters in order."""
+    lines = entry["lines"]
+    return (recall(lines, auto_text) >= recall(lines, fixed_text) - TOLERANCE
+            and in_order(lines, auto_text) >= in_order(lines, fixed_text) - TOLERANCE)
+
+
 def languages_right(entry, languages):
     """Whether every block's `language` is the sign's (a kanji-only Japanese sign may
     read as Chinese: the characters are scored, not the name)."""

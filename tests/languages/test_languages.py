@@ -9,12 +9,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lectortest import ENV, LECTORD, ROOT, Client, Daemon, Suite, lector, workdir  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from script_signs import frames, in_order, languages_right, read as read_sign, recall  # noqa: E402
+from script_signs import frames as signs, in_order, languages_right, read as read_sign, recall, within  # noqa: E402
 
 WORK = workdir("lector-languages-")
 FRAMES = os.path.join(WORK, "frames")
 TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
-TOLERANCE = 0.05
 # More than AutoLanguage.recheckFrames: the script is checked again on the way.
 FRAMES_READ = 12
 
@@ -37,7 +36,7 @@ def auto_reads_like_the_right_language():
     """Per sign: auto's recall, and its characters in order, within 0.05 of the right fixed
     --lang's; every block in the sign's language (a kanji-only Japanese sign may read as
     Chinese); never an empty TEXT where the fixed language reads text."""
-    for frame, entry in frames(FRAMES):
+    for frame, entry in signs(FRAMES):
         lang = entry["lang"]
         fixed_text, fixed_languages, _ = read(frame, lang)
         auto_text, auto_languages, _ = read(frame, "auto")
@@ -46,7 +45,7 @@ def auto_reads_like_the_right_language():
         suite.check("%s %s (%s): auto recall %.2f in order %.2f, --lang %s %.2f / %.2f; auto's blocks in %s" % (
             os.path.basename(frame)[:-4], "/".join(entry["lines"]), entry["script"], automatic, auto_order, lang, fixed,
             fixed_order, ",".join(auto_languages) or "(none)"),
-            automatic >= fixed - TOLERANCE and auto_order >= fixed_order - TOLERANCE and languages_right(entry, auto_languages)
+            within(entry, fixed_text, auto_text) and languages_right(entry, auto_languages)
             and (auto_text.strip() or not fixed_text.strip()),
             (auto_text, auto_languages, fixed_text))
 
