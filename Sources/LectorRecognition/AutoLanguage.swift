@@ -10,9 +10,8 @@ import LectorSystem
 /// or Japanese-only forms read as Chinese) in the next ones too, until one fits: on the
 /// same frame while under ``sameFrameShare`` of its deadline has passed, else on the
 /// scene's next frames (a slow machine publishes the first language's read as soon as
-/// before). The best read
-/// is published and its language kept for the scene. A recognizer per language is made
-/// the first time it is needed and kept.
+/// before). The best read is published and its language kept for the scene. A
+/// recognizer per language is made the first time it is needed and kept.
 ///
 /// The script is found again when the scene changes (a new stack generation, or a new
 /// orientation), and every ``recheckFrames`` frames without a stack. A scene OSD cannot
@@ -121,8 +120,7 @@ final class AutoLanguage {
             do {
                 (text, noLines) = try read(image, hint, with: reader, own: own)
             } catch .deadlineExceeded where check.best != nil {
-                pending = check  // the best read so far stands; the next frame tries again
-                break
+                break  // a detection past the deadline that found no line: the best read stands
             }
             check.candidates.removeFirst()
             check.tried.append(candidate)
