@@ -1,75 +1,69 @@
 #!/usr/bin/python3
-"""Measures, on the frames of scripts/make-script-frames.py, what `--lang auto` (issue 28)
-has to match and what it would start from: per frame, the script Tesseract's OSD
-(`tesseract --psm 0` with min_characters_to_try=5, osd.traineddata) names, and lectord's character recall and
-reported block languages with each fixed `--lang` given (default: the right one, eng,
-and chi_sim+jpn for Han).
+"""Measures `--lang auto` (issues 28 and 41) on the frames of scripts/make-script-frames.py:
+per frame, lectord's reads with the right fixed `--lang` and with `--lang auto` (and any
+--lang given): the character recall, the characters in order, the block languages, and
+for auto its script check (`--log-level debug`'s "script checked": the script OSD named,
+its confidence, the languages read); then per script, how many signs auto reads within
+0.05 of the fixed language (recall and order) with each block's language right, and how
+many give an empty TEXT where the fixed language reads text.
 
 Recall: the truth's characters (spaces left out) found in the text read, counted as
-multisets, over the truth's characters.
+multisets, over the truth's characters; in order: the longest common subsequence over
+the same (scripts/script_signs.py).
 
 Usage: scripts/eval-script-frames.py FRAMES_DIR [--lectord .build/debug/lectord] [--lang L ...]
 """
 import argparse
 import collections
-import json
 import os
 import re
-import subprocess
 import time
 
-
-def recall(truth, read):
-    want = collections.Counter(c for c in "".join(truth) if not c.isspace())
-    got = collections.Counter(c for c in read if not c.isspace())
-    return sum(min(n, got[c]) for c, n in want.items()) / max(1, sum(want.values()))
+from script_signs import TOLERANCE, frames, in_order, languages_right, read, recall, within
 
 
-def read_with(lectord, frame, lang):
-    started = time.time()
-    result = subprocess.run([lectord, "--replay", frame, "--stdout", "--max-frames", "1", "--lang", lang,
-                             "--socket", "/tmp/eval-script-frames-%d.sock" % os.getpid()],
-                            capture_output=True, text=True, timeout=600,
-                            env=dict(os.environ, OMP_THREAD_LIMIT="1"))
-    for line in result.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("class") == "TEXT":
-            languages = sorted({b.get("language", "?") for b in message.get("blocks", [])})
-            return message.get("text", ""), languages, time.time() - started
-    raise RuntimeError("no TEXT from lectord --lang %s on %s: %s" % (lang, frame, result.stderr[-800:]))
-
-
-def osd(frame):
-    # OSD's default min_characters_to_try (50) skips a sign of a few large characters
-    # ("Too few characters"): every non-Latin frame here. 5 lets it judge them.
-    result = subprocess.run(["tesseract", frame, "-", "--psm", "0", "--dpi", "300", "-c", "min_characters_to_try=5"],
-                            capture_output=True, text=True, timeout=120)
-    script = re.search(r"Script: (\S+)", result.stdout)
-    confidence = re.search(r"Script confidence: ([0-9.]+)", result.stdout)
-    return (script.group(1) if script else "?"), (float(confidence.group(1)) if confidence else 0.0)
+def check(stderr):
+    """auto's script check from lectord's debug log: "script (confidence) → languages read"."""
+    found = re.search(r"script checked .*?script=(\S+) confidence=(\S+) tried=(\S+)", stderr)
+    return "%s (%s) → %s" % found.groups() if found else ""
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("frames")
     parser.add_argument("--lectord", default=".build/debug/lectord")
-    parser.add_argument("--lang", action="append", help="a --lang to read every frame with (besides the right one)")
+    parser.add_argument("--lang", action="append", default=[], help="a --lang to read every frame with (besides auto and the right one)")
     args = parser.parse_args()
-    with open(os.path.join(args.frames, "truth.json")) as f:
-        truth = json.load(f)
-    print("| frame | OSD script (confidence) | --lang | recall | block languages | s |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for lang, entry in truth.items():
-        frame = os.path.join(args.frames, "%s.jpg" % lang)
-        script, confidence = osd(frame)
-        langs = [lang] + (args.lang or (["eng"] if lang != "eng" else []))
-        if lang in ("chi_sim", "jpn") and not args.lang:
-            langs.append("chi_sim+jpn")
-        for other in langs:
-            text, languages, seconds = read_with(args.lectord, frame, other)
-            print("| %s | %s (%.1f)%s | %s | %.2f | %s | %.1f |" % (
-                lang, script, confidence, "" if script == entry["script"] else " ≠ " + entry["script"], other,
-                recall(entry["lines"], text), ",".join(languages), seconds), flush=True)
+    socket = "/tmp/eval-script-frames-%d.sock" % os.getpid()
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    print("| frame | lines | --lang | script check | recall | in order | block languages | s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    totals = collections.defaultdict(lambda: collections.Counter())
+    for frame, entry in frames(args.frames):
+        name = os.path.basename(frame)[:-4]
+        scores = {}
+        for lang in [entry["lang"], "auto"] + args.lang:
+            started = time.time()
+            text, languages, stderr = read(args.lectord, frame, lang, socket, env, "--log-level", "debug")
+            seconds = time.time() - started
+            scores[lang] = (recall(entry["lines"], text), in_order(entry["lines"], text), languages, text)
+            print("| %s | %s | %s | %s | %.2f | %.2f | %s | %.1f |" % (
+                name, " / ".join(entry["lines"]), lang, check(stderr), scores[lang][0], scores[lang][1],
+                ",".join(languages) or "(empty)", seconds), flush=True)
+        fixed, auto = scores[entry["lang"]], scores["auto"]
+        count = totals[entry["lang"] + (" (kanji only)" if entry.get("kanji_only") else "")]
+        count["signs"] += 1
+        count["within"] += within(entry, fixed[3], auto[3])
+        count["languages"] += languages_right(entry, auto[2])
+        count["empty"] += not auto[3].strip() and bool(fixed[3].strip())
+        count["auto"] += auto[0]
+        count["fixed"] += fixed[0]
+    print()
+    print("| signs | auto within %.2f of fixed (recall and order) | languages right | empty where fixed reads | mean recall auto / fixed |" % TOLERANCE)
+    print("| --- | --- | --- | --- | --- |")
+    for key, count in totals.items():
+        print("| %s | %d/%d | %d/%d | %d | %.2f / %.2f |" % (key, count["within"], count["signs"], count["languages"], count["signs"],
+                                                          count["empty"], count["auto"] / count["signs"], count["fixed"] / count["signs"]))
 
 
 if __name__ == "__main__":

@@ -326,6 +326,10 @@ public final class RecognitionLoop: @unchecked Sendable {
             let text = try recognizer.recognize(upright, scene: Self.sceneHint(of: stack, transform: prepared.transform))
             if let skew = recognizer.lastSkewDegrees { logger.debug("levelled", [("degrees", String(format: "%.1f", skew))]) }
             if let detector = recognizer.lastDetectorRead { logger.debug("detector read", Self.fields(of: detector)) }
+            if let check = recognizer.takeLanguageCheck() {
+                logger.debug("script checked", [("script", check.script ?? "unknown"), ("confidence", String(format: "%.2f", check.confidence)),
+                                                ("tried", check.tried.joined(separator: ",")), ("language", check.language)])
+            }
             for language in recognizer.takeMissingLanguages() {
                 logger.warning("a scene's script needs a language that is not installed; it is read as \(ScriptLanguages.latin)",
                                [("language", language), ("install", ScriptLanguages.package(of: language))])

@@ -185,7 +185,8 @@ public final class TextRecognizer {
                 engine = nil
             }
             zoneEngines = [:]
-            autoLanguage = options.language == ScriptLanguages.automatic ? try AutoLanguage(options: options) : nil
+            autoLanguage = options.language == ScriptLanguages.automatic
+                ? try AutoLanguage(options: options, detectors: detectorLayout?.detectors) : nil
             zoneNeural = [:]
         } else {
             autoLanguage = nil
@@ -261,6 +262,14 @@ public final class TextRecognizer {
     /// returned once (to be logged with ``ScriptLanguages/package(of:)``).
     public func takeMissingLanguages() -> [String] { autoLanguage?.takeMissing() ?? [] }
 
+    /// With `lang auto`: the script check the last read made (a new scene's), once: what
+    /// OSD named, its confidence, the languages read (the last one's read is not always
+    /// the one kept) and the language kept; nil when it made none.
+    public func takeLanguageCheck() -> (script: String?, confidence: Double, tried: [String], language: String)? {
+        guard let autoLanguage, let check = autoLanguage.takeCheck() else { return nil }
+        return (check.script, check.confidence, check.tried, autoLanguage.language)
+    }
+
     /// Where the last recognition spent its time inside Tesseract's engine (with the
     /// detector layout: its last line).
     public var lastTimings: RecognitionTimings {
@@ -302,11 +311,22 @@ public final class TextRecognizer {
     public func recognize(_ image: GrayImage, scene: SceneHint? = nil) throws(RecognitionError) -> RecognizedText {
         guard options.zones.isEmpty else { return try recognizeZones(image) }
         lastReader = nil
-        if let autoLanguage, let reader = try autoLanguage.reader(for: image, scene: scene) {
-            let text = try reader.recognize(image, scene: scene)
-            (lastReader, lastProgress, lastSkewDegrees) = (reader, reader.lastProgress, reader.lastSkewDegrees)
-            return text
+        if let autoLanguage {
+            let read = try autoLanguage.recognize(image, scene: scene) { () throws(RecognitionError) in
+                let text = try recognizeOwn(image, scene: scene)
+                return (text, detectorLayout?.lastRead.lines)
+            }
+            if let reader = read.reader {
+                (lastReader, lastProgress, lastSkewDegrees) = (reader, reader.lastProgress, reader.lastSkewDegrees)
+            }
+            return read.text
         }
+        return try recognizeOwn(image, scene: scene)
+    }
+
+    /// Reads `image` in this recognizer's own language (Latin's with `lang auto`), as
+    /// ``recognize(_:scene:)`` says.
+    private func recognizeOwn(_ image: GrayImage, scene: SceneHint?) throws(RecognitionError) -> RecognizedText {
         // A region of interest is cut out here rather than with TessBaseAPISetRectangle,
         // which read garbage on camera-like frames when measured (Tesseract 5.3.0).
         var region: PixelBox?

@@ -127,6 +127,14 @@ struct DetectorTests {
         #expect(blocks.allSatisfy { block in block.lines.allSatisfy { line in line.words.allSatisfy { line.box.union($0.box) == line.box } } })
     }
 
+    @Test("a line's words keep their engine's order: a word boxed across the whole line stays first")
+    func wordOrder() {
+        var line = Self.readLine(["营业", "时", "间", "上", "午"], x: 40, y: 40)
+        // Tesseract boxed 营业 of 营业时间上午九点 over the whole line.
+        line.line.words[0].box = PixelBox(x: 40, y: 40, width: line.line.box.width, height: 20)
+        #expect(LineBlocks.blocks(of: [line]).map(\.text) == ["营业 时 间 上 午"])
+    }
+
     @Test("layout detector without a model is an error; auto without one reads with Tesseract's layout and says why")
     func resolveWithoutModel() throws {
         var options = RecognizerOptions.untimed

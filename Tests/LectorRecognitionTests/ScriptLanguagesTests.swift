@@ -5,18 +5,19 @@ import Testing
 struct ScriptLanguagesTests {
     static let installed: Set<String> = ["eng", "osd", "chi_sim", "jpn", "kor", "hin"]
 
-    @Test("the installed traineddata that read a script", arguments: [
-        ("Latin", "eng", [String]()),
-        ("Han", "chi_sim+jpn", []),
-        ("Japanese", "jpn", []),
-        ("Korean", "kor", []),
-        ("Devanagari", "hin", []),
-        ("Cyrillic", "eng", ["rus"]),
-        ("Fraktur?", "eng", []),
+    @Test("the installed traineddata that read a script, in the order they are tried", arguments: [
+        ("Latin", ["eng"], [String]()),
+        ("Han", ["chi_sim", "jpn"], []),
+        ("Japanese", ["jpn"], []),
+        ("Korean", ["kor"], []),
+        ("Devanagari", ["hin"], []),
+        ("Cyrillic", ["eng"], ["rus"]),
+        ("Fraktur?", ["eng"], []),
     ])
-    func choice(script: String, language: String, missing: [String]) {
+    func choice(script: String, languages: [String], missing: [String]) {
         let choice = ScriptLanguages.choose(script: script, installed: Self.installed)
-        #expect(choice == ScriptLanguages.Choice(language: language, missing: missing), "\(script)")
+        #expect(choice == ScriptLanguages.Choice(languages: languages, missing: missing), "\(script)")
+        #expect(choice.language == languages[0])
     }
 
     @Test func hanWithOnlyJapanese() {
@@ -26,6 +27,18 @@ struct ScriptLanguagesTests {
 
     @Test func noScriptReadsLatin() {
         #expect(ScriptLanguages.choose(script: nil, installed: Self.installed).language == "eng")
+    }
+
+    @Test("the languages a scene is read in until one fits: the script's, then the other installed scripts'", arguments: [
+        ("Han", ["chi_sim", "jpn", "eng", "kor", "hin"]),
+        ("Japanese", ["jpn", "chi_sim", "eng", "kor", "hin"]),
+        ("Devanagari", ["hin", "eng", "chi_sim", "jpn", "kor"]),
+        ("Latin", ["eng", "chi_sim", "jpn", "kor", "hin"]),
+        ("Cyrillic", ["eng", "chi_sim", "jpn", "kor", "hin"]),
+    ])
+    func candidates(script: String, languages: [String]) {
+        #expect(ScriptLanguages.candidates(script: script, installed: Self.installed) == languages)
+        #expect(ScriptLanguages.candidates(script: script, installed: ["eng", "hin"]) == languages.filter { ["eng", "hin"].contains($0) })
     }
 
     @Test("Debian's package of a language", arguments: [("chi_sim", "tesseract-ocr-chi-sim"), ("kor", "tesseract-ocr-kor")])

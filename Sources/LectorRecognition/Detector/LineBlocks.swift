@@ -35,13 +35,13 @@ enum LineBlocks {
         }
 
         // 1. Segments of one line: side by side, overlapping across, about as thick.
-        var rows: [(extent: Extent, words: [(TextWord, Double)], quad: LineQuad, engines: [String])] = []
+        // A segment's words stay in the order its engine read them: a word's box can be
+        // wrong where its text is right (Tesseract boxed 营业 of 营业时间上午九点 across the
+        // whole line; sorted by their centres, the words read 时间营业上午九点).
+        var rows: [(extent: Extent, words: [TextWord], quad: LineQuad, engines: [String])] = []
         for read in lines.sorted(by: { extent($0.quad).start < extent($1.quad).start }) {
             let e = extent(read.quad)
-            let words = read.line.words.map { word -> (TextWord, Double) in
-                let centre = ImagePoint(x: Double(word.box.x) + Double(word.box.width) / 2, y: Double(word.box.y) + Double(word.box.height) / 2)
-                return (word, centre.dot(along))
-            }
+            let words = read.line.words
             if let index = rows.firstIndex(where: { row in
                 let overlap = min(row.extent.bottom, e.bottom) - max(row.extent.top, e.top)
                 let thin = min(row.extent.thickness, e.thickness), thick = max(row.extent.thickness, e.thickness)
@@ -57,8 +57,7 @@ enum LineBlocks {
             }
         }
         let textLines: [(extent: Extent, line: TextLine)] = rows.map { row in
-            let words = row.words.sorted { $0.1 < $1.1 }.map(\.0)
-            return (row.extent, line(words, engine: TreeBuilder.mostCommon(row.engines)))
+            (row.extent, line(row.words, engine: TreeBuilder.mostCommon(row.engines)))
         }
 
         // 2. Blocks: lines that follow closely across the text and overlap along it.
