@@ -33,8 +33,10 @@ final class DetectorLayout {
     /// Lines whose reading direction is voted (both directions read) per detection.
     static let directionSamples = 3
     /// The share of the deadline a frame reads for when it goes on with lines an earlier
-    /// frame of the scene left unread: the text grows in steps.
-    static let stepShare = 0.5
+    /// frame of the scene left unread, and a new scene's first frame on a slow machine
+    /// after its quick detection: the text grows in steps. (A half put a page's first
+    /// half-text at 3.2-3.6 s at a third of a core, a third at ...; issue 40.)
+    static let stepShare = 1.0 / 3
     /// Shallow lines are read upside down too when their plain reads score below this
     /// (mean confidence, a read without words scoring 0), and taken upside down when the
     /// turned reads score at least this: upright text reads far above it, upside-down
@@ -118,10 +120,14 @@ final class DetectorLayout {
                              stackFilling: hint.map { !$0.full } ?? false, probeMilliseconds: probe)
         var scene = try sceneToRead(hint: hint, read: &read)
         defer { known = scene }
-        // A scene read over several frames publishes in steps: the first frame when the
-        // deadline ends, the next ones each after a share of it.
-        if !read.stats.detected, scene.lines.contains(where: { $0.reading == nil }) {
-            read.stats.budgetMilliseconds = max(1, Int(Double(deadline) * Self.stepShare))
+        // A scene read over several frames publishes in steps: a new scene first looked at
+        // small (a slow machine) a step after its detection, the next frames each after a
+        // step, so that the first text does not wait for a whole deadline's reading.
+        let step = max(1, Int(Double(deadline) * Self.stepShare))
+        if read.stats.detected, read.stats.detectedSide < DetectionSize.full {
+            read.stats.budgetMilliseconds = min(deadline, Int(read.stats.detectMilliseconds) + step)
+        } else if !read.stats.detected, scene.lines.contains(where: { $0.reading == nil }) {
+            read.stats.budgetMilliseconds = step
         }
         if scene.provisionalVote, !read.stackFilling { scene.forgetDirections() }
         do {
