@@ -63,6 +63,9 @@ final class DetectorLayout {
     private var known: Scene?
     /// What a detection costs on this machine now: the size a new scene is detected at.
     private var detectionSize = DetectionSize()
+    /// Milliseconds ``DetectionSize/probe`` took at start-up (``timeProbe(deadline:)``),
+    /// used by the first new scene instead of timing it then.
+    private var startupProbe: Double?
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
     private(set) var lastRead = DetectorRead()
 
@@ -381,8 +384,27 @@ final class DetectorLayout {
         return scene
     }
 
+    /// Times ``DetectionSize/probe`` now, at start-up, when a camera's first scene with
+    /// `deadline` may want it (a frame larger than ``DetectionSize/quick``): the first
+    /// scene then does not wait for it, and the network's first run (its buffers
+    /// allocated) is part of loading it. At a sixth of a core the probe took 0.3 s after
+    /// the camera streamed (2026-12-04).
+    /// - Throws: ``RecognitionError/detectorFailed(_:)``.
+    func timeProbe(deadline: Int) throws(RecognitionError) {
+        guard detectionSize.wantsProbe(deadline: deadline, width: DetectionSize.full * 2, height: DetectionSize.full * 2) else { return }
+        startupProbe = try timedProbe()
+    }
+
+    /// The milliseconds of one detection of ``DetectionSize/probe``.
+    private func timedProbe() throws(RecognitionError) -> Double {
+        let started = MonotonicInstant.now()
+        do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
+        return MonotonicInstant.now().milliseconds(since: started)
+    }
+
     /// Times ``DetectionSize/probe`` before a new scene is detected, when nothing was
-    /// timed yet and it can change the size the scene is detected at. Outside the frame's
+    /// timed yet and it can change the size the scene is detected at (the time taken at
+    /// start-up, ``timeProbe(deadline:)``, when there is one). Outside the frame's
     /// deadline: at a third of a core the probe takes about 0.6 s, which counted in the
     /// first frame's 3 s put two turned pages' first half-text at 6.1–6.2 s (3.1–3.6 s
     /// before the probe; tests/slowcpu, 2026-12-04).
@@ -390,9 +412,8 @@ final class DetectorLayout {
     private func probeBeforeFirstScene(of image: GrayImage, deadline: Int, hint: SceneHint?) throws(RecognitionError) -> Double? {
         guard let hint, known.map({ !isStill($0, hint: hint, imageWidth: image.width, imageHeight: image.height) }) ?? true,
               detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return nil }
-        let started = MonotonicInstant.now()
-        do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
-        let milliseconds = MonotonicInstant.now().milliseconds(since: started)
+        let milliseconds = try startupProbe ?? timedProbe()
+        startupProbe = nil
         detectionSize.recordProbe(milliseconds: milliseconds, width: image.width, height: image.height)
         return milliseconds
     }
@@ -619,8 +640,8 @@ public struct DetectorRead: Equatable, Sendable {
     public var detectionKept = false
     /// Milliseconds in the detector.
     public var detectMilliseconds = 0.0
-    /// Milliseconds of the probe timed before this frame's read (``DetectionSize/probe``;
-    /// outside its deadline), when one was.
+    /// Milliseconds of the probe timed for this frame's read (``DetectionSize/probe``;
+    /// outside its deadline, before it or at start-up), when one was.
     public var probeMilliseconds: Double?
     /// The longer side the detector shrank the image to (when ``detected``).
     public var detectedSide = 0
