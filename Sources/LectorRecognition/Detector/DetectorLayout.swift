@@ -412,7 +412,8 @@ final class DetectorLayout {
     private func probeBeforeFirstScene(of image: GrayImage, deadline: Int, hint: SceneHint?) throws(RecognitionError) -> Double? {
         guard let hint, known.map({ !isStill($0, hint: hint, imageWidth: image.width, imageHeight: image.height) }) ?? true,
               detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return nil }
-        let milliseconds = try startupProbe ?? timedProbe()
+        let milliseconds: Double
+        if let startupProbe { milliseconds = startupProbe } else { milliseconds = try timedProbe() }
         startupProbe = nil
         detectionSize.recordProbe(milliseconds: milliseconds, width: image.width, height: image.height)
         return milliseconds
