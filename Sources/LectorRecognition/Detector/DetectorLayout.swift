@@ -34,8 +34,10 @@ final class DetectorLayout {
     static let directionSamples = 3
     /// The share of the deadline a frame reads for when it goes on with lines an earlier
     /// frame of the scene left unread, and a new scene's first frame on a slow machine
-    /// after its quick detection: the text grows in steps. (A half put a page's first
-    /// half-text at 3.2-3.6 s at a third of a core, a third at ...; issue 40.)
+    /// after its quick detection: the text grows in steps. (With half-deadline steps and
+    /// the first frame reading for its whole deadline, a page's first half-text came at
+    /// 3.0-3.5 s at a third of a core, 3.3-5.8 s at a sixth; with this, 2.2-2.4 s and
+    /// 3.1-4.2 s; a sixth of the deadline measured no better; 2026-12-04, issue 40.)
     static let stepShare = 1.0 / 3
     /// Shallow lines are read upside down too when their plain reads score below this
     /// (mean confidence, a read without words scoring 0), and taken upside down when the
