@@ -66,6 +66,14 @@ public final class FrameStacker: @unchecked Sendable {
         lastIdle = nil
     }
 
+    /// The least milliseconds since the last fold before a frame captured at `time` is
+    /// folded: ``busyFoldInterval`` while the recognizer has been busy that long,
+    /// ``fullStackInterval`` for a full stack, else 0.
+    private func foldInterval(at time: MonotonicInstant, recognizerBusy: Bool) -> Double {
+        if recognizerBusy, let lastIdle, time.milliseconds(since: lastIdle) >= Self.busyFoldInterval { return Self.busyFoldInterval }
+        return stack.settings.capacity > 1 && stack.count >= stack.settings.capacity ? Self.fullStackInterval : 0
+    }
+
     /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
     /// newest frame's sequence and timestamp; nil when the stack is full and folded a
     /// frame less than ``fullStackInterval`` ago, or when the recognizer has been busy
@@ -79,14 +87,10 @@ public final class FrameStacker: @unchecked Sendable {
     /// - Throws: when the frame cannot be decoded (it is then rejected).
     public func fold(_ frame: Frame, recognizerBusy: Bool = false, beforeFolding: () -> Void = {}) throws(FrameError) -> Frame? {
         if !recognizerBusy || lastIdle.map({ frame.timestamp < $0 }) ?? true { lastIdle = frame.timestamp }
-        if let lastFolded, frame.timestamp >= lastFolded, stack.count > 0 {
-            let sinceFolded = frame.timestamp.milliseconds(since: lastFolded)
-            let full = stack.settings.capacity > 1 && stack.count >= stack.settings.capacity
-            let waiting = recognizerBusy && lastIdle.map { frame.timestamp.milliseconds(since: $0) >= Self.busyFoldInterval } == true
-            if (full && sinceFolded < Self.fullStackInterval) || (waiting && sinceFolded < Self.busyFoldInterval) {
-                frame.giveBack()
-                return nil
-            }
+        if stack.count > 0, let lastFolded, frame.timestamp >= lastFolded,
+           frame.timestamp.milliseconds(since: lastFolded) < foldInterval(at: frame.timestamp, recognizerBusy: recognizerBusy) {
+            frame.giveBack()
+            return nil
         }
         lastFolded = frame.timestamp
         do {

@@ -65,9 +65,6 @@ final class DetectorLayout {
     private var known: Scene?
     /// What a detection costs on this machine now: the size a new scene is detected at.
     private var detectionSize = DetectionSize()
-    /// Milliseconds ``DetectionSize/probe`` took at start-up (``timeProbe(deadline:)``),
-    /// used by the first new scene instead of timing it then.
-    private var startupProbe: Double?
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
     private(set) var lastRead = DetectorRead()
 
@@ -394,19 +391,13 @@ final class DetectorLayout {
     /// - Throws: ``RecognitionError/detectorFailed(_:)``.
     func timeProbe(deadline: Int) throws(RecognitionError) {
         guard detectionSize.wantsProbe(deadline: deadline, width: DetectionSize.full * 2, height: DetectionSize.full * 2) else { return }
-        startupProbe = try timedProbe()
-    }
-
-    /// The milliseconds of one detection of ``DetectionSize/probe``.
-    private func timedProbe() throws(RecognitionError) -> Double {
-        let started = MonotonicInstant.now()
-        do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
-        return MonotonicInstant.now().milliseconds(since: started)
+        do { _ = try detectors.probeMilliseconds() } catch { throw .detectorFailed(error.description) }
     }
 
     /// Times ``DetectionSize/probe`` before a new scene is detected, when nothing was
     /// timed yet and it can change the size the scene is detected at (the time taken at
-    /// start-up, ``timeProbe(deadline:)``, when there is one). Outside the frame's
+    /// start-up, ``timeProbe(deadline:)``, or by another recognizer of the camera, when
+    /// there is one: ``DetectorPool/probeMilliseconds()``). Outside the frame's
     /// deadline: at a third of a core the probe takes about 0.6 s, which counted in the
     /// first frame's 3 s put two turned pages' first half-text at 6.1–6.2 s (3.1–3.6 s
     /// before the probe; tests/slowcpu, 2026-12-04).
@@ -415,8 +406,7 @@ final class DetectorLayout {
         guard let hint, known.map({ !isStill($0, hint: hint, imageWidth: image.width, imageHeight: image.height) }) ?? true,
               detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return nil }
         let milliseconds: Double
-        if let startupProbe { milliseconds = startupProbe } else { milliseconds = try timedProbe() }
-        startupProbe = nil
+        do { milliseconds = try detectors.probeMilliseconds() } catch { throw .detectorFailed(error.description) }
         detectionSize.recordProbe(milliseconds: milliseconds, width: image.width, height: image.height)
         return milliseconds
     }
