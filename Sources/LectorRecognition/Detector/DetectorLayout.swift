@@ -20,8 +20,9 @@ import LectorSystem
 /// and a line whose pixels are still those it was read from keeps its reading (the same
 /// pixels read the same). A frame's read that runs out of time keeps what it read, and
 /// the next frames of the scene go on with the lines not read yet, each for a step of
-/// the deadline (``stepShare``): a slow machine reads a scene over several frames, its
-/// text growing at each.
+/// the deadline (``stepShare``), as does a new scene's first frame a step after a quick
+/// detection (a machine too slow for the full size): a slow machine reads a scene over
+/// several frames, its text growing at each, the first part soon after the detection.
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
 final class DetectorLayout {
