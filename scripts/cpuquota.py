@@ -18,9 +18,24 @@ The group also gets a high scheduling weight (v1 `cpu.shares`, v2 `cpu.weight`):
 shared machine it still receives its whole quota, so the quota, not the other load, is
 what limits it; `throttling()` says how often it hit the quota.
 
+A plain quota (33 %) is a slower core only relative to this machine's: the same 33 % is a
+Pi 4 on one machine and half of one on a machine with cores half as fast (issue 40: the
+same suite passed 26/26 on one 2-core AMD EPYC guest and failed 8 on another).
+`calibrated_percent()` makes the emulated core the same on every machine: it times a fixed
+reference workload (`reference_seconds()`: zlib at level 6 compressing and inflating a
+fixed 4 MiB text three times, single-threaded, the least CPU time of five runs; zlib is
+the same C code on Debian 12 and 13, and CPU time is what a quota hands out, so another
+program's load barely moves it) and sets the quota so that the workload would take
+`PI4_REFERENCE_SECONDS`, what it takes on a Pi 4 core: REFERENCE_SECONDS (its time on the
+machine the suite's thresholds were measured on, a 2-core AMD EPYC KVM guest, 2026-12-04)
+times PI4_FACTOR (DESIGN.md: a Pi 4 core is roughly 3x slower than one core of these
+machines). There it gives 33 %; on a machine twice as slow, 67 %.
+
 As a command: `scripts/cpuquota.py PERCENT -- COMMAND [ARGS...]` runs COMMAND in a quota
-of PERCENT % of one core and exits with its status (77 and a "skip" line when no cgroup
-controller is writable here).
+of PERCENT % of one core (PERCENT `pi4`: the calibrated quota) and exits with its status
+(77 and a "skip" line when no cgroup controller is writable here);
+`scripts/cpuquota.py --calibrate` prints the reference workload's time here and the
+quota that emulates a Pi 4 core.
 """
 import itertools
 import os
@@ -29,12 +44,24 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 
 PERIOD_US = 100_000
 V1_ROOT = "/sys/fs/cgroup/cpu"
 V2_ROOTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
 PREFIX = "lector-quota-"
 _NUMBERS = itertools.count(1)
+# The reference workload's CPU seconds on the calibration machine (a 2-core AMD EPYC KVM
+# guest, 2026-12-04 22:30 UTC, load average 16: 0.419-0.425 s over six runs; the least).
+REFERENCE_SECONDS = 0.419
+# A Pi 4 core (Cortex-A72, 1.5 GHz) is taken as this many times slower than one core of
+# the calibration machine (DESIGN.md's "roughly 3x").
+PI4_FACTOR = 3.0
+PI4_REFERENCE_SECONDS = REFERENCE_SECONDS * PI4_FACTOR
+REFERENCE_RUNS = 5
+# The calibrated quota is kept within these (percent of one core): a machine slower than
+# a Pi 4 core gets a whole core.
+CALIBRATED_RANGE = (5.0, 100.0)
 
 
 class Unavailable(Exception):
@@ -141,6 +168,49 @@ class CPUQuota:
         self.close()
 
 
+def _reference_text():
+    """The reference workload's input: 4 MiB of words picked by a fixed linear
+    congruential generator (the same bytes on every machine)."""
+    words = [b"lector", b"camera", b"frame", b"text", b"line", b"detector", b"quota", b"core", b"read", b"scene",
+             b"stack", b"vote", b"page", b"word", b"plate", b"the", b"of", b"a", b"in", b"reference"]
+    state, out = 12345, bytearray()
+    while len(out) < 4 << 20:
+        state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+        out += words[(state >> 16) % len(words)]
+        out += b" " if state & 7 else b"\n"
+    return bytes(out)
+
+
+def reference_seconds(runs=REFERENCE_RUNS):
+    """The reference workload's CPU seconds on this machine: the least of `runs` runs of
+    zlib level 6 compressing and inflating the reference text three times."""
+    text = _reference_text()
+    best = None
+    for _ in range(runs):
+        started = time.thread_time()
+        for _ in range(3):
+            zlib.decompress(zlib.compress(text, 6))
+        spent = time.thread_time() - started
+        best = spent if best is None else min(best, spent)
+    return best
+
+
+def calibrated_percent(seconds=None):
+    """The quota (percent of one core) in which this machine's core is a Pi 4 core:
+    `seconds` (the reference workload's time here, measured when None) over
+    PI4_REFERENCE_SECONDS, within CALIBRATED_RANGE."""
+    seconds = reference_seconds() if seconds is None else seconds
+    low, high = CALIBRATED_RANGE
+    return min(high, max(low, 100.0 * seconds / PI4_REFERENCE_SECONDS))
+
+
+def calibration_line(seconds, percent):
+    """One line saying what the calibration found."""
+    return (f"calibration: the reference workload took {seconds:.3f} s of CPU here, {REFERENCE_SECONDS:.3f} s on the "
+            f"calibration machine, {PI4_REFERENCE_SECONDS:.3f} s taken for a Pi 4 core: a Pi 4 core is {percent:.1f} % "
+            f"of a core here (this core {REFERENCE_SECONDS / seconds:.2f}x the calibration machine's)")
+
+
 def _empty_and_remove(path, root):
     for _ in range(50):
         try:
@@ -163,9 +233,19 @@ def _empty_and_remove(path, root):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] != "--" or not re.fullmatch(r"\d+(\.\d+)?", argv[0]):
-        print("usage: scripts/cpuquota.py PERCENT -- COMMAND [ARGS...]", file=sys.stderr)
+    if argv == ["--calibrate"]:
+        seconds = reference_seconds()
+        print(calibration_line(seconds, calibrated_percent(seconds)))
+        return 0
+    if len(argv) < 3 or argv[1] != "--" or not re.fullmatch(r"\d+(\.\d+)?|pi4", argv[0]):
+        print("usage: scripts/cpuquota.py PERCENT|pi4 -- COMMAND [ARGS...]\n       scripts/cpuquota.py --calibrate",
+              file=sys.stderr)
         return 2
+    if argv[0] == "pi4":
+        seconds = reference_seconds()
+        percent = calibrated_percent(seconds)
+        print(calibration_line(seconds, percent), file=sys.stderr)
+        argv = [f"{percent:.1f}"] + argv[1:]
     try:
         quota = CPUQuota(float(argv[0]))
     except Unavailable as why:

@@ -17,6 +17,13 @@ import LectorSystem
 /// Once the stack is full, it folds at most one frame per ``fullStackInterval``: its
 /// mean already averages `capacity` frames, and a 30 or 60 fps camera then costs the
 /// capture thread what a 16 fps one does. The frames between are given back unread.
+///
+/// While the recognizer has been busy for ``busyFoldInterval`` (a slow core reading a
+/// scene, its frames waiting), it folds at most one frame per ``busyFoldInterval``: the
+/// recognizer takes only the newest mean when it is done, and decoding and folding each
+/// captured frame took a quarter of a still document camera's CPU at a third of a core,
+/// CPU the scene's first text waited for (issue 40). A recognizer that keeps up (a
+/// read shorter than the interval) sees every frame folded, as before.
 public final class FrameStacker: @unchecked Sendable {
     // The source thread alone calls fold and reset; recognizer threads read stacked
     // frames out of the stack under `shared.lock`, which fold holds while it changes the
@@ -24,6 +31,9 @@ public final class FrameStacker: @unchecked Sendable {
     /// Least time between two frames folded into a full stack (16 frames a second, with
     /// room for a 15 fps camera's timing jitter).
     public static let fullStackInterval = 60.0
+    /// Least time between two frames folded while the recognizer has been busy this long
+    /// (milliseconds): a scene change is then seen at most this much later than otherwise.
+    public static let busyFoldInterval = 1000.0
     private let extractor = LumaExtractor()
     /// The stack. Read it on the source thread only (recognizers read stacked frames).
     public let stack: FrameStack
@@ -33,6 +43,8 @@ public final class FrameStacker: @unchecked Sendable {
     private var luma = GrayImage(width: 0, height: 0)
     /// Capture time of the last frame folded.
     private var lastFolded: MonotonicInstant?
+    /// Capture time of the last frame delivered while the recognizer was not busy.
+    private var lastIdle: MonotonicInstant?
     private let logger: Logger?
     private let colorPreview: ColorPreviewDemand?
 
@@ -51,19 +63,32 @@ public final class FrameStacker: @unchecked Sendable {
     public func reset() {
         shared.lock.withLock { stack.reset() }
         lastFolded = nil
+        lastIdle = nil
+    }
+
+    /// The least milliseconds since the last fold before a frame captured at `time` is
+    /// folded: ``busyFoldInterval`` while the recognizer has been busy that long,
+    /// ``fullStackInterval`` for a full stack, else 0.
+    private func foldInterval(at time: MonotonicInstant, recognizerBusy: Bool) -> Double {
+        if recognizerBusy, let lastIdle, time.milliseconds(since: lastIdle) >= Self.busyFoldInterval { return Self.busyFoldInterval }
+        return stack.settings.capacity > 1 && stack.count >= stack.settings.capacity ? Self.fullStackInterval : 0
     }
 
     /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
     /// newest frame's sequence and timestamp; nil when the stack is full and folded a
-    /// frame less than ``fullStackInterval`` ago (the frame counts as dropped). `frame`'s
-    /// buffer is given back on every path.
-    /// - Parameter beforeFolding: called once the frame is known to be folded, before
-    ///   the stack changes: the place to withdraw the previous stacked frame from the
-    ///   mailbox (given back there unread, it is never read out).
+    /// frame less than ``fullStackInterval`` ago, or when the recognizer has been busy
+    /// for ``busyFoldInterval`` and a frame was folded less than that ago (the frame
+    /// counts as dropped). `frame`'s buffer is given back on every path.
+    /// - Parameters:
+    ///   - recognizerBusy: a stacked frame is still waiting for the recognizer.
+    ///   - beforeFolding: called once the frame is known to be folded, before the stack
+    ///     changes: the place to withdraw the previous stacked frame from the mailbox
+    ///     (given back there unread, it is never read out).
     /// - Throws: when the frame cannot be decoded (it is then rejected).
-    public func fold(_ frame: Frame, beforeFolding: () -> Void = {}) throws(FrameError) -> Frame? {
-        if stack.settings.capacity > 1, stack.count >= stack.settings.capacity, let lastFolded,
-           frame.timestamp >= lastFolded, frame.timestamp.milliseconds(since: lastFolded) < Self.fullStackInterval {
+    public func fold(_ frame: Frame, recognizerBusy: Bool = false, beforeFolding: () -> Void = {}) throws(FrameError) -> Frame? {
+        if !recognizerBusy || lastIdle.map({ frame.timestamp < $0 }) ?? true { lastIdle = frame.timestamp }
+        if stack.count > 0, let lastFolded, frame.timestamp >= lastFolded,
+           frame.timestamp.milliseconds(since: lastFolded) < foldInterval(at: frame.timestamp, recognizerBusy: recognizerBusy) {
             frame.giveBack()
             return nil
         }

@@ -30,8 +30,9 @@ public struct CameraFrameSink: FrameSink {
 
     /// Hands over a frame: it replaces any frame the recognizer has not taken yet. With
     /// a stacker, the frame is folded into the stack first (its buffer goes back at once)
-    /// and the stack's mean is what waits (a full stack's frames between two folds are
-    /// dropped); a frame that cannot be decoded is rejected. The stack's previous mean,
+    /// and the stack's mean is what waits (a full stack's frames between two folds, and
+    /// those a slow recognizer would not see, are dropped unread: ``FrameStacker``); a
+    /// frame that cannot be decoded is rejected. The stack's previous mean,
     /// if still waiting, is withdrawn before the fold and dropped unread.
     public func deliver(_ frame: Frame) {
         counters.countCaptured()
@@ -39,7 +40,7 @@ public struct CameraFrameSink: FrameSink {
         var posted = frame
         if let stacker {
             do {
-                let stacked = try stacker.fold(frame) {
+                let stacked = try stacker.fold(frame, recognizerBusy: mailbox.isOccupied) {
                     // Replaced by the mean about to be folded: dropped as the post would
                     // drop it, but before the stack changes, so it is never read out.
                     guard let waiting = mailbox.takeIfWaiting() else { return }
@@ -47,7 +48,7 @@ public struct CameraFrameSink: FrameSink {
                     counters.countDropped()
                 }
                 guard let stacked else {
-                    counters.countDropped()  // a full stack's frame between two folds
+                    counters.countDropped()  // a full stack's frame between two folds, or a slow recognizer's
                     return
                 }
                 posted = stacked

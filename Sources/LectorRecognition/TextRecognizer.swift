@@ -169,6 +169,8 @@ public final class TextRecognizer {
                     engineNote = neural.note
                     detectorLayout = try DetectorLayout(detectors: loaded, language: options.baseLanguage, dataPath: options.dataPath,
                                                         neural: neural.engine, engine: options.engine)
+                    // A camera's first scene does not wait for the network to be timed.
+                    if !options.readsWhole { try detectorLayout?.timeProbe(deadline: options.deadline) }
                 } else {
                     engineNote = nil
                 }

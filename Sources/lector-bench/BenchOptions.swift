@@ -48,7 +48,7 @@ struct BenchOptions {
           --json FILE         Writes every measured number to FILE as JSON.
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ","))
                               (without it, all but \(Section.onlyWhenAsked.map(\.rawValue).sorted().joined(separator: ","))).
-          --slow-machine      Only the slow-machine mode (issue 25): lectord in a third of a core on the realworld
+          --slow-machine      Only the slow-machine mode (issue 25): lectord in a Pi 4 core (a calibrated quota) on the realworld
                               photos replayed as cameras, against their offline reads (about 7 minutes, needs root;
                               the same as --only slowcpu).
           --rounds N          Recognition rounds per frame size (default 20).

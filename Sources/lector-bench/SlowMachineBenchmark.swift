@@ -1,10 +1,11 @@
 import Foundation
 import LectorProtocol
 
-/// Issue 25: lectord on a slow machine. Each realworld photo (every `docphoto`, the first
-/// 10 of `platefull`) replayed as a 5 fps camera for 40 s in a CPU quota of a third of a
-/// core, against an unthrottled offline read of the same photo: per set, the time to the
-/// first TEXT holding half of the offline read's words, and the recall within the 40 s.
+/// Issues 25 and 40: lectord on a slow machine. Each realworld photo (every `docphoto`,
+/// the first 10 of `platefull`) replayed as a 5 fps camera for 40 s in a CPU quota that
+/// makes this machine's core a Pi 4 core (`scripts/cpuquota.py`'s calibration), against
+/// an unthrottled offline read of the same photo: per set, the time to the first TEXT
+/// holding half of the offline read's words, and the recall within the 40 s.
 /// The measurement is `scripts/slowcpu.py` (the one implementation, also behind
 /// tests/slowcpu, with the cgroup code in `scripts/cpuquota.py` and the scoring of
 /// `scripts/eval-realworld.py`), run on the lectord built beside the benchmark; this
@@ -76,7 +77,10 @@ struct SlowMachineBenchmark {
                   let within = entry["first_half_text_within_target"]?.doubleValue,
                   let offline = entry["mean_offline_recall"]?.doubleValue,
                   let best = entry["mean_best_recall"]?.doubleValue else { continue }
-            bench.report.add(section: "slowcpu", item: "\(name): first half-text within \(format(firstTarget, 0)) s, \(format(quota, 0)) % core",
+            let target = entry["first_text_target_s"]?.doubleValue ?? firstTarget
+            let fromStart = result["first_text_from_start_target_s"]?.doubleValue
+            bench.report.add(section: "slowcpu", item: "\(name): first half-text within \(format(target, 0)) s"
+                                 + (fromStart.map { " (\(format($0, 0)) s from the start)" } ?? "") + ", \(format(quota, 0)) % core",
                              value: "\(Int(within)) of \(Int(photos)) photos", target: "all \(Int(photos))",
                              status: Report.check(within == photos),
                              numbers: [("photos", photos), ("first_half_text_within_target", within)])

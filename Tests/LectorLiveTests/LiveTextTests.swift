@@ -168,6 +168,30 @@ struct FrameStackTests {
         #expect(outcomes == folded)
     }
 
+    /// A recognizer busy for FrameStacker.busyFoldInterval (a slow core reading a scene)
+    /// has at most one frame a second folded for it; one that keeps up has every frame.
+    /// Times in ms after the first frame (5 fps); busy: a stacked frame still waits.
+    @Test("a recognizer busy for a second has one frame a second folded", arguments: [
+        (busy: [false, true, true, true, true, true, true, true, true, true, true, true, true],
+         folded: [true, true, true, true, true, false, false, false, false, true, false, false, false]),
+        (busy: [false, true, false, true, false, true, false, true, false, true, false, true, false],
+         folded: [true, true, true, true, true, true, true, true, true, true, true, true, true]),
+        (busy: [false, true, true, true, true, true, true, true, false, true, true, true, true],
+         folded: [true, true, true, true, true, false, false, false, true, true, true, true, true]),
+    ])
+    func busyFoldInterval(busy: [Bool], folded: [Bool]) throws {
+        let stacker = FrameStacker(capacity: 16)
+        let card = Scene.card()
+        let start = MonotonicInstant.now()
+        var outcomes: [Bool] = []
+        for (index, waiting) in busy.enumerated() {
+            let frame = Frame(format: .grey, width: card.width, height: card.height, sequence: UInt32(index),
+                              timestamp: start.adding(milliseconds: 200 * Double(index)), buffer: HeapFrameBuffer(copying: card.pixels))
+            outcomes.append(try stacker.fold(frame, recognizerBusy: waiting) != nil)
+        }
+        #expect(outcomes == folded, "\(outcomes)")
+    }
+
     /// The signature of an unchanged scene stays put under noise; a change moves it.
     @Test("the gate's signature sees changes, not noise")
     func signature() {

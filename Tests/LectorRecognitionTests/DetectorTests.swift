@@ -359,7 +359,7 @@ struct DetectorTests {
         #expect(reads.count <= lines + 3, "\(reads.count) frames for \(lines) lines")
         #expect(reads.dropFirst().allSatisfy { !$0.detected }, "the lines were detected once")
         // The first frame reads for the deadline, the frames going on with the scene for a step of it.
-        #expect(reads.first?.budget == 10 && reads.dropFirst().allSatisfy { $0.budget == 5 }, "\(reads.map(\.budget))")
+        #expect(reads.first?.budget == 10 && reads.dropFirst().allSatisfy { $0.budget == 3 }, "\(reads.map(\.budget))")
         #expect(zip(reads, reads.dropFirst()).allSatisfy { $1.progress.unreadLines <= $0.progress.unreadLines
                 && $1.text.words.count >= $0.text.words.count }, "what was read stays in the text")
         #expect(reads.dropFirst(4).allSatisfy { !$0.progress.carriedLines.isEmpty }, "earlier frames' lines are carried, not read again")

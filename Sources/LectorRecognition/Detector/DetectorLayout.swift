@@ -20,8 +20,9 @@ import LectorSystem
 /// and a line whose pixels are still those it was read from keeps its reading (the same
 /// pixels read the same). A frame's read that runs out of time keeps what it read, and
 /// the next frames of the scene go on with the lines not read yet, each for a step of
-/// the deadline (``stepShare``): a slow machine reads a scene over several frames, its
-/// text growing at each.
+/// the deadline (``stepShare``), as does a new scene's first frame a step after a quick
+/// detection (a machine too slow for the full size): a slow machine reads a scene over
+/// several frames, its text growing at each, the first part soon after the detection.
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
 final class DetectorLayout {
@@ -33,8 +34,12 @@ final class DetectorLayout {
     /// Lines whose reading direction is voted (both directions read) per detection.
     static let directionSamples = 3
     /// The share of the deadline a frame reads for when it goes on with lines an earlier
-    /// frame of the scene left unread: the text grows in steps.
-    static let stepShare = 0.5
+    /// frame of the scene left unread, and a new scene's first frame on a slow machine
+    /// after its quick detection: the text grows in steps. (With half-deadline steps and
+    /// the first frame reading for its whole deadline, a page's first half-text came at
+    /// 3.0-3.5 s at a third of a core, 3.3-5.8 s at a sixth; with this, 2.2-2.4 s and
+    /// 3.1-4.2 s; a sixth of the deadline measured no better; 2026-12-04, issue 40.)
+    static let stepShare = 1.0 / 3
     /// Shallow lines are read upside down too when their plain reads score below this
     /// (mean confidence, a read without words scoring 0), and taken upside down when the
     /// turned reads score at least this: upright text reads far above it, upside-down
@@ -118,10 +123,14 @@ final class DetectorLayout {
                              stackFilling: hint.map { !$0.full } ?? false, probeMilliseconds: probe)
         var scene = try sceneToRead(hint: hint, read: &read)
         defer { known = scene }
-        // A scene read over several frames publishes in steps: the first frame when the
-        // deadline ends, the next ones each after a share of it.
-        if !read.stats.detected, scene.lines.contains(where: { $0.reading == nil }) {
-            read.stats.budgetMilliseconds = max(1, Int(Double(deadline) * Self.stepShare))
+        // A scene read over several frames publishes in steps: a new scene first looked at
+        // small (a slow machine) a step after its detection, the next frames each after a
+        // step, so that the first text does not wait for a whole deadline's reading.
+        let step = max(1, Int(Double(deadline) * Self.stepShare))
+        if read.stats.detected, read.stats.detectedSide < DetectionSize.full {
+            read.stats.budgetMilliseconds = min(deadline, Int(read.stats.detectMilliseconds) + step)
+        } else if !read.stats.detected, scene.lines.contains(where: { $0.reading == nil }) {
+            read.stats.budgetMilliseconds = step
         }
         if scene.provisionalVote, !read.stackFilling { scene.forgetDirections() }
         do {
@@ -375,8 +384,21 @@ final class DetectorLayout {
         return scene
     }
 
+    /// Times ``DetectionSize/probe`` now, at start-up, when a camera's first scene with
+    /// `deadline` may want it (a frame larger than ``DetectionSize/quick``): the first
+    /// scene then does not wait for it, and the network's first run (its buffers
+    /// allocated) is part of loading it. At a sixth of a core the probe took 0.3 s after
+    /// the camera streamed (2026-12-04).
+    /// - Throws: ``RecognitionError/detectorFailed(_:)``.
+    func timeProbe(deadline: Int) throws(RecognitionError) {
+        guard detectionSize.wantsProbe(deadline: deadline, width: DetectionSize.full * 2, height: DetectionSize.full * 2) else { return }
+        do { _ = try detectors.probeMilliseconds() } catch { throw .detectorFailed(error.description) }
+    }
+
     /// Times ``DetectionSize/probe`` before a new scene is detected, when nothing was
-    /// timed yet and it can change the size the scene is detected at. Outside the frame's
+    /// timed yet and it can change the size the scene is detected at (the time taken at
+    /// start-up, ``timeProbe(deadline:)``, or by another recognizer of the camera, when
+    /// there is one: ``DetectorPool/probeMilliseconds()``). Outside the frame's
     /// deadline: at a third of a core the probe takes about 0.6 s, which counted in the
     /// first frame's 3 s put two turned pages' first half-text at 6.1–6.2 s (3.1–3.6 s
     /// before the probe; tests/slowcpu, 2026-12-04).
@@ -384,9 +406,8 @@ final class DetectorLayout {
     private func probeBeforeFirstScene(of image: GrayImage, deadline: Int, hint: SceneHint?) throws(RecognitionError) -> Double? {
         guard let hint, known.map({ !isStill($0, hint: hint, imageWidth: image.width, imageHeight: image.height) }) ?? true,
               detectionSize.wantsProbe(deadline: deadline, width: image.width, height: image.height) else { return nil }
-        let started = MonotonicInstant.now()
-        do { _ = try detectors.detect(DetectionSize.probe, waiting: true) } catch { throw .detectorFailed(error.description) }
-        let milliseconds = MonotonicInstant.now().milliseconds(since: started)
+        let milliseconds: Double
+        do { milliseconds = try detectors.probeMilliseconds() } catch { throw .detectorFailed(error.description) }
         detectionSize.recordProbe(milliseconds: milliseconds, width: image.width, height: image.height)
         return milliseconds
     }
@@ -613,8 +634,8 @@ public struct DetectorRead: Equatable, Sendable {
     public var detectionKept = false
     /// Milliseconds in the detector.
     public var detectMilliseconds = 0.0
-    /// Milliseconds of the probe timed before this frame's read (``DetectionSize/probe``;
-    /// outside its deadline), when one was.
+    /// Milliseconds of the probe timed for this frame's read (``DetectionSize/probe``;
+    /// outside its deadline, before it or at start-up), when one was.
     public var probeMilliseconds: Double?
     /// The longer side the detector shrank the image to (when ``detected``).
     public var detectedSide = 0

@@ -1,5 +1,6 @@
 import Foundation
 import LectorImaging
+import LectorSystem
 
 /// The text-line detectors of one camera's recognizers: one network that they take by
 /// turns, and more only for reads that detect every frame.
@@ -22,6 +23,8 @@ public final class DetectorPool: @unchecked Sendable {
     /// Detectors loaded and not detecting now.
     private var idle: [TextLineDetector]
     private var loaded: Int
+    /// ``probeMilliseconds()``'s time, once taken.
+    private var probed: Double?
 
     /// Loads the first detector at once, so that a model that cannot be loaded is said
     /// at start, not at the first frame.
@@ -50,6 +53,18 @@ public final class DetectorPool: @unchecked Sendable {
             lock.signal()
         }
         return try detector.detect(image, maximumSide: maximumSide)
+    }
+
+    /// Milliseconds one detection of ``DetectionSize/probe`` took: timed at the first call
+    /// (a recognizer being loaded, or its first scene), then kept for every recognizer
+    /// that shares these detectors: what a detection costs on this machine.
+    func probeMilliseconds() throws(DetectorError) -> Double {
+        if let probed = lock.withLock({ probed }) { return probed }
+        let started = MonotonicInstant.now()
+        _ = try detect(DetectionSize.probe, waiting: true)
+        let milliseconds = MonotonicInstant.now().milliseconds(since: started)
+        lock.withLock { probed = probed ?? milliseconds }
+        return milliseconds
     }
 
     private func take(waiting: Bool) throws(DetectorError) -> TextLineDetector {
