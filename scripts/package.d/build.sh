@@ -8,10 +8,10 @@ native() { [[ "$dist" == "$host_dist" && "$arch" == "$host_arch" ]]; }
 # dpkg-shlibdeps, the programs' --help and lintian in that root needs.
 root_packages() {
   local common=(libc6-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng libjpeg62-turbo-dev libv4l-dev
-                libmosquitto-dev libmicrohttpd-dev libopencv-dnn-dev libopencv-imgproc-dev
+                libmosquitto-dev libmicrohttpd-dev libopencv-imgproc-dev
                 python3 dpkg-dev lintian pkgconf)
   case "$dist" in
-    trixie) echo "${common[*]} libstdc++-14-dev libgcc-14-dev libcamera-dev" ;;
+    trixie) echo "${common[*]} libstdc++-14-dev libgcc-14-dev libcamera-dev libonnxruntime-dev" ;;
     bookworm) echo "${common[*]} libstdc++-12-dev libgcc-12-dev" ;;
   esac
 }
@@ -35,6 +35,9 @@ target_root() {
     rm -f "$root.tmp"/var/cache/apt/archives/*.deb
     mv "$root.tmp" "$root"; touch "$root/.done"
   fi
+  # A root made before a package joined the list gets it now.
+  "$repo/tests/pi/in-root.sh" "$root" sh -c "dpkg -s $(root_packages) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(root_packages); }" \
+    > "$CACHE/packages-$dist-$arch.log" 2>&1 || { tail -20 "$CACHE/packages-$dist-$arch.log" >&2; die "the $dist root's packages failed"; }
   echo "$root"
 }
 
@@ -43,7 +46,7 @@ target_root() {
 # and lintian run in it (the arm64 libraries installed beside the amd64 ones, multiarch).
 pi_root() {
   local root="${LECTOR_PI_CACHE:-$HOME/.cache/lector/pi}/build"
-  [[ -f "$root/.build-done" && -f "$root/.arm64-all-done" ]] || die "no arm64 build root in $root (tests/pi/build-root.sh makes it)"
+  [[ -f "$root/.build-done" && -f "$root/.arm64-onnx-done" ]] || die "no arm64 build root in $root (tests/pi/build-root.sh makes it)"
   echo "$root"
 }
 

@@ -153,7 +153,7 @@ stage_models() {
   install_docs lector-models "$repo/scripts/package.d/models.copyright"
   install_overrides lector-models
   write_control lector-models "" "" science "models of the lectord OCR camera daemon (text lines)" \
-    "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), as Debian's OpenCV reads them. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
+    "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
 }
 
 stage_all() {
