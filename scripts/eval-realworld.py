@@ -35,9 +35,11 @@ Side by side with RapidOCR (issue 40): when a Python with rapidocr is there
 rapidocr==3.10.0 onnxruntime==1.32.0`), RapidOCR reads the same photos on one thread
 (scripts/bench-rapidocr.py, loaded once) and a second table gives per set the CPU per
 image of the first layout's lectord (the whole process, its start and model loading
-included) and of RapidOCR (each read), and both recalls with the same scoring:
+included) and of RapidOCR (each read, its loading not included), lectord's less its
+start (the CPU of the same lectord reading a blank 64×64 image: the process, Tesseract
+and the networks loaded), and both recalls with the same scoring:
 
-  set        lector CPU/image  RapidOCR CPU/image  lector  RapidOCR
+  set        lector CPU/image  less start  RapidOCR CPU/image  lector  RapidOCR
 
 The images stay where they are: nothing is copied into the repository.
 
@@ -264,9 +266,11 @@ def main():
         print(f"{layout:<20} {docs_text:<14} {scene_text:>8} {full_text:>8} {crop_text:>8} {ms:>13.0f} {mean_s:>8.2f}", flush=True)
         for problem in problems[:10]:
             print(f"  problem: {problem}", file=sys.stderr)
-        first = first if first is not None else per_set
+        if first is None:
+            first = per_set
+            start = start_cpu(lectord, None if chosen == "default" else chosen, extra, args.timeout)
     if first and os.access(args.rapidocr, os.X_OK):
-        compare_rapidocr(args, sets, first)
+        compare_rapidocr(args, sets, first, start)
     elif first:
         print(f"# RapidOCR: no {args.rapidocr} (pip install rapidocr==3.10.0 onnxruntime==1.32.0 in a venv there): skipped")
 
@@ -277,9 +281,24 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def compare_rapidocr(args, sets, lector):
+def start_cpu(lectord, layout, extra, timeout):
+    """The least CPU seconds of three reads of a blank 64×64 image: lectord's start."""
+    blank = f"/tmp/lector-eval-blank-{os.getpid()}.pgm"
+    with open(blank, "wb") as handle:
+        handle.write(b"P5\n64 64\n255\n" + b"\xff" * 64 * 64)
+    times = []
+    for _ in range(3):
+        before = children_cpu()
+        read_image(lectord, blank, "eng", layout, extra, timeout)
+        times.append(children_cpu() - before)
+    os.unlink(blank)
+    return min(times)
+
+
+def compare_rapidocr(args, sets, lector, start):
     """RapidOCR on the same photos, one thread; the CPU per image and recall per set
-    beside lectord's (`lector`: per set, [(cpu seconds, matched, total)])."""
+    beside lectord's (`lector`: per set, [(cpu seconds, matched, total)]; `start`: the
+    CPU seconds of lectord's start)."""
     peer = subprocess.Popen([args.rapidocr, os.path.join(ROOT, "scripts", "bench-rapidocr.py")], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     rapid = collections.defaultdict(list)
@@ -295,7 +314,8 @@ def compare_rapidocr(args, sets, lector):
         rapid[set_name].append((answer["cpu_s"],) + score(set_name, truth, answer["text"]))
     peer.stdin.close()
     peer.wait()
-    print(f"{'set':<10} {'lector CPU/image':>17} {'RapidOCR CPU/image':>19} {'lector':>10} {'RapidOCR':>10}")
+    print(f"# lectord's start (a blank 64x64 image): {start:.2f} s of CPU")
+    print(f"{'set':<10} {'lector CPU/image':>17} {'less start':>11} {'RapidOCR CPU/image':>19} {'lector':>10} {'RapidOCR':>10}")
     for set_name in sets:
         def summary(reads):
             cpu = sum(r[0] for r in reads) / max(len(reads), 1)
@@ -303,7 +323,8 @@ def compare_rapidocr(args, sets, lector):
             recall = f"{matched / max(total, 1):.3f}" if set_name == "docphoto" else f"{matched}/{total}"
             return cpu, recall
         (lector_cpu, lector_recall), (rapid_cpu, rapid_recall) = summary(lector[set_name]), summary(rapid[set_name])
-        print(f"{set_name:<10} {lector_cpu:>15.2f} s {rapid_cpu:>17.2f} s {lector_recall:>10} {rapid_recall:>10}", flush=True)
+        print(f"{set_name:<10} {lector_cpu:>15.2f} s {lector_cpu - start:>9.2f} s {rapid_cpu:>17.2f} s {lector_recall:>10} "
+              f"{rapid_recall:>10}", flush=True)
 
 
 if __name__ == "__main__":

@@ -190,13 +190,15 @@ public final class NeuralLineEngine {
         var geometry = lector_lr_geometry()
         lector_lr_input_geometry(Int32(image.width), Int32(image.height), &geometry)
         let height = Int(LECTOR_LR_HEIGHT), width = Int(geometry.input_width)
-        var values = [Float](repeating: 0, count: 3 * height * width)
         var error = [CChar](repeating: 0, count: 512)
-        let prepared = image.pixels.withUnsafeBufferPointer { pixels in
-            values.withUnsafeMutableBufferPointer { target in
+        var prepared: Int32 = -1
+        // Written whole by lector_lr_input, padding included.
+        let values = [Float](unsafeUninitializedCapacity: 3 * height * width) { target, initialized in
+            prepared = image.pixels.withUnsafeBufferPointer { pixels in
                 lector_lr_input(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1, &geometry,
                                 target.baseAddress, &error, error.count)
             }
+            initialized = 3 * height * width
         }
         guard prepared == 0 else { throw .readFailed(Self.message(error)) }
         return (values, [1, 3, height, width], geometry)
