@@ -88,13 +88,8 @@ public final class NeuralLineEngine {
     public init(modelPath: String, charactersPath: String? = nil, threads: Int = 1,
                 optimization: OnnxSession.Optimization = .all) throws(NeuralEngineError) {
         characters = try NeuralModel.characters(at: charactersPath ?? NeuralModel.charactersPath(forModel: modelPath))
-        do {
-            session = try OnnxSession(modelPath: modelPath, threads: threads, optimization: optimization)
-        } catch .unavailable {
-            throw .unavailable
-        } catch {
-            throw .loadFailed(error.description)
-        }
+        session = try OnnxSession.load(modelPath: modelPath, threads: threads, optimization: optimization,
+                                       unavailable: NeuralEngineError.unavailable, failed: NeuralEngineError.loadFailed)
         #if canImport(CTextDetector)
         let side = Int(Self.lineHeight)
         let blank = try input(of: GrayImage(width: 320, height: side, pixels: [UInt8](repeating: 255, count: 320 * side)))

@@ -96,6 +96,20 @@ public final class OnnxSession {
         #endif
     }
 
+    /// Loads the network at `modelPath` (``init(modelPath:threads:optimization:)``), its
+    /// failures said as the caller's error: `unavailable` without ONNX Runtime, else
+    /// `failed` with ONNX Runtime's reason.
+    public static func load<Failure: Error>(modelPath: String, threads: Int, optimization: Optimization, unavailable: Failure,
+                                            failed: (String) -> Failure) throws(Failure) -> OnnxSession {
+        do {
+            return try OnnxSession(modelPath: modelPath, threads: threads, optimization: optimization)
+        } catch .unavailable {
+            throw unavailable
+        } catch {
+            throw failed(error.description)
+        }
+    }
+
     deinit {
         #if canImport(CTextDetector)
         lector_onnx_session_destroy(handle)

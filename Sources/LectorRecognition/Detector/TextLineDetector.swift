@@ -76,13 +76,8 @@ public final class TextLineDetector {
     public init(modelPath: String, threads: Int = 1, parameters: DetectorParameters = DetectorParameters(),
                 optimization: OnnxSession.Optimization = .all) throws(DetectorError) {
         self.parameters = parameters
-        do {
-            session = try OnnxSession(modelPath: modelPath, threads: threads, optimization: optimization)
-        } catch .unavailable {
-            throw .unavailable
-        } catch {
-            throw .loadFailed(error.description)
-        }
+        session = try OnnxSession.load(modelPath: modelPath, threads: threads, optimization: optimization,
+                                       unavailable: DetectorError.unavailable, failed: DetectorError.loadFailed)
     }
 
     /// Finds the text lines of `image`, top to bottom.
