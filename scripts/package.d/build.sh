@@ -130,10 +130,17 @@ shlibdeps_all() {
   rm -rf "$host_base"; mkdir -p "$host_base/debian"
   printf 'Source: lector\n\nPackage: lectord\nArchitecture: any\n' > "$host_base/debian/control"
   [[ "$arch" != arm64 ]] || arm64_libraries
+  local private=""
+  if [[ -d "$work/stage/lector-models/usr/lib/lector" ]]; then
+    # Debian 12: lectord's ONNX Runtime comes with lector-models (bundled_onnxruntime).
+    mkdir -p "$host_base/lib"; cp -a "$work/stage/lector-models/usr/lib/lector/." "$host_base/lib/"
+    echo "libonnxruntime 1 lector-models (= $version)" > "$host_base/debian/shlibs.local"
+    private="-l$base/lib"
+  fi
   for p in lectord lector lector-mqtt lector-http; do
     mkdir -p "$host_base/$p"; cp "$work/stage/$p/usr/bin/$p" "$host_base/$p/"
     local deps
-    deps="$(in_target env DEB_HOST_ARCH="$arch" sh -c "cd $base && dpkg-shlibdeps -O -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
+    deps="$(in_target env DEB_HOST_ARCH="$arch" sh -c "cd $base && dpkg-shlibdeps -O $private -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
       || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p failed"; }
     [[ -n "$deps" ]] || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p: no Depends"; }
     local extra; extra="$(sed -n 's/^Depends: //p' "$work/stage/$p/DEBIAN/control")"
@@ -175,4 +182,5 @@ run_lintian() {
   ((e == 0)) || die "lintian reports errors"
 }
 
-control_arch() { [[ "$1" == lector-models ]] && echo all || echo "$arch"; }
+# lector-models is Architecture: all, except where it carries ONNX Runtime (Debian 12).
+control_arch() { [[ "$1" == lector-models && ! -d "$work/stage/lector-models/usr/lib/lector" ]] && echo all || echo "$arch"; }

@@ -92,6 +92,7 @@ finish_bridge() {
 stage_lectord() {
   local s="$work/stage/lectord" u
   install_program lectord lectord
+  bundled_onnxruntime && bundle_rpath "$s/usr/bin/lectord"
   install -d "$s/usr/share/lector/demo" "$s/etc/lector" "$s/usr/lib/sysusers.d" "$s$(udev_dir)"
   install -m 0644 "$bin"/Lector_LectorCapture.resources/demo/* "$s/usr/share/lector/demo/"
   for u in lectord.service lectord.socket lectord@.service; do install_unit lectord "$u"; done
@@ -150,10 +151,33 @@ stage_models() {
   "$repo/scripts/fetch-engine-model" --dir "$models" >&2 || die "fetching the neural recognizer's model failed"
   install -d "$s/usr/share/lector/models"
   install -m 0644 "$models"/* "$s/usr/share/lector/models/"
+  if bundled_onnxruntime; then   # Debian 12: ONNX Runtime beside the models (see bundled_onnxruntime)
+    local library; library="$(onnxruntime_library)"
+    install -d "$s/usr/lib/lector"
+    install -m 0644 "$library" "$s/usr/lib/lector/"
+    ln -s "$(basename "$library")" "$s/usr/lib/lector/libonnxruntime.so.1"
+  fi
   install_docs lector-models "$repo/scripts/package.d/models.copyright"
   install_overrides lector-models
   write_control lector-models "" "" science "models of the lectord OCR camera daemon (text lines)" \
     "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
+}
+
+# Debian 12 has no ONNX Runtime package: lectord is built against scripts/fetch-onnxruntime's
+# copy of PyPI's library, which lector-models then carries in /usr/lib/lector (and is
+# Architecture: the build's, not all); the packaged lectord's rpath names that folder.
+bundled_onnxruntime() { [[ "$dist" == bookworm ]] && readelf -d "$bin/lectord" | grep -q 'libonnxruntime\.so'; }
+
+# The ONNX Runtime library lectord was built against (scripts/fetch-onnxruntime's).
+onnxruntime_library() {
+  local libdir; libdir="$(pkg-config --variable=libdir libonnxruntime)" || die "pkg-config finds no libonnxruntime"
+  readlink -f "$libdir/libonnxruntime.so.1"
+}
+
+# Sets a program's rpath to the packaged ONNX Runtime's folder (patchelf).
+bundle_rpath() {
+  command -v patchelf >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >&2
+  patchelf --set-rpath /usr/lib/lector "$1" || die "patchelf $1 failed"
 }
 
 stage_all() {
