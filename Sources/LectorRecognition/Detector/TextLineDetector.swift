@@ -112,7 +112,7 @@ public final class TextLineDetector {
         do {
             found = try session.run(input, shape: [1, 3, Int(height), Int(width)]) { map, shape in
                 // 1 × 1 × H × W: the probability map at the input's size.
-                guard shape.count == 4, shape[2] == Int(height), shape[3] == Int(width) else {
+                guard shape == [1, 1, Int(height), Int(width)] else {
                     error = Array("the network's output is not a 1×1×H×W probability map".utf8CString)
                     return -1
                 }
