@@ -103,6 +103,10 @@ stage_lectord() {
   install_docs lectord "$work/copyright" "$repo/README.md" "$repo/docs/PROTOCOL.md" "$work/libcamera.conf.example"
   install_man lectord lectord 8
   install_overrides lectord
+  if bundled_onnxruntime; then   # its ONNX Runtime is lector-models' private copy
+    echo "lectord: custom-library-search-path RUNPATH /usr/lib/lector [usr/bin/lectord]" \
+      >> "$s/usr/share/lintian/overrides/lectord"
+  fi
   write_control lectord "tesseract-ocr-eng, init-system-helpers (>= 1.54~), systemd | systemd-standalone-sysusers | systemd-sysusers" \
     "lector-models, tesseract-ocr-osd" video "OCR camera daemon: reads text from live camera frames" \
     "lectord reads text from V4L2 (and, on Debian 13, libcamera) cameras with Tesseract and publishes what it reads on a Unix socket (/run/lector/lector.sock) for the lector client and the MQTT and web bridges. The package runs it as a systemd service under its own user (lector, in group video), started by its socket; lectord@.service runs one per camera when it is plugged in. Without lector-models it reads with Tesseract's own page layout."
@@ -158,8 +162,12 @@ stage_models() {
     ln -s "$(basename "$library")" "$s/usr/lib/lector/libonnxruntime.so.1"
   fi
   install_docs lector-models "$repo/scripts/package.d/models.copyright"
-  install_overrides lector-models
-  write_control lector-models "" "" science "models of the lectord OCR camera daemon (text lines)" \
+  local depends=""
+  if bundled_onnxruntime; then
+    install_overrides lector-models
+    depends="libc6 (>= 2.28), libgcc-s1, libstdc++6"   # the library's (a manylinux_2_28 build)
+  fi
+  write_control lector-models "$depends" "" science "models of the lectord OCR camera daemon (text lines)" \
     "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
 }
 
