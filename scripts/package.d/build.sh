@@ -131,11 +131,11 @@ shlibdeps_all() {
   printf 'Source: lector\n\nPackage: lectord\nArchitecture: any\n' > "$host_base/debian/control"
   [[ "$arch" != arm64 ]] || arm64_libraries
   local private=""
-  if [[ -d "$work/stage/lector-models/usr/lib/lector" ]]; then
-    # Debian 12: lectord's ONNX Runtime comes with lector-models (bundled_onnxruntime).
-    mkdir -p "$host_base/lib"; cp -a "$work/stage/lector-models/usr/lib/lector/." "$host_base/lib/"
-    echo "libonnxruntime 1 lector-models (= $version)" > "$host_base/debian/shlibs.local"
-    private="-l$base/lib"
+  if [[ -d "$work/stage/lectord/usr/lib/lector" ]]; then
+    # Debian 12: lectord's ONNX Runtime is its own (bundled_onnxruntime): found, no Depends.
+    mkdir -p "$host_base/lib"; cp -a "$work/stage/lectord/usr/lib/lector/." "$host_base/lib/"
+    echo "libonnxruntime 1 lectord" > "$host_base/debian/shlibs.local"
+    private="-l$base/lib -xlectord"
   fi
   for p in lectord lector lector-mqtt lector-http; do
     mkdir -p "$host_base/$p"; cp "$work/stage/$p/usr/bin/$p" "$host_base/$p/"
@@ -182,5 +182,4 @@ run_lintian() {
   ((e == 0)) || die "lintian reports errors"
 }
 
-# lector-models is Architecture: all, except where it carries ONNX Runtime (Debian 12).
-control_arch() { [[ "$1" == lector-models && ! -d "$work/stage/lector-models/usr/lib/lector" ]] && echo all || echo "$arch"; }
+control_arch() { [[ "$1" == lector-models ]] && echo all || echo "$arch"; }

@@ -92,7 +92,13 @@ finish_bridge() {
 stage_lectord() {
   local s="$work/stage/lectord" u
   install_program lectord lectord
-  bundled_onnxruntime && bundle_rpath "$s/usr/bin/lectord"
+  if bundled_onnxruntime; then   # Debian 12: ONNX Runtime in lectord's private folder
+    local library; library="$(onnxruntime_library)"
+    install -d "$s/usr/lib/lector"
+    install -m 0644 "$library" "$s/usr/lib/lector/"
+    ln -s "$(basename "$library")" "$s/usr/lib/lector/libonnxruntime.so.1"
+    bundle_rpath "$s/usr/bin/lectord"
+  fi
   install -d "$s/usr/share/lector/demo" "$s/etc/lector" "$s/usr/lib/sysusers.d" "$s$(udev_dir)"
   install -m 0644 "$bin"/Lector_LectorCapture.resources/demo/* "$s/usr/share/lector/demo/"
   for u in lectord.service lectord.socket lectord@.service; do install_unit lectord "$u"; done
@@ -103,9 +109,8 @@ stage_lectord() {
   install_docs lectord "$work/copyright" "$repo/README.md" "$repo/docs/PROTOCOL.md" "$work/libcamera.conf.example"
   install_man lectord lectord 8
   install_overrides lectord
-  if bundled_onnxruntime; then   # its ONNX Runtime is lector-models' private copy
-    echo "lectord: custom-library-search-path RUNPATH /usr/lib/lector [usr/bin/lectord]" \
-      >> "$s/usr/share/lintian/overrides/lectord"
+  if bundled_onnxruntime; then
+    grep -v '^#' "$repo/scripts/package.d/lintian/lectord.bookworm" >> "$s/usr/share/lintian/overrides/lectord"
   fi
   write_control lectord "tesseract-ocr-eng, init-system-helpers (>= 1.54~), systemd | systemd-standalone-sysusers | systemd-sysusers" \
     "lector-models, tesseract-ocr-osd" video "OCR camera daemon: reads text from live camera frames" \
@@ -155,25 +160,16 @@ stage_models() {
   "$repo/scripts/fetch-engine-model" --dir "$models" >&2 || die "fetching the neural recognizer's model failed"
   install -d "$s/usr/share/lector/models"
   install -m 0644 "$models"/* "$s/usr/share/lector/models/"
-  if bundled_onnxruntime; then   # Debian 12: ONNX Runtime beside the models (see bundled_onnxruntime)
-    local library; library="$(onnxruntime_library)"
-    install -d "$s/usr/lib/lector"
-    install -m 0644 "$library" "$s/usr/lib/lector/"
-    ln -s "$(basename "$library")" "$s/usr/lib/lector/libonnxruntime.so.1"
-  fi
   install_docs lector-models "$repo/scripts/package.d/models.copyright"
-  local depends=""
-  if bundled_onnxruntime; then
-    install_overrides lector-models
-    depends="libc6 (>= 2.28), libgcc-s1, libstdc++6"   # the library's (a manylinux_2_28 build)
-  fi
-  write_control lector-models "$depends" "" science "models of the lectord OCR camera daemon (text lines)" \
+  install_overrides lector-models
+  write_control lector-models "" "" science "models of the lectord OCR camera daemon (text lines)" \
     "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
 }
 
 # Debian 12 has no ONNX Runtime package: lectord is built against scripts/fetch-onnxruntime's
-# copy of PyPI's library, which lector-models then carries in /usr/lib/lector (and is
-# Architecture: the build's, not all); the packaged lectord's rpath names that folder.
+# copy of PyPI's library, which the lectord package then carries in /usr/lib/lector (its
+# private folder: lectord needs it to start, lector-models stays optional); the packaged
+# lectord's rpath names that folder.
 bundled_onnxruntime() { [[ "$dist" == bookworm ]] && readelf -d "$bin/lectord" | grep -q 'libonnxruntime\.so'; }
 
 # The ONNX Runtime library lectord was built against (scripts/fetch-onnxruntime's).
