@@ -5,6 +5,7 @@
 #include <onnxruntime_c_api.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -54,6 +55,12 @@ bool name_of(const OrtApi *api, OrtSession *session, bool input, std::string &na
 }  // namespace
 
 extern "C" lector_onnx *lector_onnx_create(char *error, size_t error_size) {
+    // PyPI's library (1.32) records usage for Microsoft unless told not to, from the
+    // environment's creation on: a device id and an event database in
+    // ~/.cache/Microsoft/DeveloperTools/.onnxruntime, events sent over the network. Its
+    // variable is read when the environment is made (DisableTelemetryEvents comes too
+    // late for the files); an explicit ORT_DISABLE_TELEMETRY is kept.
+    setenv("ORT_DISABLE_TELEMETRY", "1", 0);
     const OrtApi *api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
     if (api == nullptr) {
         set_error(error, error_size, std::string("ONNX Runtime ") + OrtGetApiBase()->GetVersionString() + " does not offer API version "
@@ -62,6 +69,10 @@ extern "C" lector_onnx *lector_onnx_create(char *error, size_t error_size) {
     }
     OrtEnv *env = nullptr;
     if (!ok(api, api->CreateEnv(ORT_LOGGING_LEVEL_ERROR, "lector", &env), "ONNX Runtime's environment", error, error_size)) return nullptr;
+    if (!ok(api, api->DisableTelemetryEvents(env), "ONNX Runtime's telemetry", error, error_size)) {
+        api->ReleaseEnv(env);
+        return nullptr;
+    }
     return new lector_onnx{api, env};
 }
 

@@ -31,8 +31,10 @@ enum { LECTOR_ONNX_OPTIMIZE_NONE = 0, LECTOR_ONNX_OPTIMIZE_BASIC = 1, LECTOR_ONN
 /// The most dimensions a tensor in or out may have.
 enum { LECTOR_ONNX_MAX_RANK = 8 };
 
-/// Makes the environment (logging only errors, to stderr). NULL with `error` set when
-/// the library does not offer the header's API version (a library older than the header).
+/// Makes the environment (logging only errors, to stderr; telemetry off: sets
+/// ORT_DISABLE_TELEMETRY=1 in the process's environment unless it is set, since PyPI's
+/// library otherwise writes a device id under ~/.cache). NULL with `error` set when the
+/// library does not offer the header's API version (a library older than the header).
 lector_onnx *lector_onnx_create(char *error, size_t error_size);
 
 /// The loaded library's version, as "1.32.0".
