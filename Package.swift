@@ -18,56 +18,68 @@
 // Raspberry Pi OS trixie); elsewhere (Debian 12 has 0.0.3) the rest builds without it
 // and the flag says why. LECTOR_LIBCAMERA=0 in the environment leaves it out anyway.
 //
-// The text-line detector (`--layout detector`, target CTextDetector, C++ behind a C
-// interface) is built only when OpenCV's DNN and imgproc modules are installed
-// (libopencv-dnn-dev, libopencv-imgproc-dev; Debian 12 and 13): found through pkg-config
-// (opencv4, when libopencv-dev is installed) or by their headers and libraries under
-// PKG_CONFIG_SYSROOT_DIR (a cross build's sysroot, where there are none: the arm64 build
-// leaves it out). LECTOR_DETECTOR=0 leaves it out anyway.
+// The text-line detector (`--layout detector`) and the neural line recognizer (target
+// CTextDetector, C++ behind a C interface) are built only when ONNX Runtime's C API and
+// OpenCV's imgproc module are installed: ONNX Runtime through pkg-config
+// (`libonnxruntime`: Debian 13's libonnxruntime-dev, or on Debian 12 the file
+// scripts/setup writes for its copy of PyPI's library), OpenCV's imgproc
+// (libopencv-imgproc-dev) by its headers and libraries; both under
+// PKG_CONFIG_SYSROOT_DIR in a cross build's sysroot. LECTOR_DETECTOR=0 leaves them out anyway.
 import Foundation
 import PackageDescription
+
+/// pkg-config's output for `arguments`, or nil when it fails.
+func pkgConfig(_ arguments: [String]) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+}
+
+/// pkg-config's flags split into words, a linker's `-Wl,A,B` as swiftc's `-Xlinker A -Xlinker B`.
+func words(_ text: String) -> [String] {
+    text.split(whereSeparator: { $0 == " " || $0 == "\n" }).flatMap { word -> [String] in
+        guard word.hasPrefix("-Wl,") else { return [String(word)] }
+        return word.dropFirst(4).split(separator: ",").flatMap { ["-Xlinker", String($0)] }
+    }
+}
 
 /// pkg-config's answer for libcamera >= 0.4, or nil (not installed, too old, switched off).
 func libcamera() -> (cflags: [String], libs: [String])? {
     if ProcessInfo.processInfo.environment["LECTOR_LIBCAMERA"] == "0" { return nil }
-    func pkgConfig(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pkg-config"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
-    }
     guard pkgConfig(["--atleast-version=0.4", "libcamera"]) != nil,
           let cflags = pkgConfig(["--cflags", "libcamera"]), let libs = pkgConfig(["--libs", "libcamera"])
     else { return nil }
-    let words = { (text: String) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init) }
     return (words(cflags), words(libs))
 }
 let libcameraFlags = libcamera()
 
-/// The compiler and linker flags for OpenCV's DNN and imgproc modules, or nil (not
-/// installed, switched off).
-func opencvDNN() -> (cflags: [String], libs: [String])? {
+/// The compiler and linker flags for ONNX Runtime's C API and OpenCV's imgproc module,
+/// or nil (not installed, switched off).
+func networks() -> (cflags: [String], libs: [String])? {
     let environment = ProcessInfo.processInfo.environment
     if environment["LECTOR_DETECTOR"] == "0" { return nil }
+    guard let onnxCflags = pkgConfig(["--cflags", "libonnxruntime"]), let onnxLibs = pkgConfig(["--libs", "libonnxruntime"])
+    else { return nil }
     let sysroot = environment["PKG_CONFIG_SYSROOT_DIR"] ?? ""
     let files = FileManager.default
-    guard files.fileExists(atPath: sysroot + "/usr/include/opencv4/opencv2/dnn.hpp"),
-          files.fileExists(atPath: sysroot + "/usr/include/opencv4/opencv2/imgproc.hpp") else { return nil }
+    guard files.fileExists(atPath: sysroot + "/usr/include/opencv4/opencv2/imgproc.hpp") else { return nil }
     // The libraries in the multiarch folder of the sysroot (or of this machine).
     let libraryFolders = ((try? files.contentsOfDirectory(atPath: sysroot + "/usr/lib")) ?? [])
         .filter { $0.hasSuffix("-linux-gnu") }.map { sysroot + "/usr/lib/" + $0 } + [sysroot + "/usr/lib"]
     guard let folder = libraryFolders.first(where: { folder in
-        ["dnn", "imgproc", "core"].allSatisfy { files.fileExists(atPath: "\(folder)/libopencv_\($0).so") }
+        ["imgproc", "core"].allSatisfy { files.fileExists(atPath: "\(folder)/libopencv_\($0).so") }
     }) else { return nil }
-    return (["-I\(sysroot)/usr/include/opencv4"], ["-L\(folder)", "-lopencv_dnn", "-lopencv_imgproc", "-lopencv_core"])
+    return (words(onnxCflags) + ["-I\(sysroot)/usr/include/opencv4"],
+            words(onnxLibs) + ["-L\(folder)", "-lopencv_imgproc", "-lopencv_core"])
 }
-let opencvFlags = opencvDNN()
+let networkFlags = networks()
 
 let package = Package(
     name: "Lector",
@@ -138,11 +150,12 @@ let package = Package(
         ),
         // Live text: stacking, line tracks, the consensus vote.
         .target(name: "LectorLive", dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem"]),
-        // Reading an image: Tesseract, the text-line detector, the recognizer pool.
+        // Reading an image: Tesseract, the text-line detector and the neural line
+        // recognizer (ONNX Runtime), the recognizer pool.
         .target(
             name: "LectorRecognition",
             dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CTesseract"]
-                + (opencvFlags == nil ? [] : ["CTextDetector"])
+                + (networkFlags == nil ? [] : ["CTextDetector"])
         ),
         // ICU's regular expressions with a step limit, for the rules (Debian's libicu-dev).
         .target(name: "CICURegex", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
@@ -232,9 +245,9 @@ if let flags = libcameraFlags {
     ))
 }
 
-// PP-OCRv4's text detector through OpenCV DNN, behind a C interface (lector_text_detector.h):
-// only with OpenCV's dnn and imgproc modules.
-if let flags = opencvFlags {
+// The networks on ONNX Runtime (lector_onnx.h) and what OpenCV's imgproc does around them
+// (lector_text_detector.h, lector_line_recognizer.h): only with both installed.
+if let flags = networkFlags {
     package.targets.append(.target(
         name: "CTextDetector",
         cxxSettings: [.unsafeFlags(flags.cflags + ["-O2"])],

@@ -30,10 +30,22 @@ ms/line is the mean wall time over every line of every set (a cascade: Tesseract
 plus the neural reads it made), cpu ms the same in the reading thread's CPU time (steadier
 on a shared machine). --lines FILE scores a file lector-bench already wrote.
 
+Side by side with RapidOCR (issue 40): when a Python with rapidocr is there
+(--rapidocr PYTHON, default .build/rapidocr-venv/bin/python3; `pip install
+rapidocr==3.10.0 onnxruntime==1.32.0`), RapidOCR reads the same photos on one thread
+(scripts/bench-rapidocr.py, loaded once) and a second table gives per set the CPU per
+image of the first layout's lectord (the whole process, its start and model loading
+included) and of RapidOCR (each read, its loading not included), lectord's less its
+start (the CPU of the same lectord reading a blank 64×64 image: the process, Tesseract
+and the networks loaded), and both recalls with the same scoring:
+
+  set        lector CPU/image  less start  RapidOCR CPU/image  lector  RapidOCR
+
 The images stay where they are: nothing is copied into the repository.
 
 usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesseract,detector]
-                                 [--sets docphoto,scene,platefull,platecrop] [--verbose] [-- LECTORD-ARGS...]
+                                 [--sets docphoto,scene,platefull,platecrop] [--verbose] [--rapidocr PYTHON]
+                                 [-- LECTORD-ARGS...]
        scripts/eval-realworld.py --engines [--bench PATH] [--lines FILE] [--data DIR] [--thresholds 0.5,0.9] [--short 4]
                                  [--least-word 0.85,0.9]
 """
@@ -41,6 +53,7 @@ import argparse
 import collections
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -187,6 +200,8 @@ def main():
     parser.add_argument("--thresholds", default="0.5,0.7,0.8,0.9,0.95", help="Tesseract line confidences below which a cascade re-reads")
     parser.add_argument("--short", type=float, default=4,
                         help="a cascade's line shorter than this many times its thickness goes to the neural model at once")
+    parser.add_argument("--rapidocr", default=os.path.join(ROOT, ".build", "rapidocr-venv", "bin", "python3"),
+                        help="a Python with rapidocr: the CPU per image side by side (none: skipped)")
     parser.add_argument("extra", nargs="*", help="more lectord arguments (after --)")
     args = parser.parse_args()
     if args.engines:
@@ -200,7 +215,9 @@ def main():
           f"load average {os.getloadavg()[0]:.1f}")
     header = f"{'layout':<20} {'docs R/P':<14} {'scene':>8} {'plates':>8} {'crops':>8} {'ms/doc frame':>13} {'s/image':>8}"
     print(header)
+    first = None  # the first layout's reads per set: [(cpu seconds, matched, total)]
     for layout in args.layouts.split(","):
+        per_set = collections.defaultdict(list)
         docs = {"truth": 0, "output": 0, "matched": 0}
         scene = {"truth": 0, "matched": 0}
         plates = {"platefull": [0, 0], "platecrop": [0, 0]}
@@ -211,8 +228,10 @@ def main():
             path = os.path.join(args.data, set_name, name)
             chosen, _, engine = layout.partition("/")
             extra = (["--engine", engine] if engine else []) + list(args.extra)
+            cpu_before = children_cpu()
             text, recognize, elapsed, problem = read_image(lectord, path, lang, None if chosen == "default" else chosen,
                                                            extra, args.timeout)
+            per_set[set_name].append((children_cpu() - cpu_before,) + score(set_name, truth, text))
             seconds.append(elapsed)
             if problem:
                 problems.append(f"{set_name}/{name}: {problem}")
@@ -247,6 +266,65 @@ def main():
         print(f"{layout:<20} {docs_text:<14} {scene_text:>8} {full_text:>8} {crop_text:>8} {ms:>13.0f} {mean_s:>8.2f}", flush=True)
         for problem in problems[:10]:
             print(f"  problem: {problem}", file=sys.stderr)
+        if first is None:
+            first = per_set
+            start = start_cpu(lectord, None if chosen == "default" else chosen, extra, args.timeout)
+    if first and os.access(args.rapidocr, os.X_OK):
+        compare_rapidocr(args, sets, first, start)
+    elif first:
+        print(f"# RapidOCR: no {args.rapidocr} (pip install rapidocr==3.10.0 onnxruntime==1.32.0 in a venv there): skipped")
+
+
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def start_cpu(lectord, layout, extra, timeout):
+    """The least CPU seconds of three reads of a blank 64×64 image: lectord's start."""
+    blank = f"/tmp/lector-eval-blank-{os.getpid()}.pgm"
+    with open(blank, "wb") as handle:
+        handle.write(b"P5\n64 64\n255\n" + b"\xff" * 64 * 64)
+    times = []
+    for _ in range(3):
+        before = children_cpu()
+        read_image(lectord, blank, "eng", layout, extra, timeout)
+        times.append(children_cpu() - before)
+    os.unlink(blank)
+    return min(times)
+
+
+def compare_rapidocr(args, sets, lector, start):
+    """RapidOCR on the same photos, one thread; the CPU per image and recall per set
+    beside lectord's (`lector`: per set, [(cpu seconds, matched, total)]; `start`: the
+    CPU seconds of lectord's start)."""
+    peer = subprocess.Popen([args.rapidocr, os.path.join(ROOT, "scripts", "bench-rapidocr.py")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    rapid = collections.defaultdict(list)
+    for set_name, name, _, truth in truth_rows(args.data):
+        if set_name not in sets:
+            continue
+        peer.stdin.write(os.path.join(args.data, set_name, name) + "\n")
+        peer.stdin.flush()
+        answer = json.loads(peer.stdout.readline() or "{}")
+        if "cpu_s" not in answer:
+            print(f"  problem: RapidOCR on {set_name}/{name}: {answer.get('error', 'no answer')}", file=sys.stderr)
+            continue
+        rapid[set_name].append((answer["cpu_s"],) + score(set_name, truth, answer["text"]))
+    peer.stdin.close()
+    peer.wait()
+    print(f"# lectord's start (a blank 64x64 image): {start:.2f} s of CPU")
+    print(f"{'set':<10} {'lector CPU/image':>17} {'less start':>11} {'RapidOCR CPU/image':>19} {'lector':>10} {'RapidOCR':>10}")
+    for set_name in sets:
+        def summary(reads):
+            cpu = sum(r[0] for r in reads) / max(len(reads), 1)
+            matched, total = sum(r[1] for r in reads), sum(r[2] for r in reads)
+            recall = f"{matched / max(total, 1):.3f}" if set_name == "docphoto" else f"{matched}/{total}"
+            return cpu, recall
+        (lector_cpu, lector_recall), (rapid_cpu, rapid_recall) = summary(lector[set_name]), summary(rapid[set_name])
+        print(f"{set_name:<10} {lector_cpu:>15.2f} s {lector_cpu - start:>9.2f} s {rapid_cpu:>17.2f} s {lector_recall:>10} "
+              f"{rapid_recall:>10}", flush=True)
 
 
 if __name__ == "__main__":

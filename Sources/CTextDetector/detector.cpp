@@ -1,10 +1,11 @@
-// detector.cpp — PP-OCRv4's DB text detector through OpenCV's DNN module, and DB's
-// post-processing (PaddleOCR's DBPostProcess) with imgproc. See lector_text_detector.h.
+// detector.cpp — what PP-OCRv4's DB text detector is given (the image resized and
+// normalized) and what is made of its probability map (PaddleOCR's DBPostProcess), with
+// OpenCV's imgproc. The network runs in ONNX Runtime (lector_onnx.h). See
+// lector_text_detector.h.
 #include "lector_text_detector.h"
-#include "shim.hpp"
+#include "barrier.hpp"
 
 #include <opencv2/core.hpp>
-#include <opencv2/dnn.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -16,17 +17,9 @@
 #include <string>
 #include <vector>
 
-struct lector_td {
-    cv::dnn::Net net;
-    std::string model_path;
-    // The input size the network last ran at (0: not yet).
-    int input_width = 0, input_height = 0;
-};
-
 namespace {
 
-using lector_shim::read_network;
-using lector_shim::set_error;
+using lector_barrier::set_error;
 
 // ImageNet's mean and standard deviation, per BGR channel as PaddleOCR feeds them
 // (the model was trained on RGB read as BGR: mean 0.485/0.456/0.406 for B, G, R).
@@ -115,85 +108,49 @@ extern "C" void lector_td_default_params(lector_td_params *params) {
     params->max_candidates = 1000;
 }
 
-extern "C" lector_td *lector_td_create(const char *model_path, int threads, char *error, size_t error_size) {
-    return lector_shim::loaded_or_null(model_path, error, error_size, [&]() -> lector_td * {
-        if (threads > 0) cv::setNumThreads(threads);
-        auto detector = std::make_unique<lector_td>();
-        detector->model_path = model_path;
-        detector->net = read_network(detector->model_path);
-        if (detector->net.empty()) {
-            set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
-            return nullptr;
-        }
-        return detector.release();
-    });
+extern "C" void lector_td_input_size(int width, int height, const lector_td_params *params, int *input_width, int *input_height) {
+    int longer = std::max(1, std::max(width, height));
+    double ratio = std::min(1.0, static_cast<double>(params->max_side) / longer);
+    if (params->min_side > 0 && longer < params->min_side) ratio = static_cast<double>(params->min_side) / longer;
+    *input_width = round32(width * ratio);
+    *input_height = round32(height * ratio);
 }
 
-// The exception barrier of the entry points that return boxes: whatever `body` throws
-// becomes -1 and a message, never an exception crossing into C.
-template <typename Body> static int boxes_or_error(char *error, size_t error_size, Body body) {
-    return lector_shim::count_or_error(error, error_size, "text detection failed", body);
+// The exception barrier of the entry points: whatever `body` throws becomes -1 and a
+// message, never an exception crossing into C.
+template <typename Body> static int count_or_error(char *error, size_t error_size, Body body) {
+    return lector_barrier::count_or_error(error, error_size, "text detection failed", body);
 }
 
-extern "C" int lector_td_detect(lector_td *detector, const uint8_t *gray, int width, int height, int stride,
-                                const lector_td_params *params, lector_td_box *boxes, int capacity,
-                                int *map_width, int *map_height, char *error, size_t error_size) {
-    return boxes_or_error(error, error_size, [&]() -> int {
-        if (width < 1 || height < 1 || stride < width) {
+extern "C" int lector_td_input(const uint8_t *gray, int width, int height, int stride, int input_width, int input_height,
+                               float *input, char *error, size_t error_size) {
+    return count_or_error(error, error_size, [&]() -> int {
+        if (width < 1 || height < 1 || stride < width || input_width < 1 || input_height < 1) {
             set_error(error, error_size, "empty image");
             return -1;
         }
+        const int w = input_width, h = input_height;
         cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
-        int longer = std::max(width, height);
-        double ratio = std::min(1.0, static_cast<double>(params->max_side) / longer);
-        if (params->min_side > 0 && longer < params->min_side) ratio = static_cast<double>(params->min_side) / longer;
-        int w = round32(width * ratio), h = round32(height * ratio);
         cv::Mat resized;
         cv::resize(image, resized, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
-        // NCHW blob, the luma in all three channels, normalized per channel.
-        int shape[4] = {1, 3, h, w};
-        cv::Mat blob(4, shape, CV_32F);
-        float *planes = blob.ptr<float>();
+        // NCHW, the luma in all three channels, normalized per channel.
         for (int c = 0; c < 3; c++) {
             float scale = 1.0f / (255.0f * kStd[c]), offset = -kMean[c] / kStd[c];
-            float *plane = planes + static_cast<size_t>(c) * w * h;
+            float *plane = input + static_cast<size_t>(c) * w * h;
             for (int y = 0; y < h; y++) {
                 const uint8_t *row = resized.ptr<uint8_t>(y);
                 float *target = plane + static_cast<size_t>(y) * w;
                 for (int x = 0; x < w; x++) target[x] = row[x] * scale + offset;
             }
         }
-        // OpenCV 4.6 keeps the shapes of the first input inside the imported network: a
-        // network that ran on a landscape frame found no line at all in a portrait one
-        // (measured: lectord turned a quarter while running). A new input size gets the
-        // network read afresh (an orientation or resolution change, not per frame).
-        if (detector->input_width != 0 && (detector->input_width != w || detector->input_height != h)) {
-            cv::dnn::Net fresh = read_network(detector->model_path);
-            if (fresh.empty()) {
-                set_error(error, error_size, "OpenCV read no network from " + detector->model_path);
-                return -1;
-            }
-            detector->net = fresh;
-        }
-        detector->input_width = w;
-        detector->input_height = h;
-        detector->net.setInput(blob);
-        cv::Mat output = detector->net.forward();  // 1 x 1 x h x w
-        if (output.dims != 4 || output.size[2] != h || output.size[3] != w) {
-            set_error(error, error_size, "the network's output is not a 1×1×H×W probability map");
-            return -1;
-        }
-        cv::Mat map(h, w, CV_32F, output.ptr<float>());
-        if (map_width) *map_width = w;
-        if (map_height) *map_height = h;
-        return copy_boxes(boxes_from_map(map, width, height, *params), boxes, capacity);
+        return 0;
     });
 }
 
 extern "C" int lector_td_boxes_from_map(const float *map, int map_width, int map_height, int image_width, int image_height,
                                         const lector_td_params *params, lector_td_box *boxes, int capacity,
                                         char *error, size_t error_size) {
-    return boxes_or_error(error, error_size, [&]() -> int {
+    return count_or_error(error, error_size, [&]() -> int {
         if (map_width < 1 || map_height < 1) {
             set_error(error, error_size, "empty map");
             return -1;
@@ -202,5 +159,3 @@ extern "C" int lector_td_boxes_from_map(const float *map, int map_width, int map
         return copy_boxes(boxes_from_map(wrapped, image_width, image_height, *params), boxes, capacity);
     });
 }
-
-extern "C" void lector_td_destroy(lector_td *detector) { delete detector; }

@@ -1,136 +1,74 @@
-// recognizer.cpp — PP-OCRv6's text-line recognizer through OpenCV's DNN module, with the
-// per-step argmax of its CTC output. See lector_line_recognizer.h.
+// recognizer.cpp — what PP-OCRv6's text-line recognizer is given (a line image turned,
+// resized to its height and padded) and the per-step argmax of its CTC output, with
+// OpenCV's imgproc. The network runs in ONNX Runtime (lector_onnx.h). See
+// lector_line_recognizer.h.
 #include "lector_line_recognizer.h"
-#include "shim.hpp"
+#include "barrier.hpp"
 
 #include <opencv2/core.hpp>
-#include <opencv2/dnn.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <exception>
-#include <memory>
-#include <stdexcept>
-#include <string>
-#include <vector>
+#include <cstring>
 
 namespace {
 
-// The network's input height and the narrowest input PaddleOCR gives it (a shorter line
-// is padded: measured, scene 12/22 words with the padding, 10 without).
-constexpr int kHeight = 48;
+// The narrowest input PaddleOCR gives the network (a shorter line is padded: measured,
+// scene 12/22 words with the padding, 10 without).
 constexpr int kMinimumWidth = 320;
 // A line image taller than this many times its width is read turned (PaddleOCR's rule).
 constexpr double kTurnRatio = 1.5;
 
-using lector_shim::read_network;
-using lector_shim::set_error;
-
-// The NCHW blob of a BGR or gray line `image` already `kHeight` rows tall:
-// (x / 255 - 0.5) / 0.5 per channel, zeros (mid-gray) right of its columns up to `width`.
-cv::Mat blob_of(const cv::Mat &image, int width) {
-    int shape[4] = {1, 3, kHeight, width};
-    cv::Mat blob(4, shape, CV_32F, cv::Scalar(0));
-    float *planes = blob.ptr<float>();
-    const int channels = image.channels();
-    for (int c = 0; c < 3; c++) {
-        float *plane = planes + static_cast<size_t>(c) * kHeight * width;
-        const int source = channels == 1 ? 0 : c;
-        for (int y = 0; y < kHeight; y++) {
-            const uint8_t *row = image.ptr<uint8_t>(y);
-            float *target = plane + static_cast<size_t>(y) * width;
-            for (int x = 0; x < image.cols; x++) target[x] = row[x * channels + source] * (2.0f / 255.0f) - 1.0f;
-        }
-    }
-    return blob;
-}
-
 }  // namespace
 
-struct lector_lr {
-    cv::dnn::Net net;
-    int classes = 0;
-    std::vector<int32_t> best;
-    std::vector<float> probability;
-};
-
-// Runs the network on `blob`; the output as a steps × classes matrix view of `output`.
-static cv::Mat forward(lector_lr *recognizer, const cv::Mat &blob, cv::Mat &output) {
-    recognizer->net.setInput(blob);
-    output = recognizer->net.forward();  // 1 x steps x classes
-    if (output.dims != 3 || output.size[0] != 1 || output.size[2] < 3) {
-        throw std::runtime_error("the network's output is not 1 × steps × classes");
-    }
-    return cv::Mat(output.size[1], output.size[2], CV_32F, output.ptr<float>());
+extern "C" void lector_lr_input_geometry(int width, int height, lector_lr_geometry *geometry) {
+    const bool turned = height > kTurnRatio * width;
+    const int rows = std::max(1, turned ? width : height), columns = std::max(1, turned ? height : width);
+    const double scale = static_cast<double>(LECTOR_LR_HEIGHT) / rows;
+    const int content = std::max(1, static_cast<int>(std::ceil(columns * scale)));
+    *geometry = lector_lr_geometry{0, std::max(kMinimumWidth, content), content, static_cast<float>(scale), turned ? 1 : 0};
 }
 
-extern "C" lector_lr *lector_lr_create(const char *model_path, int threads, char *error, size_t error_size) {
-    return lector_shim::loaded_or_null(model_path, error, error_size, [&]() -> lector_lr * {
-        if (threads > 0) cv::setNumThreads(threads);
-        auto recognizer = std::make_unique<lector_lr>();
-        recognizer->net = read_network(model_path);
-        if (recognizer->net.empty()) {
-            set_error(error, error_size, std::string("OpenCV read no network from ") + model_path);
-            return nullptr;
-        }
-        cv::Mat blank(kHeight, kMinimumWidth, CV_8UC1, cv::Scalar(255)), output;
-        recognizer->classes = forward(recognizer.get(), blob_of(blank, kMinimumWidth), output).cols;
-        return recognizer.release();
-    });
-}
-
-extern "C" int lector_lr_classes(const lector_lr *recognizer) { return recognizer->classes; }
-
-extern "C" int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int width, int height, int stride, int channels,
-                              const uint8_t *allowed, int allowed_count, const int32_t **classes, const float **probabilities,
-                              lector_lr_geometry *geometry, char *error, size_t error_size) {
-    return lector_shim::count_or_error(error, error_size, "line recognition failed", [&]() -> int {
+extern "C" int lector_lr_input(const uint8_t *pixels, int width, int height, int stride, int channels,
+                               const lector_lr_geometry *geometry, float *input, char *error, size_t error_size) {
+    return lector_barrier::count_or_error(error, error_size, "line recognition failed", [&]() -> int {
         if (width < 1 || height < 1 || (channels != 1 && channels != 3) || stride < width * channels) {
-            set_error(error, error_size, "no line image (empty, or not 1 or 3 channels of 8 bits)");
-            return -1;
-        }
-        if (allowed != nullptr && allowed_count != recognizer->classes) {
-            set_error(error, error_size, "the allowed classes (" + std::to_string(allowed_count) + ") are not the network's "
-                                             + std::to_string(recognizer->classes));
+            lector_barrier::set_error(error, error_size, "no line image (empty, or not 1 or 3 channels of 8 bits)");
             return -1;
         }
         cv::Mat image(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<uint8_t *>(pixels), static_cast<size_t>(stride));
-        const bool turned = height > kTurnRatio * width;
         cv::Mat upright;
-        if (turned) cv::rotate(image, upright, cv::ROTATE_90_COUNTERCLOCKWISE); else upright = image;
-        const double scale = static_cast<double>(kHeight) / upright.rows;
-        const int content = std::max(1, static_cast<int>(std::ceil(upright.cols * scale)));
-        const int input = std::max(kMinimumWidth, content);
+        if (geometry->turned) cv::rotate(image, upright, cv::ROTATE_90_COUNTERCLOCKWISE); else upright = image;
         cv::Mat resized;
-        cv::resize(upright, resized, cv::Size(content, kHeight), 0, 0, cv::INTER_LINEAR);
-        cv::Mat output;
-        cv::Mat steps = forward(recognizer, blob_of(resized, input), output);
-        if (steps.cols != recognizer->classes) {
-            set_error(error, error_size, "the network's class count changed between reads");
-            return -1;
-        }
-        recognizer->best.assign(static_cast<size_t>(steps.rows), 0);
-        recognizer->probability.assign(static_cast<size_t>(steps.rows), 0);
-        for (int t = 0; t < steps.rows; t++) {
-            const float *row = steps.ptr<float>(t);
-            int best = -1;
-            for (int k = 0; k < steps.cols; k++) {
-                if (allowed != nullptr && allowed[k] == 0) continue;
-                if (best < 0 || row[k] > row[best]) best = k;
+        cv::resize(upright, resized, cv::Size(geometry->content_width, LECTOR_LR_HEIGHT), 0, 0, cv::INTER_LINEAR);
+        // NCHW: (x / 255 - 0.5) / 0.5 per channel, zeros (mid-gray) right of the image.
+        const int width_in = geometry->input_width;
+        std::memset(input, 0, sizeof(float) * 3 * LECTOR_LR_HEIGHT * static_cast<size_t>(width_in));
+        for (int c = 0; c < 3; c++) {
+            float *plane = input + static_cast<size_t>(c) * LECTOR_LR_HEIGHT * width_in;
+            const int source = channels == 1 ? 0 : c;
+            for (int y = 0; y < LECTOR_LR_HEIGHT; y++) {
+                const uint8_t *row = resized.ptr<uint8_t>(y);
+                float *target = plane + static_cast<size_t>(y) * width_in;
+                for (int x = 0; x < resized.cols; x++) target[x] = row[x * channels + source] * (2.0f / 255.0f) - 1.0f;
             }
-            if (best < 0) best = 0;  // nothing allowed: blank
-            recognizer->best[static_cast<size_t>(t)] = best;
-            recognizer->probability[static_cast<size_t>(t)] = row[best];
         }
-        *classes = recognizer->best.data();
-        *probabilities = recognizer->probability.data();
-        if (geometry != nullptr) {
-            *geometry = lector_lr_geometry{steps.rows, input, content, static_cast<float>(scale), turned ? 1 : 0};
-        }
-        return steps.rows;
+        return 0;
     });
 }
 
-extern "C" void lector_lr_destroy(lector_lr *recognizer) { delete recognizer; }
+extern "C" void lector_lr_best(const float *output, int steps, int classes, const uint8_t *allowed, int32_t *best,
+                               float *probabilities) {
+    for (int t = 0; t < steps; t++) {
+        const float *row = output + static_cast<size_t>(t) * classes;
+        int found = -1;
+        for (int k = 0; k < classes; k++) {
+            if (allowed != nullptr && allowed[k] == 0) continue;
+            if (found < 0 || row[k] > row[found]) found = k;
+        }
+        if (found < 0) found = 0;  // nothing allowed: blank
+        best[t] = found;
+        probabilities[t] = row[found];
+    }
+}

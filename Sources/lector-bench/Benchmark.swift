@@ -54,6 +54,7 @@ final class Benchmark {
             case .live: LiveBenchmark(bench: self).run()
             case .preview: PreviewBenchmark(bench: self).run()
             case .detector: DetectorBenchmark(bench: self).run()  // issue 17: per frame with and without the detector
+            case .networks: NetworkBenchmark(bench: self).run()  // issue 40: CPU per detection and per line, one thread
             case .engines: EngineBenchmark(bench: self).run()  // issue 26: line engines on ../shared/testdata/realworld
             case .slowcpu: SlowMachineBenchmark(bench: self).run()  // issue 25: a third of a core, realworld photos as cameras
             }

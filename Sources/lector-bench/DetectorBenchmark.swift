@@ -17,7 +17,7 @@ struct DetectorBenchmark {
         var detectorOptions = RecognizerOptions()
         detectorOptions.layout = .detector
         guard let probe = try? TextRecognizer(options: detectorOptions) else {
-            bench.report.note("detector: no text-line detector here (model not installed, or built without OpenCV's dnn): skipped")
+            bench.report.note("detector: no text-line detector here (model not installed, or built without ONNX Runtime): skipped")
             bench.report.add(section: "detector", item: "detector layout", value: "not available")
             return
         }

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// The detector layout: the crop transform, DB's post-processing on synthetic maps, the
-/// block building, and the real detector (PP-OCRv4 through OpenCV) with real Tesseract
+/// block building, and the real detector (PP-OCRv4 on ONNX Runtime) with real Tesseract
 /// on the fixtures, when the model is installed (scripts/setup installs it).
 @Suite("Text-line detector", .serialized)
 struct DetectorTests {
@@ -204,9 +204,9 @@ struct DetectorTests {
         #expect(result.words.allSatisfy { $0.box.maxX <= turned.width && $0.box.maxY <= turned.height && $0.box.area > 0 })
     }
 
-    /// One detector, frames of another size: OpenCV keeps the first input's shapes in
+    /// One detector, frames of another size: OpenCV 4.6 kept the first input's shapes in
     /// the network, and a portrait frame after a landscape one found no line at all
-    /// (lectord turned a quarter while running) until the network was read afresh.
+    /// (lectord turned a quarter while running); ONNX Runtime takes each input's size.
     @Test("one detector reads a landscape frame, then the same frame turned a quarter", .enabled(if: model != nil))
     func newInputSize() throws {
         let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))

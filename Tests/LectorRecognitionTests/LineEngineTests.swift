@@ -11,7 +11,7 @@ import Testing
 struct LineEngineTests {
     static let installed = NeuralLineEngine.isBuilt && (try? NeuralModel.locate(explicit: nil, variant: .latin)) != nil
         && (try? DetectorModel.locate(explicit: nil)) != nil
-    static let skipped: Comment = "needs OpenCV's DNN at build time, the detector's and the neural recognizer's models"
+    static let skipped: Comment = "needs ONNX Runtime at build time, the detector's and the neural recognizer's models"
 
     @Test("--lang picks the Latin model, the full one with Chinese or Japanese, none for other scripts",
           arguments: [("eng", NeuralModel.Variant?.some(.latin)), ("eng+deu", .latin), ("fra+osd", .latin),

@@ -6,14 +6,14 @@ import LectorTestSupport
 import Testing
 
 /// The neural line recognizer: greedy CTC decoding on tables (no model), and the real
-/// network (PP-OCRv6 through OpenCV) on the rendered fixture's lines when
+/// network (PP-OCRv6 on ONNX Runtime) on the rendered fixture's lines when
 /// scripts/fetch-engine-model installed it.
 @Suite("Neural line recognizer", .serialized)
 struct NeuralEngineTests {
     /// The installed models, or nil (the tests that need one are then skipped).
     static let latinModel: String? = NeuralLineEngine.isBuilt ? try? NeuralModel.locate(explicit: nil, variant: .latin) : nil
     static let fullModel: String? = NeuralLineEngine.isBuilt ? try? NeuralModel.locate(explicit: nil, variant: .full) : nil
-    static let skipped: Comment = "needs OpenCV's DNN at build time and the model of scripts/fetch-engine-model"
+    static let skipped: Comment = "needs ONNX Runtime at build time and the model of scripts/fetch-engine-model"
 
     // MARK: CTC decoding
 

@@ -8,11 +8,11 @@ native() { [[ "$dist" == "$host_dist" && "$arch" == "$host_arch" ]]; }
 # dpkg-shlibdeps, the programs' --help and lintian in that root needs.
 root_packages() {
   local common=(libc6-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng libjpeg62-turbo-dev libv4l-dev
-                libmosquitto-dev libmicrohttpd-dev libopencv-dnn-dev libopencv-imgproc-dev libicu-dev libsqlite3-dev
+                libmosquitto-dev libmicrohttpd-dev libopencv-imgproc-dev libicu-dev libsqlite3-dev
                 libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
                 python3 dpkg-dev lintian pkgconf)
   case "$dist" in
-    trixie) echo "${common[*]} libstdc++-14-dev libgcc-14-dev libcamera-dev" ;;
+    trixie) echo "${common[*]} libstdc++-14-dev libgcc-14-dev libcamera-dev libonnxruntime-dev" ;;
     bookworm) echo "${common[*]} libstdc++-12-dev libgcc-12-dev" ;;
   esac
 }
@@ -36,6 +36,9 @@ target_root() {
     rm -f "$root.tmp"/var/cache/apt/archives/*.deb
     mv "$root.tmp" "$root"; touch "$root/.done"
   fi
+  # A root made before a package joined the list gets it now.
+  "$repo/tests/pi/in-root.sh" "$root" sh -c "dpkg -s $(root_packages) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(root_packages); }" \
+    > "$CACHE/packages-$dist-$arch.log" 2>&1 || { tail -20 "$CACHE/packages-$dist-$arch.log" >&2; die "the $dist root's packages failed"; }
   echo "$root"
 }
 
@@ -44,7 +47,7 @@ target_root() {
 # and lintian run in it (the arm64 libraries installed beside the amd64 ones, multiarch).
 pi_root() {
   local root="${LECTOR_PI_CACHE:-$HOME/.cache/lector/pi}/build"
-  [[ -f "$root/.build-done" && -f "$root/.arm64-all-done" ]] || die "no arm64 build root in $root (tests/pi/build-root.sh makes it)"
+  [[ -f "$root/.build-done" && -f "$root/.arm64-onnx-done" ]] || die "no arm64 build root in $root (tests/pi/build-root.sh makes it)"
   echo "$root"
 }
 
@@ -128,10 +131,17 @@ shlibdeps_all() {
   rm -rf "$host_base"; mkdir -p "$host_base/debian"
   printf 'Source: lector\n\nPackage: lectord\nArchitecture: any\n' > "$host_base/debian/control"
   [[ "$arch" != arm64 ]] || arm64_libraries
+  local private=""
+  if [[ -d "$work/stage/lectord/usr/lib/lector" ]]; then
+    # Debian 12: lectord's ONNX Runtime is its own (bundled_onnxruntime): found, no Depends.
+    mkdir -p "$host_base/lib"; cp -a "$work/stage/lectord/usr/lib/lector/." "$host_base/lib/"
+    echo "libonnxruntime 1 lectord" > "$host_base/debian/shlibs.local"
+    private="-l$base/lib -xlectord"
+  fi
   for p in lectord lector lector-mqtt lector-http; do
     mkdir -p "$host_base/$p"; cp "$work/stage/$p/usr/bin/$p" "$host_base/$p/"
     local deps
-    deps="$(in_target env DEB_HOST_ARCH="$arch" sh -c "cd $base && dpkg-shlibdeps -O -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
+    deps="$(in_target env DEB_HOST_ARCH="$arch" sh -c "cd $base && dpkg-shlibdeps -O $private -e$p/$p" 2>"$work/shlibdeps-$p.log" | sed -n 's/^shlibs:Depends=//p')" \
       || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p failed"; }
     [[ -n "$deps" ]] || { cat "$work/shlibdeps-$p.log" >&2; die "dpkg-shlibdeps $p: no Depends"; }
     local extra; extra="$(sed -n 's/^Depends: //p' "$work/stage/$p/DEBIAN/control")"

@@ -92,6 +92,13 @@ finish_bridge() {
 stage_lectord() {
   local s="$work/stage/lectord" u
   install_program lectord lectord
+  if bundled_onnxruntime; then   # Debian 12: ONNX Runtime in lectord's private folder
+    local library; library="$(onnxruntime_library)"
+    install -d "$s/usr/lib/lector"
+    install -m 0644 "$library" "$s/usr/lib/lector/"
+    ln -s "$(basename "$library")" "$s/usr/lib/lector/libonnxruntime.so.1"
+    bundle_rpath "$s/usr/bin/lectord"
+  fi
   install -d "$s/usr/share/lector/demo" "$s/etc/lector" "$s/usr/lib/sysusers.d" "$s$(udev_dir)"
   install -m 0644 "$bin"/Lector_LectorCapture.resources/demo/* "$s/usr/share/lector/demo/"
   for u in lectord.service lectord.socket lectord@.service; do install_unit lectord "$u"; done
@@ -103,6 +110,9 @@ stage_lectord() {
     "$repo/systemd/lectord.service.d/network-camera.conf.example"
   install_man lectord lectord 8
   install_overrides lectord
+  if bundled_onnxruntime; then
+    grep -v '^#' "$repo/scripts/package.d/lintian/lectord.bookworm" >> "$s/usr/share/lintian/overrides/lectord"
+  fi
   write_control lectord "tesseract-ocr-eng, init-system-helpers (>= 1.54~), systemd | systemd-standalone-sysusers | systemd-sysusers" \
     "lector-models, tesseract-ocr-osd" video "OCR camera daemon: reads text from live camera frames" \
     "lectord reads text from V4L2 (and, on Debian 13, libcamera) cameras with Tesseract and publishes what it reads on a Unix socket (/run/lector/lector.sock) for the lector client and the MQTT and web bridges. The package runs it as a systemd service under its own user (lector, in group video), started by its socket; lectord@.service runs one per camera when it is plugged in. Without lector-models it reads with Tesseract's own page layout."
@@ -154,7 +164,25 @@ stage_models() {
   install_docs lector-models "$repo/scripts/package.d/models.copyright"
   install_overrides lector-models
   write_control lector-models "" "" science "models of the lectord OCR camera daemon (text lines)" \
-    "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), as Debian's OpenCV reads them. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
+    "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
+}
+
+# Debian 12 has no ONNX Runtime package: lectord is built against scripts/fetch-onnxruntime's
+# copy of PyPI's library, which the lectord package then carries in /usr/lib/lector (its
+# private folder: lectord needs it to start, lector-models stays optional); the packaged
+# lectord's rpath names that folder.
+bundled_onnxruntime() { [[ "$dist" == bookworm ]] && readelf -d "$bin/lectord" | grep -q 'libonnxruntime\.so'; }
+
+# The ONNX Runtime library lectord was built against (scripts/fetch-onnxruntime's).
+onnxruntime_library() {
+  local libdir; libdir="$(pkg-config --variable=libdir libonnxruntime)" || die "pkg-config finds no libonnxruntime"
+  readlink -f "$libdir/libonnxruntime.so.1"
+}
+
+# Sets a program's rpath to the packaged ONNX Runtime's folder (patchelf).
+bundle_rpath() {
+  command -v patchelf >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >&2
+  patchelf --set-rpath /usr/lib/lector "$1" || die "patchelf $1 failed"
 }
 
 stage_all() {

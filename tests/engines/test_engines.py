@@ -93,7 +93,26 @@ def test_korean_and_hindi_stay_with_tesseract():
               engines["neural"] == 0 and right >= page_right, (details, page_details))
 
 
-for function in (test_chinese_and_japanese_read_by_the_neural_engine, test_korean_and_hindi_stay_with_tesseract):
+def test_onnx_runtime_writes_nothing_home():
+    """The networks' runtime keeps no usage record: PyPI's ONNX Runtime writes a device id and an event database
+    in ~/.cache/Microsoft unless its telemetry is off, which lectord sets (and a service's home may be /)."""
+    if not os.path.exists(f"{MODELS}/PP-OCRv6_rec_small_opencv.onnx"):
+        raise SkipTest("the neural line recognizer's model is not installed (scripts/fetch-engine-model)")
+    home = os.path.join(WORK, "home")
+    os.makedirs(home, exist_ok=True)
+    environment = {k: v for k, v in ENV.items() if k != "ORT_DISABLE_TELEMETRY"}
+    environment.update(HOME=home, XDG_CACHE_HOME=os.path.join(home, ".cache"))
+    result = subprocess.run([LECTORD, "--replay", os.path.join(FRAMES, ROWS[0][0]), "--stdout", "--max-frames", "1",
+                             "--layout", "detector", "--engine", "neural", "--socket", os.path.join(WORK, "home.sock"),
+                             "--log-level", "warning"], capture_output=True, timeout=300, env=environment)
+    left = [os.path.relpath(os.path.join(d, f), home) for d, _, files in os.walk(home) for f in files]
+    check(f"lectord read with the detector and the neural engine (exit {result.returncode}) and left nothing in its home "
+          f"({left or 'nothing'})", result.returncode == 0 and b'"class":"TEXT"' in result.stdout and not left,
+          result.stderr.decode()[-500:])
+
+
+for function in (test_chinese_and_japanese_read_by_the_neural_engine, test_korean_and_hindi_stay_with_tesseract,
+                 test_onnx_runtime_writes_nothing_home):
     suite.test(function)
 
 if __name__ == "__main__":

@@ -49,9 +49,9 @@ part_c() {
   if [[ "$r" == *exit=0* ]] && good "$3"; then
     ok "arm64 guest: the installed /usr/bin/lectord --demo --stdout read $1/$2 words of ${6} frames in ${r##*seconds=} s (aarch64, qemu TCG)"
   else part demo.err | tail -6; notok "arm64 guest: demo: $1/$2 words, $r"; fi
-  # lector-models' neural recognizer loads on Debian 13's OpenCV 4.10 (else lectord logs why
+  # lector-models' neural recognizer loads on Debian 13's ONNX Runtime (else lectord logs why
   # and reads every line with Tesseract).
   if part demo.err | grep -q "reading lines with the neural line recognizer too"; then
-    ok "arm64 guest: the installed lectord reads lines with the neural line recognizer too (lector-models on OpenCV 4.10)"
+    ok "arm64 guest: the installed lectord reads lines with the neural line recognizer too (lector-models on ONNX Runtime)"
   else part demo.err | grep -E '^(error|warning)' | head -3; notok "arm64 guest: the neural line recognizer did not load"; fi
 }

@@ -64,15 +64,17 @@ else
 fi
 [[ "$(show lectord.service ActiveState)" == active ]] && ok "lectord.service active" || notok "lectord.service: $(show lectord.service ActiveState)"
 
-# ---- the neural line recognizer on Debian 13's OpenCV 4.10 ---------------------------------
-# lector-models' recognizer is rewritten so that Debian 12's OpenCV 4.6 and this release's
-# 4.10 both read it (scripts/engine/rewrite-recognizer.py); with a model 4.10 cannot read,
-# lectord would read every line with Tesseract. One frame of the demo, its lines read by the
-# neural recognizer alone, beside the service (a socket of its own).
+# ---- the networks on Debian 13's ONNX Runtime ---------------------------------------------
+# lectord runs lector-models' networks on Debian's libonnxruntime (1.21); a lectord built
+# without it, or a model it cannot load, would read every line with Tesseract. One frame
+# of the demo, its lines read by the neural recognizer alone, beside the service (a socket
+# of its own).
+ldd /usr/bin/lectord | grep -q libonnxruntime && ok "the installed lectord links Debian's ONNX Runtime: $(ldd /usr/bin/lectord | grep -o 'libonnxruntime[^ ]*' | head -1)" \
+  || notok "the installed lectord does not link libonnxruntime"
 timeout 900 lectord --demo --stdout --max-frames 1 --deadline-ms 600000 --layout detector --engine neural \
   --socket /tmp/neural.sock > /tmp/neural.json 2> /tmp/neural.err
 if grep '"class":"TEXT"' /tmp/neural.json | grep '"engine":"neural"' | grep -q "LECTOR READS TEXT"; then
-  ok "the installed lectord reads the demo's lines with the neural line recognizer (lector-models on OpenCV 4.10)"
+  ok "the installed lectord reads the demo's lines with the neural line recognizer (lector-models on ONNX Runtime)"
 else
   notok "neural line recognizer: $(grep -m2 -E '^(error|warning)' /tmp/neural.err | cut -c1-300) $(head -c 200 /tmp/neural.json)"
 fi

@@ -61,17 +61,17 @@ if [[ ! -f "$R/.build-done" ]]; then
   for d in "$R"/opt/arm64-sysroot/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
   touch "$R/.build-done"
 fi
-# The bridges' and the text-line detector's arm64 -dev packages (scripts/package --arch
-# arm64 builds all four programs), unpacked into the sysroot as above; a root made
-# before they were added gets them here.
-if [[ ! -f "$R/.arm64-all-done" ]]; then
-  log "the bridges' and OpenCV's arm64 -dev packages into the sysroot"
+# The bridges' and the networks' (OpenCV's imgproc, ONNX Runtime) arm64 -dev packages
+# (scripts/package --arch arm64 builds all four programs), unpacked into the sysroot as
+# above; a root made before they were added (or before ONNX Runtime) gets them here.
+if [[ ! -f "$R/.arm64-onnx-done" ]]; then
+  log "the bridges', OpenCV's and ONNX Runtime's arm64 -dev packages into the sysroot"
   x="$P/arm64-extra"; rm -rf "$x"
   debootstrap --foreign --arch=arm64 --variant=minbase \
-    --include=libmosquitto-dev,libmicrohttpd-dev,libopencv-dnn-dev,libopencv-imgproc-dev \
+    --include=libmosquitto-dev,libmicrohttpd-dev,libopencv-imgproc-dev,libonnxruntime-dev \
     trixie "$x" "$MIRROR" > "$P/arm64-extra-debootstrap.log" 2>&1 || die "debootstrap arm64 -dev packages (log: $P/arm64-extra-debootstrap.log)"
   for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
-  rm -rf "$x"; touch "$R/.arm64-all-done"
+  rm -rf "$x"; touch "$R/.arm64-onnx-done"
 fi
 # ICU's -dev package (lectord's rules match through libicu's C API), for roots made before.
 if [[ ! -f "$R/.arm64-icu-done" ]]; then

@@ -2,8 +2,9 @@
 # tests/pi/cross-build.sh — runs INSIDE the Debian 13 amd64 build root: builds Lector's
 # programs for aarch64 with Debian's swiftlang (the amd64 compiler) against
 #   /opt/arm64-sysroot   Debian 13 arm64 packages, unpacked (glibc, libstdc++, Tesseract,
-#                        Leptonica, libjpeg, libv4l2, libcamera; OpenCV, libmosquitto and
-#                        libmicrohttpd for the detector and the bridges)
+#                        Leptonica, libjpeg, libv4l2, libcamera; OpenCV's imgproc and ONNX
+#                        Runtime for the networks, libmosquitto and libmicrohttpd for the
+#                        bridges)
 #   /opt/swift-arm64     swiftlang_*_arm64.deb, unpacked: the aarch64 standard library,
 #                        Foundation and their static archives
 # Swift's runtime is linked statically (--static-swift-stdlib); linked by lld.

@@ -1,10 +1,10 @@
 // lector_line_recognizer.h — the C interface of Lector's neural line recognizer (C++
-// inside): PP-OCRv6's text-line recognizer (an SVTR network with a CTC head) run by
-// OpenCV's DNN module on one straightened line image at a time.
+// inside): what PP-OCRv6's text-line recognizer (an SVTR network with a CTC head) is
+// given for one line image, and the most probable class per time step of its output.
+// The network itself runs in ONNX Runtime (lector_onnx.h).
 //
 // Every OpenCV call is inside a try/catch: a cv::Exception (or any other) becomes a
 // return value of -1 and a message in the caller's buffer, never an unwinding into Swift.
-// A recognizer is used by one thread at a time.
 #ifndef LECTOR_LINE_RECOGNIZER_H
 #define LECTOR_LINE_RECOGNIZER_H
 
@@ -15,10 +15,10 @@
 extern "C" {
 #endif
 
-/// A loaded recognizer network (owner: whoever created it; see lector_lr_destroy).
-typedef struct lector_lr lector_lr;
+/// The network's input height.
+enum { LECTOR_LR_HEIGHT = 48 };
 
-/// How a line image was given to the network: what maps a time step back to the image.
+/// How a line image is given to the network: what maps a time step back to the image.
 ///
 /// The image (turned a quarter counter-clockwise first when `turned`) is resized to the
 /// network's height, `content_width` pixels wide, and padded on the right to
@@ -26,7 +26,7 @@ typedef struct lector_lr lector_lr;
 /// [t × input_width / steps, (t + 1) × input_width / steps), which are image columns
 /// (rows when turned) divided by `scale`.
 typedef struct {
-    /// Time steps written (the output's length).
+    /// Time steps of the output (0 until the network has run).
     int steps;
     /// The network's input width, padding included (at least 320).
     int input_width;
@@ -35,36 +35,28 @@ typedef struct {
     /// Network pixels per image pixel (the network's height / the image's height, or
     /// its width when turned).
     float scale;
-    /// 1 when the image was taller than 1.5 × its width and read turned a quarter
-    /// counter-clockwise (its top to bottom became left to right).
+    /// 1 when the image is taller than 1.5 × its width and read turned a quarter
+    /// counter-clockwise (its top to bottom becomes left to right).
     int turned;
 } lector_lr_geometry;
 
-/// Loads the ONNX model at `model_path` (rewritten for OpenCV 4.6; see
-/// scripts/fetch-engine-model), sets OpenCV's worker threads to `threads` (0: OpenCV's
-/// choice; the setting is process-wide) and runs it once on a blank line, so that a
-/// model OpenCV cannot run fails here. NULL with `error` set on failure.
-lector_lr *lector_lr_create(const char *model_path, int threads, char *error, size_t error_size);
+/// The input's geometry for a line image of `width` × `height` (`steps` 0).
+void lector_lr_input_geometry(int width, int height, lector_lr_geometry *geometry);
 
-/// The number of output classes per time step (blank, the characters, space).
-int lector_lr_classes(const lector_lr *recognizer);
+/// Writes the network's input for one line image (8-bit, `channels` 1: gray, given as
+/// three equal channels, or 3: BGR; `stride` bytes per row) into `input`: 3 ×
+/// LECTOR_LR_HEIGHT × `geometry->input_width` floats (NCHW, (x / 255 − 0.5) / 0.5, zero
+/// padding), as `geometry` (lector_lr_input_geometry of the same size) says. Returns 0,
+/// or -1 with `error` set.
+int lector_lr_input(const uint8_t *pixels, int width, int height, int stride, int channels, const lector_lr_geometry *geometry,
+                    float *input, char *error, size_t error_size);
 
-/// Reads one line image: 8-bit, `channels` 1 (gray, given to the network as three equal
-/// channels) or 3 (BGR), `stride` bytes per row. The text runs left to right (an image
-/// taller than 1.5 × its width is read turned, top to bottom).
-///
-/// Per time step, the most probable class and its probability are written to the
-/// recognizer's own arrays, which `classes` and `probabilities` are set to point at (valid
-/// until the next read or lector_lr_destroy). With `allowed` (one byte per class,
-/// `allowed_count` == lector_lr_classes; nonzero: allowed), the most probable of the
-/// allowed classes is taken, and its probability is still its share of all classes.
-/// Returns the number of time steps, or -1 with `error` set.
-int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int width, int height, int stride, int channels,
-                   const uint8_t *allowed, int allowed_count, const int32_t **classes, const float **probabilities,
-                   lector_lr_geometry *geometry, char *error, size_t error_size);
-
-/// Frees the recognizer. NULL is allowed.
-void lector_lr_destroy(lector_lr *recognizer);
+/// Per time step of the network's output (`steps` × `classes` probabilities, row after
+/// row), the most probable class and its probability, written to `best` and
+/// `probabilities` (`steps` entries each). With `allowed` (one byte per class; nonzero:
+/// allowed), the most probable of the allowed classes is taken, and its probability is
+/// still its share of all classes.
+void lector_lr_best(const float *output, int steps, int classes, const uint8_t *allowed, int32_t *best, float *probabilities);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,10 @@
 // lector_text_detector.h — the C interface of Lector's text-line detector (C++ inside):
-// PP-OCRv4's DB text detector run by OpenCV's DNN module, and DB's post-processing
-// (the probability map to rotated line boxes) with OpenCV's imgproc.
+// what PP-OCRv4's DB text detector is given (an image resized to multiples of 32 and
+// normalized) and DB's post-processing (its probability map to rotated line boxes), with
+// OpenCV's imgproc. The network itself runs in ONNX Runtime (lector_onnx.h).
 //
 // Every OpenCV call is inside a try/catch: a cv::Exception (or any other) becomes a
 // return value of -1 and a message in the caller's buffer, never an unwinding into Swift.
-// A detector is used by one thread at a time.
 #ifndef LECTOR_TEXT_DETECTOR_H
 #define LECTOR_TEXT_DETECTOR_H
 
@@ -14,9 +14,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// A loaded detector network (owner: whoever created it; see lector_td_destroy).
-typedef struct lector_td lector_td;
 
 /// One detected text line: a rotated rectangle, in the input image's pixels.
 typedef struct {
@@ -32,7 +29,7 @@ typedef struct {
 
 /// How to detect; lector_td_default_params fills PaddleOCR's values.
 typedef struct {
-    /// The image is shrunk (never enlarged) so that its longer side is at most this,
+    /// The image is shrunk so that its longer side is at most this,
     /// then each side rounded to a multiple of 32 (the network's stride).
     int max_side;
     /// A smaller image is enlarged so that its longer side is this (0: never enlarged):
@@ -54,29 +51,25 @@ typedef struct {
 /// unclip 1.6, min size 3, 1000 candidates).
 void lector_td_default_params(lector_td_params *params);
 
-/// Loads the ONNX model at `model_path` (with Clip nodes in the attribute form; see
-/// scripts/fetch-detector-model) and sets OpenCV's worker threads to `threads` (0:
-/// OpenCV's choice; the setting is process-wide). NULL with `error` set on failure.
-lector_td *lector_td_create(const char *model_path, int threads, char *error, size_t error_size);
+/// The network's input size for an image of `width` × `height`: shrunk (or, below
+/// `min_side`, enlarged) to `max_side` on its longer side, each side rounded to a
+/// multiple of 32 (the network's stride).
+void lector_td_input_size(int width, int height, const lector_td_params *params, int *input_width, int *input_height);
 
-/// Finds text lines in an 8-bit gray image (`stride` bytes per row; the luma is given
-/// to the network as three equal channels). Writes up to `capacity` boxes, best-scored
-/// regions first in reading order (top to bottom), in the image's pixels. Returns the
-/// number written, or -1 with `error` set.
-/// `map_width`/`map_height` (may be NULL) receive the size of the probability map.
-int lector_td_detect(lector_td *detector, const uint8_t *gray, int width, int height, int stride,
-                     const lector_td_params *params, lector_td_box *boxes, int capacity,
-                     int *map_width, int *map_height, char *error, size_t error_size);
+/// Writes the network's input for an 8-bit gray image (`stride` bytes per row) into
+/// `input`: 3 × `input_height` × `input_width` floats (NCHW; the luma in all three
+/// channels, normalized with ImageNet's mean and deviation). Returns 0, or -1 with
+/// `error` set.
+int lector_td_input(const uint8_t *gray, int width, int height, int stride, int input_width, int input_height, float *input,
+                    char *error, size_t error_size);
 
-/// DB's post-processing alone, on a probability map (`map`, `map_width` × `map_height`
-/// floats, row after row), with boxes scaled to an image of `image_width` ×
-/// `image_height`. Returns the number of boxes written, or -1 with `error` set.
+/// DB's post-processing: the text lines of a probability map (`map`, `map_width` ×
+/// `map_height` floats, row after row: the network's output), with boxes scaled to an
+/// image of `image_width` × `image_height`. Writes up to `capacity` boxes, top to bottom,
+/// in the image's pixels. Returns the number written, or -1 with `error` set.
 int lector_td_boxes_from_map(const float *map, int map_width, int map_height, int image_width, int image_height,
                              const lector_td_params *params, lector_td_box *boxes, int capacity,
                              char *error, size_t error_size);
-
-/// Frees the detector. NULL is allowed.
-void lector_td_destroy(lector_td *detector);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,7 @@ public final class DetectorPool: @unchecked Sendable {
 
     /// Loads the first detector at once, so that a model that cannot be loaded is said
     /// at start, not at the first frame.
-    /// - Parameter threads: OpenCV's worker threads (process-wide).
+    /// - Parameter threads: ONNX Runtime's threads inside an operator, per detector.
     public init(modelPath: String, threads: Int) throws(DetectorError) {
         self.modelPath = modelPath
         self.threads = threads

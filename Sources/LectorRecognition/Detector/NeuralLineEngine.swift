@@ -6,7 +6,7 @@ import LectorProtocol
 
 /// Why the neural line recognizer is not there or failed.
 public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// This lectord was built without OpenCV's DNN module.
+    /// This lectord was built without ONNX Runtime or OpenCV's imgproc.
     case unavailable
     /// No model file where lectord looks (the folders searched).
     case modelNotFound(searched: [String])
@@ -16,9 +16,9 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
     case charactersUnreadable(String)
     /// The network's classes are not its character list's (blank + characters + space).
     case charactersMismatch(classes: Int, characters: Int)
-    /// OpenCV could not load or run the model: its reason.
+    /// ONNX Runtime could not load or run the model: its reason.
     case loadFailed(String)
-    /// A line could not be read: OpenCV's reason.
+    /// A line could not be read: ONNX Runtime's or OpenCV's reason.
     case readFailed(String)
     /// None of a whitelist's characters is one the model can read.
     case whitelistOutsideModel(String)
@@ -26,8 +26,8 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .unavailable:
-            "this lectord was built without the neural line recognizer: it needs OpenCV's DNN module when it is built "
-                + "(libopencv-dnn-dev and libopencv-imgproc-dev, which scripts/setup installs)"
+            "this lectord was built without the neural line recognizer: it needs ONNX Runtime and OpenCV's imgproc when "
+                + "it is built (scripts/setup installs them)"
         case let .modelNotFound(searched):
             "no neural line recognizer model in \(searched.joined(separator: ", ")); scripts/fetch-engine-model installs it"
         case let .modelUnreadable(path): "the neural line recognizer model \(path) is not a readable file"
@@ -43,10 +43,11 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
-/// PP-OCRv6's text-line recognizer, run by OpenCV's DNN module: the only Swift file that
-/// calls it (through CTextDetector's lector_line_recognizer.h). Reads one straightened
-/// detector line at a time into the result tree's words and symbols, with boxes mapped
-/// back through the line's crop to the image. Owner of the C handle, freed in deinit.
+/// PP-OCRv6's text-line recognizer, run in ONNX Runtime (``OnnxSession``): the only Swift
+/// file that calls CTextDetector's lector_line_recognizer.h (the line image given to the
+/// network, the most probable class per step). Reads one straightened detector line at a
+/// time into the result tree's words and symbols, with boxes mapped back through the
+/// line's crop to the image.
 ///
 /// Not thread-safe: one read at a time (one engine per recognizer thread).
 public final class NeuralLineEngine {
@@ -54,24 +55,17 @@ public final class NeuralLineEngine {
     /// network reads the crop's pixels without resizing them again.
     public static let lineHeight = 48.0
 
-    #if canImport(CTextDetector)
-    private let handle: OpaquePointer
-    #endif
+    private let session: OnnxSession
     /// The model file loaded.
-    public let modelPath: String
+    public var modelPath: String { session.modelPath }
     /// Class i (1...count) is `characters[i − 1]`; class 0 is blank, the last a space.
     public let characters: [String]
     /// Blank, the characters and space.
     public var classCount: Int { characters.count + 2 }
 
-    /// Whether this build has the recognizer (OpenCV's DNN module was found at build time).
-    public static var isBuilt: Bool {
-        #if canImport(CTextDetector)
-        true
-        #else
-        false
-        #endif
-    }
+    /// Whether this build has the recognizer (ONNX Runtime and OpenCV's imgproc were
+    /// found at build time).
+    public static var isBuilt: Bool { OnnxSession.isBuilt }
 
     /// The classes a read may decode: one flag per class. Blank and space are always
     /// allowed (a whitelist limits characters; words still split).
@@ -81,38 +75,31 @@ public final class NeuralLineEngine {
         public let characters: [String]
     }
 
-    /// Loads the model at `modelPath` and its character list.
+    /// Loads the model at `modelPath` and its character list, and runs it once on a blank
+    /// line (a network whose classes are not the list's fails here).
     /// - Parameters:
     ///   - charactersPath: the character list (default: beside the model,
     ///     ``NeuralModel/charactersPath(forModel:)``).
-    ///   - threads: OpenCV's worker threads (process-wide; 0: OpenCV's choice).
-    /// - Throws: ``NeuralEngineError/unavailable`` without OpenCV,
+    ///   - threads: ONNX Runtime's threads inside an operator (1: one core).
+    ///   - optimization: ONNX Runtime's graph optimizations.
+    /// - Throws: ``NeuralEngineError/unavailable`` without ONNX Runtime,
     ///   ``NeuralEngineError/charactersUnreadable(_:)``, ``NeuralEngineError/loadFailed(_:)``,
     ///   ``NeuralEngineError/charactersMismatch(classes:characters:)``.
-    ///
-    /// The corresponding C function is `lector_lr_create` (which runs the network once).
-    public init(modelPath: String, charactersPath: String? = nil, threads: Int = 1) throws(NeuralEngineError) {
-        self.modelPath = modelPath
+    public init(modelPath: String, charactersPath: String? = nil, threads: Int = 1,
+                optimization: OnnxSession.Optimization = .all) throws(NeuralEngineError) {
         characters = try NeuralModel.characters(at: charactersPath ?? NeuralModel.charactersPath(forModel: modelPath))
+        session = try OnnxSession.load(modelPath: modelPath, threads: threads, optimization: optimization,
+                                       unavailable: NeuralEngineError.unavailable, failed: NeuralEngineError.loadFailed)
         #if canImport(CTextDetector)
-        var error = [CChar](repeating: 0, count: 512)
-        guard let handle = lector_lr_create(modelPath, Int32(threads), &error, error.count) else {
-            throw .loadFailed(Self.message(error))
+        let side = Int(Self.lineHeight)
+        let blank = try input(of: GrayImage(width: 320, height: side, pixels: [UInt8](repeating: 255, count: 320 * side)))
+        let classes: Int
+        do {
+            classes = try session.run(blank.values, shape: blank.shape) { _, shape in shape.last ?? 0 }
+        } catch {
+            throw .loadFailed("\(modelPath): \(error)")
         }
-        let classes = Int(lector_lr_classes(handle))
-        guard classes == characters.count + 2 else {
-            lector_lr_destroy(handle)
-            throw .charactersMismatch(classes: classes, characters: characters.count)
-        }
-        self.handle = handle
-        #else
-        throw .unavailable
-        #endif
-    }
-
-    deinit {
-        #if canImport(CTextDetector)
-        lector_lr_destroy(handle)
+        guard classes == characters.count + 2 else { throw .charactersMismatch(classes: classes, characters: characters.count) }
         #endif
     }
 
@@ -158,34 +145,60 @@ public final class NeuralLineEngine {
         #if canImport(CTextDetector)
         guard image.width > 0, image.height > 0 else { throw .readFailed("an empty line image") }
         precondition(mask == nil || mask?.allowed.count == classCount, "a mask made by another model")
-        var error = [CChar](repeating: 0, count: 512)
-        var geometry = lector_lr_geometry()
-        var classes: UnsafePointer<Int32>?
-        var probabilities: UnsafePointer<Float>?
-        let count = image.pixels.withUnsafeBufferPointer { pixels in
-            if let mask {
-                return mask.allowed.withUnsafeBufferPointer { allowed in
-                    lector_lr_read(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1,
-                                   allowed.baseAddress, Int32(allowed.count), &classes, &probabilities, &geometry, &error, error.count)
+        let (input, shape, geometry) = try self.input(of: image)
+        let classCount = classCount
+        let read: (best: [Int32], probabilities: [Float], classes: Int)
+        do {
+            read = try session.run(input, shape: shape) { output, outputShape in
+                // 1 × steps × classes.
+                guard outputShape.count == 3, outputShape[0] == 1, outputShape[2] == classCount else {
+                    return ([], [], outputShape.last ?? 0)
                 }
+                let steps = outputShape[1]
+                var best = [Int32](repeating: 0, count: steps), probabilities = [Float](repeating: 0, count: steps)
+                if let mask {
+                    mask.allowed.withUnsafeBufferPointer { allowed in
+                        lector_lr_best(output.baseAddress, Int32(steps), Int32(classCount), allowed.baseAddress, &best, &probabilities)
+                    }
+                } else {
+                    lector_lr_best(output.baseAddress, Int32(steps), Int32(classCount), nil, &best, &probabilities)
+                }
+                return (best, probabilities, classCount)
             }
-            return lector_lr_read(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1,
-                                  nil, 0, &classes, &probabilities, &geometry, &error, error.count)
+        } catch {
+            throw .readFailed(error.description)
         }
-        guard count >= 0, let classes, let probabilities else { throw .readFailed(Self.message(error)) }
-        var steps: [CTCDecoding.Step] = []
-        steps.reserveCapacity(Int(count))
-        for t in 0..<Int(count) {
-            let index = Int(classes[t])
-            guard index >= 0 && index < classCount else { throw .charactersMismatch(classes: index + 1, characters: characters.count) }
-            steps.append(CTCDecoding.Step(index, Double(probabilities[t])))
-        }
+        guard read.classes == classCount else { throw .charactersMismatch(classes: read.classes, characters: characters.count) }
+        let steps = zip(read.best, read.probabilities).map { CTCDecoding.Step(Int($0), Double($1)) }
         return Steps(steps: steps, inputWidth: Int(geometry.input_width), contentWidth: Int(geometry.content_width),
                      scale: Double(geometry.scale), turned: geometry.turned != 0)
         #else
         throw .unavailable
         #endif
     }
+
+    #if canImport(CTextDetector)
+    /// The network's input for a line image (8-bit gray): its values, shape and geometry.
+    ///
+    /// The corresponding C functions are `lector_lr_input_geometry` and `lector_lr_input`.
+    private func input(of image: GrayImage) throws(NeuralEngineError) -> (values: [Float], shape: [Int], geometry: lector_lr_geometry) {
+        var geometry = lector_lr_geometry()
+        lector_lr_input_geometry(Int32(image.width), Int32(image.height), &geometry)
+        let height = Int(LECTOR_LR_HEIGHT), width = Int(geometry.input_width)
+        var error = [CChar](repeating: 0, count: 512)
+        var prepared: Int32 = -1
+        // Written whole by lector_lr_input, padding included.
+        let values = [Float](unsafeUninitializedCapacity: 3 * height * width) { target, initialized in
+            prepared = image.pixels.withUnsafeBufferPointer { pixels in
+                lector_lr_input(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1, &geometry,
+                                target.baseAddress, &error, error.count)
+            }
+            initialized = 3 * height * width
+        }
+        guard prepared == 0 else { throw .readFailed(Self.message(error)) }
+        return (values, [1, 3, height, width], geometry)
+    }
+    #endif
 
     /// Reads the line `quad` of `image`: cuts it out straightened at the network's height
     /// (``LineCrop``, no margin: measured on ../shared/testdata/realworld's detector lines,

@@ -7,22 +7,22 @@ import LectorSystem
 
 /// Why the text-line detector is not there or failed.
 public enum DetectorError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// This lectord was built without OpenCV's DNN module.
+    /// This lectord was built without ONNX Runtime or OpenCV's imgproc.
     case unavailable
     /// No model file where lectord looks (the paths searched).
     case modelNotFound(searched: [String])
     /// The model file given (`--detector-model`) is not a readable file.
     case modelUnreadable(String)
-    /// OpenCV could not load the model: its reason.
+    /// ONNX Runtime could not load the model: its reason.
     case loadFailed(String)
-    /// Detection failed on a frame: OpenCV's reason.
+    /// Detection failed on a frame: ONNX Runtime's or OpenCV's reason.
     case detectionFailed(String)
 
     public var description: String {
         switch self {
         case .unavailable:
-            "this lectord was built without the text-line detector: it needs OpenCV's DNN module when it is built "
-                + "(libopencv-dnn-dev and libopencv-imgproc-dev, which scripts/setup installs)"
+            "this lectord was built without the text-line detector: it needs ONNX Runtime and OpenCV's imgproc when it "
+                + "is built (scripts/setup installs them)"
         case let .modelNotFound(searched):
             "no text-line detector model (\(DetectorModel.fileName)) in \(searched.joined(separator: ", ")); "
                 + "scripts/fetch-detector-model installs it"
@@ -51,76 +51,79 @@ public struct DetectorParameters: Equatable, Sendable {
     public init() {}
 }
 
-/// PP-OCRv4's DB text detector, run by OpenCV's DNN module: the only Swift file that
-/// calls it (through CTextDetector's C interface). Owner of the C handle, freed in deinit.
+/// PP-OCRv4's DB text detector: the image resized and normalized, the network run in
+/// ONNX Runtime (``OnnxSession``), its probability map made into line boxes (DB's
+/// post-processing). The only Swift file that calls CTextDetector's
+/// lector_text_detector.h.
 ///
 /// Not thread-safe: one detection at a time (``DetectorPool`` hands detectors out).
 public final class TextLineDetector {
-    #if canImport(CTextDetector)
-    private let handle: OpaquePointer
-    #endif
+    private let session: OnnxSession
     /// The model file loaded.
-    public let modelPath: String
+    public var modelPath: String { session.modelPath }
     public let parameters: DetectorParameters
 
-    /// Whether this build has the detector (OpenCV's DNN module was found at build time).
-    public static var isBuilt: Bool {
-        #if canImport(CTextDetector)
-        true
-        #else
-        false
-        #endif
-    }
+    /// Whether this build has the detector (ONNX Runtime and OpenCV's imgproc were found
+    /// at build time).
+    public static var isBuilt: Bool { OnnxSession.isBuilt }
 
     /// Loads the model at `modelPath`.
     /// - Parameters:
-    ///   - threads: OpenCV's worker threads (process-wide; 0: OpenCV's choice).
+    ///   - threads: ONNX Runtime's threads inside an operator (1: one core).
     ///   - parameters: how the probability map becomes lines.
-    /// - Throws: ``DetectorError/unavailable`` without OpenCV, ``DetectorError/loadFailed(_:)``.
-    ///
-    /// The corresponding C function is `lector_td_create`.
-    public init(modelPath: String, threads: Int = 1, parameters: DetectorParameters = DetectorParameters()) throws(DetectorError) {
-        self.modelPath = modelPath
+    ///   - optimization: ONNX Runtime's graph optimizations.
+    /// - Throws: ``DetectorError/unavailable`` without ONNX Runtime, ``DetectorError/loadFailed(_:)``.
+    public init(modelPath: String, threads: Int = 1, parameters: DetectorParameters = DetectorParameters(),
+                optimization: OnnxSession.Optimization = .all) throws(DetectorError) {
         self.parameters = parameters
-        #if canImport(CTextDetector)
-        var error = [CChar](repeating: 0, count: 512)
-        guard let handle = lector_td_create(modelPath, Int32(threads), &error, error.count) else {
-            throw .loadFailed(Self.message(error))
-        }
-        self.handle = handle
-        #else
-        throw .unavailable
-        #endif
-    }
-
-    deinit {
-        #if canImport(CTextDetector)
-        lector_td_destroy(handle)
-        #endif
+        session = try OnnxSession.load(modelPath: modelPath, threads: threads, optimization: optimization,
+                                       unavailable: DetectorError.unavailable, failed: DetectorError.loadFailed)
     }
 
     /// Finds the text lines of `image`, top to bottom.
     /// - Parameter maximumSide: the longer side the image is shrunk to at most; nil:
-    ///   ``DetectorParameters/maximumSide``. A size the network did not run at last is
-    ///   read afresh first (measured: ≤ 0.1 s of one core, against 0.6 s for a detection
-    ///   at 960 px; a network per size would hold about 140 MB more).
+    ///   ``DetectorParameters/maximumSide``.
     /// - Returns: each line's rotated rectangle in `image`'s pixels, with its score.
-    /// - Throws: ``DetectorError/detectionFailed(_:)`` when OpenCV fails.
+    /// - Throws: ``DetectorError/detectionFailed(_:)`` when the network or OpenCV fails.
     ///
-    /// The corresponding C function is `lector_td_detect`.
+    /// The corresponding C functions are `lector_td_input_size`, `lector_td_input` and
+    /// `lector_td_boxes_from_map`.
     public func detect(_ image: GrayImage, maximumSide: Int? = nil) throws(DetectorError) -> [DetectedLine] {
         #if canImport(CTextDetector)
         guard image.width > 0, image.height > 0 else { return [] }
         var params = Self.cParameters(parameters)
         if let maximumSide { params.max_side = Int32(maximumSide) }
-        var boxes = [lector_td_box](repeating: lector_td_box(), count: Self.capacity)
+        var width: Int32 = 0, height: Int32 = 0
+        lector_td_input_size(Int32(image.width), Int32(image.height), &params, &width, &height)
         var error = [CChar](repeating: 0, count: 512)
-        let count = image.pixels.withUnsafeBufferPointer { pixels in
-            lector_td_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                             &params, &boxes, Int32(boxes.count), nil, nil, &error, error.count)
+        var prepared: Int32 = -1
+        // Written whole by lector_td_input (a float needs no zeroing first: 11 MB at 1280 px).
+        let count = 3 * Int(width) * Int(height)
+        let input = [Float](unsafeUninitializedCapacity: count) { values, initialized in
+            prepared = image.pixels.withUnsafeBufferPointer { pixels in
+                lector_td_input(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), width, height,
+                                values.baseAddress, &error, error.count)
+            }
+            initialized = count
         }
-        guard count >= 0 else { throw .detectionFailed(Self.message(error)) }
-        return boxes.prefix(Int(count)).map(Self.line)
+        guard prepared == 0 else { throw .detectionFailed(Self.message(error)) }
+        var boxes = [lector_td_box](repeating: lector_td_box(), count: Self.capacity)
+        let found: Int32
+        do {
+            found = try session.run(input, shape: [1, 3, Int(height), Int(width)]) { map, shape in
+                // 1 × 1 × H × W: the probability map at the input's size.
+                guard shape == [1, 1, Int(height), Int(width)] else {
+                    error = Array("the network's output is not a 1×1×H×W probability map".utf8CString)
+                    return -1
+                }
+                return lector_td_boxes_from_map(map.baseAddress, width, height, Int32(image.width), Int32(image.height),
+                                                &params, &boxes, Int32(boxes.count), &error, error.count)
+            }
+        } catch {
+            throw .detectionFailed(error.description)
+        }
+        guard found >= 0 else { throw .detectionFailed(Self.message(error)) }
+        return boxes.prefix(Int(found)).map(Self.line)
         #else
         throw .unavailable
         #endif

@@ -18,7 +18,7 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case busy
     /// `--layout detector` cannot run: no model, or a build without the detector (why).
     case detectorUnavailable(String)
-    /// The text-line detector failed on a frame (OpenCV's reason).
+    /// The text-line detector failed on a frame (ONNX Runtime's or OpenCV's reason).
     case detectorFailed(String)
     /// `--engine neural` cannot run: no model, a build without it, or a language it does not read (why).
     case engineUnavailable(String)
