@@ -174,13 +174,42 @@ class Match:
     track: Optional[str] = None
     seq: int = 0
     time: str = ""
+    #: The text as read, for a rule that corrects look-alike characters (`alike`); `text`
+    #: is then the corrected reading, `corrections` how many characters were swapped.
+    read: Optional[str] = None
+    corrections: int = 0
+    #: For a rule with a known list: the entry (`text`, `name`, `distance`) the reading was
+    #: taken as, or None. `is_known` says whether the rule has a list and found an entry.
+    known: Optional[dict] = None
+    #: Why a meter rule did not accept the reading (no hook ran), or None when accepted.
+    rejected: Optional[str] = None
+    #: The files kept for an accepted reading (`frame`, `crop`), with lectord --evidence.
+    evidence: Optional[dict] = None
+
+    @property
+    def is_known(self) -> bool:
+        return self.known is not None
 
     @classmethod
     def from_json(cls, obj) -> "Match":
+        def optional(key, kind):
+            value = obj.get(key)
+            if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+                raise ProtocolError("MATCH without a valid %r: %r" % (key, value))
+            return value
+        known = optional("known", dict)
+        if known is not None:
+            known = {"text": _require(known, "text", str, "MATCH known"), "name": known.get("name"),
+                     "distance": _require(known, "distance", int, "MATCH known")}
+        evidence = optional("evidence", dict)
+        if evidence is not None:
+            evidence = {"frame": _require(evidence, "frame", str, "MATCH evidence"),
+                        "crop": _require(evidence, "crop", str, "MATCH evidence")}
         return cls(_require(obj, "device", str, "MATCH"), _require(obj, "rule", str, "MATCH"), _require(obj, "text", str, "MATCH"),
                    obj.get("matched", obj.get("text")), tuple(_list(obj, "groups", str)), obj.get("zone"),
                    Box.from_json(obj["box"]) if "box" in obj else None, float(obj.get("confidence", 0)), obj.get("track"),
-                   int(obj.get("seq", 0)), obj.get("time", ""))
+                   int(obj.get("seq", 0)), obj.get("time", ""), optional("read", str), optional("corrections", int) or 0,
+                   known, optional("rejected", str), evidence)
 
 
 _TYPES = {"TEXT": Text, "TRACK": Track, "MATCH": Match}
