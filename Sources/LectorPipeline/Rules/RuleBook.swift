@@ -7,17 +7,29 @@ import LectorSystem
 /// rule's hook. Called inside the camera's ordered publish step (one frame at a time,
 /// in capture order); SIGHUP may replace the rules from another thread.
 public final class RuleBook: @unchecked Sendable {
-    /// A rule ready to test, with what it matched last per place (a zone, or a track).
+    /// A rule ready to test, with what it matched last per place (a zone, or a track),
+    /// the appearances it announced and its meter's last value.
     private final class Rule {
         let spec: RuleSpec
         let expression: NSRegularExpression
         let hook: HookRunner?
         var lastText: [String: String] = [:]
+        var appearances: AppearanceMemory?
+        var meter: MeterCheck?
 
         init(spec: RuleSpec, expression: NSRegularExpression, hook: HookRunner?) {
             self.spec = spec
             self.expression = expression
             self.hook = hook
+            appearances = spec.appearanceSeconds.map(AppearanceMemory.init(repeatAfter:))
+            meter = spec.isMeter ? MeterCheck(monotonic: spec.monotonic, maximumRate: spec.maximumRate, resetAfter: spec.resetAfter) : nil
+        }
+
+        /// Keeps what `old` (the same rule before a reload) remembered, where it still applies.
+        func keep(_ old: Rule) {
+            lastText = old.lastText
+            if appearances?.repeatAfter == old.appearances?.repeatAfter { appearances = old.appearances }
+            if let last = old.meter?.last, meter != nil { meter?.remember(last.value, at: last.time) }
         }
     }
 
@@ -52,7 +64,9 @@ public final class RuleBook: @unchecked Sendable {
                 }
                 let hook = spec.hook.map { _ in HookRunner(device: device, rule: spec, logger: logger) }
                 if let hook { runners.append(hook) }
-                return Rule(spec: spec, expression: expression, hook: hook)
+                let rule = Rule(spec: spec, expression: expression, hook: hook)
+                if let before = old.first(where: { $0.spec.qualifiedName == spec.qualifiedName }) { rule.keep(before) }
+                return rule
             }
         }
     }
@@ -74,51 +88,116 @@ public final class RuleBook: @unchecked Sendable {
             }
         }
         let time = MonotonicInstant.rfc3339(unixTime: report.unixTime)
+        let now = Self.seconds(report.captureTime)
         var found: [MatchMessage] = []
         for rule in rules {
+            if rule.appearances != nil {
+                for track in Set(report.lineTracks.values) { rule.appearances?.saw(track: track, now: now) }
+                for event in publication.tracks where event.kind == .gone {
+                    rule.appearances?.gone(track: event.id, lastSeen: Self.seconds(event.lastSeen))
+                }
+            }
             if rule.spec.settledOnly {
                 for event in publication.tracks where event.kind != .gone {
                     let zone = zoneOfTrack[event.id]
                     guard rule.spec.zone == nil || rule.spec.zone == zone, event.confidence >= rule.spec.minimumConfidence else { continue }
-                    if let match = match(rule, text: event.text, zone: zone, place: zone ?? "track \(event.id)", box: event.box,
-                                         confidence: event.confidence, track: event.id, report: report, time: time) {
-                        found.append(match)
-                    }
+                    let seen = Sighting(text: event.text, zone: zone, place: zone ?? "track \(event.id)", box: event.box,
+                                        confidence: event.confidence, track: event.id)
+                    if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
                 }
             } else {
                 for (line, zone, track) in lines {
                     guard rule.spec.zone == nil || rule.spec.zone == zone, line.confidence >= rule.spec.minimumConfidence else { continue }
-                    if let match = match(rule, text: line.text, zone: zone, place: zone ?? track ?? "line", box: line.box,
-                                         confidence: line.confidence, track: track, report: report, time: time) {
-                        found.append(match)
-                    }
+                    let seen = Sighting(text: line.text, zone: zone, place: zone ?? track ?? "line", box: line.box,
+                                        confidence: line.confidence, track: track)
+                    if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
                 }
             }
         }
         return found
     }
 
-    /// A MATCH when `text` matches `rule` and differs from what the rule last matched at
-    /// `place`; the rule's hook is offered it.
-    private func match(_ rule: Rule, text: String, zone: String?, place: String, box: PixelBox, confidence: Double,
-                       track: String?, report: TextReport, time: String) -> MatchMessage? {
+    /// A line (or a track's settled reading) a rule is tested on.
+    private struct Sighting {
+        var text: String
+        var zone: String?
+        /// What the rule remembers its last match by: the zone, else the track, else `line`.
+        var place: String
+        var box: PixelBox
+        var confidence: Double
+        var track: String?
+    }
+
+    /// A MATCH when `seen` matches `rule` (corrected when it has `alike`) and is news: a
+    /// new appearance for a rule that keeps them, else a reading that differs from what
+    /// the rule last matched at its place. An accepted match is offered to the rule's hook.
+    private func match(_ rule: Rule, _ seen: Sighting, report: TextReport, time: String, now: Double) -> MatchMessage? {
+        let spec = rule.spec
+        guard let reading = reading(rule, seen.text) else { return nil }
+        let text = reading.text
+        let known = spec.known.map { $0.lookup(text, maxDistance: spec.maximumDistance) }
+        if var appearances = rule.appearances {
+            let news = appearances.admit(identity: known?.entry?.text ?? text, known: known?.entry != nil, track: seen.track, now: now)
+            rule.appearances = appearances
+            guard news else { return nil }
+        } else {
+            guard rule.lastText[seen.place] != text else { return nil }
+        }
+        rule.lastText[seen.place] = text
+        var rejected: String?
+        if var meter = rule.meter {
+            let value = MeterCheck.value(of: reading.matched)
+            // The meter's value read again (after another reading in between) is no news.
+            if let value, value == meter.last?.value { return nil }
+            rejected = meter.judge(value, at: now)?.rawValue
+            rule.meter = meter
+        }
+        let message = MatchMessage(device: device, zone: seen.zone, rule: spec.name, text: text,
+                                   matched: reading.matched, groups: reading.groups, box: seen.box,
+                                   corners: report.transform.sourceCorners(of: seen.box).map { PixelPoint(x: $0.x, y: $0.y) },
+                                   confidence: (seen.confidence * 1000).rounded() / 1000, track: seen.track,
+                                   sequence: report.sequence, time: time,
+                                   read: spec.alike ? seen.text : nil, corrections: spec.alike ? reading.swaps : nil,
+                                   known: known, rejected: rejected)
+        if let rejected {
+            logger.info("rule reading rejected", [("rule", spec.qualifiedName), ("text", text), ("reason", rejected)])
+        } else {
+            logger.info("rule matched", [("rule", spec.qualifiedName), ("text", text)])
+            rule.hook?.offer(message)
+        }
+        return message
+    }
+
+    /// What `rule` makes of `text`: the text it takes (compacted and corrected with
+    /// `alike`), how many look-alikes were swapped, what its expression matched and its
+    /// groups; nil when it does not match.
+    private func reading(_ rule: Rule, _ text: String) -> (text: String, swaps: Int, matched: String, groups: [String])? {
+        guard rule.spec.alike else {
+            return Self.firstMatch(rule.expression, in: text).map { (text, 0, $0.matched, $0.groups) }
+        }
+        var found: (matched: String, groups: [String])?
+        let corrected = LookAlike.correct(LookAlike.compacted(text)) { candidate in
+            found = Self.firstMatch(rule.expression, in: candidate)
+            return found != nil
+        }
+        guard let corrected, let found else { return nil }
+        return (corrected.text, corrected.swaps, found.matched, found.groups)
+    }
+
+    /// The one place a rule's expression runs: the part of `text` it matched first and
+    /// its capture groups (`""` for a group that took no part), or nil.
+    private static func firstMatch(_ expression: NSRegularExpression, in text: String) -> (matched: String, groups: [String])? {
         let whole = text as NSString
-        guard let result = rule.expression.firstMatch(in: text, range: NSRange(location: 0, length: whole.length)) else { return nil }
-        guard rule.lastText[place] != text else { return nil }
-        rule.lastText[place] = text
+        guard let result = expression.firstMatch(in: text, range: NSRange(location: 0, length: whole.length)) else { return nil }
         let groups = (1..<max(1, result.numberOfRanges)).map { index -> String in
             let range = result.range(at: index)
             return range.location == NSNotFound ? "" : whole.substring(with: range)
         }
-        let message = MatchMessage(device: device, zone: zone, rule: rule.spec.name, text: text,
-                                   matched: whole.substring(with: result.range), groups: groups, box: box,
-                                   corners: report.transform.sourceCorners(of: box).map { PixelPoint(x: $0.x, y: $0.y) },
-                                   confidence: (confidence * 1000).rounded() / 1000, track: track,
-                                   sequence: report.sequence, time: time)
-        logger.info("rule matched", [("rule", rule.spec.qualifiedName), ("text", text)])
-        rule.hook?.offer(message)
-        return message
+        return (whole.substring(with: result.range), groups)
     }
+
+    /// `instant` in seconds (the rules' clock).
+    private static func seconds(_ instant: MonotonicInstant) -> Double { Double(instant.nanoseconds) / 1e9 }
 
     /// Waits for the hooks still running (and the one waiting behind each), each at most
     /// its timeout: lectord's exit at the end of its sources.

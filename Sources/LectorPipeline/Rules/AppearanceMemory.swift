@@ -1,0 +1,57 @@
+/// One event per appearance (a rule's `repeat_after`): what a plate rule has announced,
+/// so that a plate that stays in view is one MATCH, and comes again only after it was out
+/// of view for `repeatAfter` seconds. A reading is known by its identity (the known
+/// entry's text, else the corrected reading); a line track that already gave a MATCH
+/// gives no other (its settled reading changing, `B0ABC123` to `BOABC12`, is not a new
+/// car), save once when its reading becomes a known entry it was not. Pure: times are
+/// seconds on one monotonic clock, given by the caller.
+public struct AppearanceMemory: Sendable {
+    /// Seconds an identity must be out of view before it is a new appearance.
+    public let repeatAfter: Double
+    /// When each identity was last in view (a line read as it, or a track that carries it).
+    private var lastSeen: [String: Double] = [:]
+    /// The tracks alive that gave (or would have given) a MATCH: their identity, and
+    /// whether that was a known entry.
+    private var tracks: [String: (identity: String, known: Bool)] = [:]
+
+    public init(repeatAfter: Double) {
+        self.repeatAfter = repeatAfter
+    }
+
+    /// Whether a reading of `identity` (a known entry when `known`) on `track` at `now`
+    /// is a new appearance (a MATCH); it is remembered either way.
+    public mutating func admit(identity: String, known: Bool, track: String?, now: Double) -> Bool {
+        defer { lastSeen[identity] = now }
+        if let track, let earlier = tracks[track] {
+            // The same car: only its first known reading is news.
+            guard known, !earlier.known, earlier.identity != identity else { return false }
+            tracks[track] = (identity, true)
+            return isOutOfView(identity, now: now, except: track)
+        }
+        let news = isOutOfView(identity, now: now, except: track)
+        if let track { tracks[track] = (identity, known) }
+        return news
+    }
+
+    /// Whether no other alive track carries `identity` and it was last seen more than
+    /// `repeatAfter` seconds before `now` (or never).
+    private func isOutOfView(_ identity: String, now: Double, except track: String?) -> Bool {
+        if tracks.contains(where: { $0.key != track && $0.value.identity == identity }) { return false }
+        guard let seen = lastSeen[identity] else { return true }
+        return now - seen >= repeatAfter
+    }
+
+    /// `track` was in view at `now` (a frame read it): its identity is still in view.
+    public mutating func saw(track: String, now: Double) {
+        if let identity = tracks[track]?.identity { lastSeen[identity] = max(lastSeen[identity] ?? now, now) }
+    }
+
+    /// `track` is gone, last seen at `lastSeen`: its identity's absence starts then.
+    /// Identities out of view for longer than `repeatAfter` are forgotten.
+    public mutating func gone(track: String, lastSeen seen: Double) {
+        if let identity = tracks.removeValue(forKey: track)?.identity {
+            lastSeen[identity] = max(lastSeen[identity] ?? seen, seen)
+        }
+        lastSeen = lastSeen.filter { seen - $0.value < repeatAfter }
+    }
+}
