@@ -32,21 +32,23 @@ public enum LookAlike {
         })
     }
 
-    /// `text` without the separators plates are printed with and registered without
-    /// (spaces, hyphens, dots): what a rule with `alike` tests.
+    /// `text`'s letters and digits only: plates are printed with spaces, hyphens, dots and
+    /// emblems (read as `=`, `*`, `·`) and registered without; what a rule with `alike` tests.
     public static func compacted(_ text: String) -> String {
-        String(text.filter { !($0.isWhitespace || $0 == "-" || $0 == "." || $0 == "·") })
+        String(text.filter { $0.isLetter || $0.isNumber })
     }
 
-    /// The most candidate readings one correction tries (an expression is tested on each).
-    public static let maximumCandidates = 4096
+    /// The most candidate readings one correction tries by default (an expression is
+    /// tested on each).
+    public static let maximumCandidates = 1024
 
     /// The reading of `text` that `accepts` takes with the fewest swaps, and how many;
-    /// nil when none within ``maximumCandidates`` does. `text` itself (0 swaps) is tried
+    /// nil when none of the first `maximumCandidates` does. `text` itself (0 swaps) is tried
     /// first. Among readings with as many swaps, those whose swapped characters the
     /// recognizer ranked closer (`closeness(position, character)`, 0…1, the probability it
     /// gave that character there; nil: it gave none) come first, then the table's order.
-    public static func correct(_ text: String, closeness: (Int, Character) -> Double? = { _, _ in nil },
+    public static func correct(_ text: String, maximumCandidates: Int = maximumCandidates,
+                               closeness: (Int, Character) -> Double? = { _, _ in nil },
                                accepts: (String) -> Bool) -> (text: String, swaps: Int)? {
         let characters = Array(text)
         if accepts(text) { return (text, 0) }

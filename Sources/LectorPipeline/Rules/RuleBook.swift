@@ -11,15 +11,15 @@ public final class RuleBook: @unchecked Sendable {
     /// the appearances it announced and its meter's last value.
     private final class Rule {
         let spec: RuleSpec
-        let expression: NSRegularExpression
+        let reader: RuleReader
         let hook: HookRunner?
         var lastText: [String: String] = [:]
         var appearances: AppearanceMemory?
         var meter: MeterCheck?
 
-        init(spec: RuleSpec, expression: NSRegularExpression, hook: HookRunner?) {
+        init(spec: RuleSpec, reader: RuleReader, hook: HookRunner?) {
             self.spec = spec
-            self.expression = expression
+            self.reader = reader
             self.hook = hook
             appearances = spec.appearanceSeconds.map(AppearanceMemory.init(repeatAfter:))
             meter = spec.isMeter ? MeterCheck(monotonic: spec.monotonic, maximumRate: spec.maximumRate, resetAfter: spec.resetAfter) : nil
@@ -58,13 +58,13 @@ public final class RuleBook: @unchecked Sendable {
             let old = rules
             rules = specs.compactMap { spec in
                 if let same = old.first(where: { $0.spec == spec }) { return same }
-                guard let expression = try? NSRegularExpression(pattern: spec.pattern) else {
+                guard let reader = try? RuleReader(spec: spec) else {
                     logger.error("rule not used: its expression does not compile", [("rule", spec.qualifiedName)])
                     return nil
                 }
                 let hook = spec.hook.map { _ in HookRunner(device: device, rule: spec, logger: logger) }
                 if let hook { runners.append(hook) }
-                let rule = Rule(spec: spec, expression: expression, hook: hook)
+                let rule = Rule(spec: spec, reader: reader, hook: hook)
                 if let before = old.first(where: { $0.spec.qualifiedName == spec.qualifiedName }) { rule.keep(before) }
                 return rule
             }
@@ -98,6 +98,16 @@ public final class RuleBook: @unchecked Sendable {
                 }
             }
             if rule.spec.settledOnly {
+                // A line read as exactly a known entry needs no vote (a gate opens at once);
+                // the track's settled reading is then the same appearance.
+                if rule.appearances != nil, rule.spec.known != nil {
+                    for (line, zone, track) in lines where rule.spec.zone == nil || rule.spec.zone == zone {
+                        guard line.confidence >= rule.spec.minimumConfidence, rule.reader.reading(of: line.text)?.known?.entry?.distance == 0 else { continue }
+                        let seen = Sighting(text: line.text, zone: zone, place: zone ?? track ?? "line", box: line.box,
+                                            confidence: line.confidence, track: track)
+                        if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
+                    }
+                }
                 for event in publication.tracks where event.kind != .gone {
                     let zone = zoneOfTrack[event.id]
                     guard rule.spec.zone == nil || rule.spec.zone == zone, event.confidence >= rule.spec.minimumConfidence else { continue }
@@ -133,9 +143,9 @@ public final class RuleBook: @unchecked Sendable {
     /// the rule last matched at its place. An accepted match is offered to the rule's hook.
     private func match(_ rule: Rule, _ seen: Sighting, report: TextReport, time: String, now: Double) -> MatchMessage? {
         let spec = rule.spec
-        guard let reading = reading(rule, seen.text) else { return nil }
+        guard let reading = rule.reader.reading(of: seen.text) else { return nil }
         let text = reading.text
-        let known = spec.known.map { $0.lookup(text, maxDistance: spec.maximumDistance) }
+        let known = reading.known
         if var appearances = rule.appearances {
             let news = appearances.admit(identity: known?.entry?.text ?? text, known: known?.entry != nil, track: seen.track, now: now)
             rule.appearances = appearances
@@ -166,34 +176,6 @@ public final class RuleBook: @unchecked Sendable {
             rule.hook?.offer(message)
         }
         return message
-    }
-
-    /// What `rule` makes of `text`: the text it takes (compacted and corrected with
-    /// `alike`), how many look-alikes were swapped, what its expression matched and its
-    /// groups; nil when it does not match.
-    private func reading(_ rule: Rule, _ text: String) -> (text: String, swaps: Int, matched: String, groups: [String])? {
-        guard rule.spec.alike else {
-            return Self.firstMatch(rule.expression, in: text).map { (text, 0, $0.matched, $0.groups) }
-        }
-        var found: (matched: String, groups: [String])?
-        let corrected = LookAlike.correct(LookAlike.compacted(text)) { candidate in
-            found = Self.firstMatch(rule.expression, in: candidate)
-            return found != nil
-        }
-        guard let corrected, let found else { return nil }
-        return (corrected.text, corrected.swaps, found.matched, found.groups)
-    }
-
-    /// The one place a rule's expression runs: the part of `text` it matched first and
-    /// its capture groups (`""` for a group that took no part), or nil.
-    private static func firstMatch(_ expression: NSRegularExpression, in text: String) -> (matched: String, groups: [String])? {
-        let whole = text as NSString
-        guard let result = expression.firstMatch(in: text, range: NSRange(location: 0, length: whole.length)) else { return nil }
-        let groups = (1..<max(1, result.numberOfRanges)).map { index -> String in
-            let range = result.range(at: index)
-            return range.location == NSNotFound ? "" : whole.substring(with: range)
-        }
-        return (whole.substring(with: result.range), groups)
     }
 
     /// `instant` in seconds (the rules' clock).

@@ -1,0 +1,94 @@
+import Foundation
+import LectorProtocol
+
+/// What one rule makes of a line's text: whether its expression matches (the one place
+/// the expression runs), the look-alike correction of a rule with `alike`, and the entry
+/// of its known list. Not thread-safe: used by its rule book's publish step only.
+final class RuleReader {
+    /// A text the rule takes.
+    struct Reading: Equatable {
+        /// The text taken: as read, or compacted and corrected (`alike`).
+        var text: String
+        /// Look-alike characters swapped.
+        var swaps: Int
+        /// What the expression matched, and its capture groups (`""` for one that took no part).
+        var matched: String
+        var groups: [String]
+        /// The known list's verdict; nil for a rule without one.
+        var known: KnownLookup?
+    }
+
+    let spec: RuleSpec
+    private let expression: NSRegularExpression
+    /// Lines are read alike frame after frame: what each text gave, up to `cacheSize`.
+    private var cache: [String: Reading?] = [:]
+    private static let cacheSize = 512
+    /// Candidates tried for a part of a line (a whole line tries ``LookAlike/maximumCandidates``).
+    private static let partCandidates = 64
+
+    /// - Throws: when `spec.pattern` does not compile.
+    init(spec: RuleSpec) throws {
+        self.spec = spec
+        expression = try NSRegularExpression(pattern: spec.pattern)
+    }
+
+    /// What the rule takes of `text`, or nil when it does not match. With `alike` and a
+    /// known list, a line that holds more than a known plate (`OSG=719 Heatlag`, a dealer's
+    /// frame read on the plate's line) is taken as its words that are a known entry.
+    func reading(of text: String) -> Reading? {
+        if let cached = cache[text] { return cached }
+        var taken = reading(text, candidates: LookAlike.maximumCandidates)
+        if spec.alike, spec.known != nil, taken?.known?.entry == nil {
+            taken = knownPart(of: text) ?? taken
+        }
+        if cache.count >= Self.cacheSize { cache.removeAll(keepingCapacity: true) }
+        cache[text] = taken
+        return taken
+    }
+
+    /// `text` (or a part of it) as the rule takes it, trying at most `candidates` corrections.
+    private func reading(_ text: String, candidates: Int) -> Reading? {
+        var taken: Reading?
+        if spec.alike {
+            var found: (matched: String, groups: [String])?
+            let corrected = LookAlike.correct(LookAlike.compacted(text), maximumCandidates: candidates) { candidate in
+                found = firstMatch(in: candidate)
+                return found != nil
+            }
+            if let corrected, let found { taken = Reading(text: corrected.text, swaps: corrected.swaps, matched: found.matched, groups: found.groups) }
+        } else if let found = firstMatch(in: text) {
+            taken = Reading(text: text, swaps: 0, matched: found.matched, groups: found.groups)
+        }
+        if let known = spec.known, let text = taken?.text { taken?.known = known.lookup(text, maxDistance: spec.maximumDistance) }
+        return taken
+    }
+
+    /// The run of `text`'s words that is the nearest known entry (fewest swaps among as
+    /// near ones), or nil.
+    private func knownPart(of text: String) -> Reading? {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard words.count > 1 else { return nil }
+        var best: Reading?
+        for start in words.indices {
+            for end in start..<words.count where end - start + 1 < words.count {
+                let part = words[start...end].joined(separator: " ")
+                guard let reading = reading(part, candidates: Self.partCandidates), let entry = reading.known?.entry else { continue }
+                if let current = best?.known?.entry, (current.distance, best?.swaps ?? 0) <= (entry.distance, reading.swaps) { continue }
+                best = reading
+            }
+        }
+        return best
+    }
+
+    /// The one place the rule's expression runs: the part of `text` it matched first and
+    /// its capture groups (`""` for a group that took no part), or nil.
+    private func firstMatch(in text: String) -> (matched: String, groups: [String])? {
+        let whole = text as NSString
+        guard let result = expression.firstMatch(in: text, range: NSRange(location: 0, length: whole.length)) else { return nil }
+        let groups = (1..<max(1, result.numberOfRanges)).map { index -> String in
+            let range = result.range(at: index)
+            return range.location == NSNotFound ? "" : whole.substring(with: range)
+        }
+        return (whole.substring(with: result.range), groups)
+    }
+}
