@@ -139,6 +139,7 @@ extension Daemon {
             logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
                                          ("orientation", camera.orientation.imageOrientation.description)])
         }
+        camera.listRules(spec.rules)
         return camera
     }
 
@@ -260,6 +261,7 @@ extension Daemon {
             }
             if camera.rules != before.rules {
                 ruleBooks.withLock { $0[camera.name] }?.replace(rules: camera.rules)
+                live.listRules(camera.rules)
             }
             if camera.capture.stallTimeout != before.capture.stallTimeout {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)

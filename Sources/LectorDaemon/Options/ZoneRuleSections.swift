@@ -88,7 +88,7 @@ struct RuleSection {
     var matchGiven = false
 
     static let keys = ["match", "min_confidence", "settled_only", "on_match", "hook_timeout", "alike", "known", "max_distance",
-                       "repeat_after", "monotonic", "max_rate", "reset_after"]
+                       "repeat_after", "monotonic", "max_rate", "reset_after", "unit"]
 
     init(line: Int, name: String) throws(OptionValueError) {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -121,6 +121,11 @@ struct RuleSection {
         case "monotonic": rule.monotonic = try ValueParser.bool.parse(value)
         case "max_rate": rule.maximumRate = try ValueParser.number(0...1e15).parse(value)
         case "reset_after": rule.resetAfter = try ValueParser.integer(1...1000).parse(value)
+        case "unit":
+            guard !value.isEmpty, value.count <= 16, !value.contains(where: { $0.isWhitespace || $0 == "\"" }) else {
+                throw OptionValueError("must be a unit such as kWh or m³ (no spaces), not '\(value)'")
+            }
+            rule.unit = value
         default: throw OptionValueError("unknown rule key; known: \(Self.keys.joined(separator: ", "))")
         }
     }

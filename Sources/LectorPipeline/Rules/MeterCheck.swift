@@ -3,8 +3,10 @@
 /// or rises faster than `max_rate` units per hour since the last accepted one, is
 /// rejected; `reset_after` rejected readings in a row that agree with each other (each a
 /// sane next value of the one before) are a meter really replaced or reset, and the last
-/// of them is accepted. The first reading is accepted. Pure: times are seconds on one
-/// monotonic clock, given by the caller.
+/// of them is accepted. So is the first value: with nothing accepted yet, `reset_after`
+/// readings in a row that agree with each other (one misread settled by the vote, a
+/// seven-segment 3 read as 8, does not become the meter's value). Pure: times are
+/// seconds on one monotonic clock, given by the caller.
 public struct MeterCheck: Sendable {
     /// Why a reading was not accepted: MATCH `rejected`.
     public enum Rejection: String, Sendable, Equatable {
@@ -14,6 +16,8 @@ public struct MeterCheck: Sendable {
         case wentDown = "went_down"
         /// Higher than `max_rate` allows since the last accepted value.
         case tooFast = "too_fast"
+        /// No value accepted yet, and not yet `reset_after` agreeing readings.
+        case unconfirmed
     }
 
     public let monotonic: Bool
@@ -53,13 +57,15 @@ public struct MeterCheck: Sendable {
     /// else why not.
     public mutating func judge(_ value: Double?, at time: Double) -> Rejection? {
         guard let value else { return .notANumber }
-        guard let last else {
-            accept(value, at: time)
-            return nil
-        }
-        guard let problem = problem(from: last, to: (value, time)) else {
-            accept(value, at: time)
-            return nil
+        let problem: Rejection
+        if let last {
+            guard let found = self.problem(from: last, to: (value, time)) else {
+                accept(value, at: time)
+                return nil
+            }
+            problem = found
+        } else {
+            problem = .unconfirmed
         }
         if let previous = chain.last, self.problem(from: previous, to: (value, time)) == nil {
             chain.append((value, time))

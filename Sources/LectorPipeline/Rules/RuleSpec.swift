@@ -1,4 +1,6 @@
 import Foundation
+import LectorProtocol
+import LectorSystem
 
 /// A rule of a camera or one of its zones (`[rule CAMERA/ZONE/NAME]`, `[rule CAMERA/NAME]`):
 /// a line whose text matches `pattern` publishes a MATCH, and runs `hook` if it has one.
@@ -37,6 +39,9 @@ public struct RuleSpec: Equatable, Sendable {
     /// replaced or reset (`reset_after`).
     public var resetAfter = 3
 
+    /// The unit of a meter's readings (`unit`, e.g. `kWh`), for Home Assistant's sensor.
+    public var unit: String?
+
     /// `repeat_after`'s default for a camera-wide rule.
     public static let defaultRepeatAfter = 30.0
 
@@ -70,16 +75,20 @@ public struct RuleSpec: Equatable, Sendable {
         }
     }
 
+    /// How DEVICE lists the rule.
+    public var info: RuleInfo { RuleInfo(name: name, zone: zone, known: known != nil, meter: isMeter, unit: unit) }
+
     /// The known list at `path`.
     /// - Throws: ``KnownList/Problem`` (line 0 when the file cannot be read).
     package static func knownList(at path: String) throws(KnownList.Problem) -> KnownList {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw KnownList.Problem(path: path, line: 0, message: "cannot be read")
+        let text: String?
+        do {
+            text = try RegularFile.readText(path, maximumBytes: 16 << 20)
+        } catch {
+            throw KnownList.Problem(path: path, line: 0, message: error.reason)
         }
-        guard let contents = String(data: data, encoding: .utf8) else {
-            throw KnownList.Problem(path: path, line: 0, message: "is not UTF-8 text")
-        }
-        return try KnownList(path: path, contents: contents)
+        guard let text else { throw KnownList.Problem(path: path, line: 0, message: "is not UTF-8 text") }
+        return try KnownList(path: path, contents: text)
     }
 
     /// Why `path` cannot be a hook (not absolute, missing, not executable), or nil.
