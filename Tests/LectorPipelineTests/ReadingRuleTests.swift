@@ -107,6 +107,16 @@ struct ReadingRuleTests {
         do { let admitted = memory.admit(identity: "XSG719", known: false, track: "1", now: 3); #expect(!admitted) }
     }
 
+    @Test("a reading announced as not known that becomes known (the list edited) is news")
+    func becomesKnown() {
+        var memory = AppearanceMemory(repeatAfter: 30)
+        do { let admitted = memory.admit(identity: "WA56660", known: false, track: "1", now: 0); #expect(admitted) }
+        memory.gone(track: "1", lastSeen: 1)
+        do { let admitted = memory.admit(identity: "WA56660", known: false, track: "2", now: 3); #expect(!admitted) }
+        do { let admitted = memory.admit(identity: "WA56660", known: true, track: "2", now: 4); #expect(admitted) }
+        do { let admitted = memory.admit(identity: "WA56660", known: true, track: "3", now: 5); #expect(!admitted) }
+    }
+
     @Test("meter values", arguments: [("04217935", 4217935.0), ("1234.5", 1234.5), ("12 345,6", 12345.6), ("12a4", nil), ("", nil)]
           as [(String, Double?)])
     func meterValue(text: String, value: Double?) {

@@ -37,7 +37,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-from lectortest import ENV, LECTORD, ROOT, SkipTest, Suite, workdir  # noqa: E402
+import lectortest  # noqa: E402
+from lectortest import ENV, LECTOR_MQTT, LECTORD, ROOT, Client, Daemon, SkipTest, Suite, free_port, wait_for, workdir  # noqa: E402
 from cpuquota import CPUQuota, Unavailable  # noqa: E402
 
 suite = Suite("readings")
@@ -239,6 +240,179 @@ def slow_core():
             continue
         took = mine[0]["_arrived"] - rfc3339(first["time"])
         check(f"slow core: {name}'s first MATCH {took:.1f} s after its first frame (at most 6)", took <= 6)
+
+
+class Process(lectortest.NamedProcess):
+    work = WORK
+
+
+def broker():
+    port = free_port()
+    conf = write("broker.conf", f"listener {port} 127.0.0.1\npersistence false\nallow_anonymous true\nuser root\n")
+    process = Process("broker", ["mosquitto", "-c", conf]).start()
+    process.port = port
+    process.wait_port(port, "mosquitto")
+    return process
+
+
+def parse_sub(text):
+    """mosquitto_sub -F '%r %t %x' lines: (retained, topic, payload bytes)."""
+    out = []
+    for line in text.splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) >= 2:
+            out.append((parts[0] == "1", parts[1], bytes.fromhex(parts[2]) if len(parts) > 2 else b""))
+    return out
+
+
+METER_CONF = """[camera meter]
+replay = {sequence}/meter.mjpeg
+fps = {fps}
+
+[zone meter/reading]
+rect = {rect}
+psm = 7
+engine = neural
+
+[rule meter/reading/kwh]
+match = ^[0-9]{{7,8}}$
+alike = true
+monotonic = true
+max_rate = 2000000
+unit = kWh
+
+[camera car]
+replay = {car}
+loop = true
+fps = 2
+
+[rule car/plate]
+match = ^[A-Z0-9]{{5,8}}$
+alike = true
+known = {known}
+"""
+
+
+@suite.test
+def meter():
+    sequence = os.path.join(WORK, "lcd")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-meter-sequence.py"), sequence, "--style", "lcd",
+                    "--hide", "4", "--readings", "8"], check=True)
+    with open(os.path.join(sequence, "meter.json")) as handle:
+        truth = json.load(handle)
+    known = write("gate.txt", "KCS1M\tthe van\n")
+    conf = write("meter.conf", METER_CONF.format(sequence=sequence, fps=truth["fps"], rect=",".join(map(str, truth["zones"]["reading"])),
+                                                 car=os.path.join(PLATES, "us_car15.jpg"), known=known))
+    mqtt = broker()
+    watcher = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(mqtt.port), "-F", "%r %t %x", "-t", "lector/#",
+                                "-t", "homeassistant/#"], stdout=subprocess.PIPE, text=True)
+    daemon = Daemon("--config", conf, log_path=os.path.join(WORK, "meter-lectord.log"), env=ENV).start()
+    bridge = Process("meter-bridge", [os.environ.get("LECTOR_MQTT", LECTOR_MQTT), "--socket", daemon.path, "--broker",
+                                      f"mqtt://127.0.0.1:{mqtt.port}", "--hostname", "box"]).start()
+    frames = truth["readings"][-1]["last"] + 1
+
+    def replay_ended():
+        devices = Client(daemon.path).request({"class": "DEVICES"})["devices"]
+        meter = [d for d in devices if d.get("name") == "meter"]
+        return meter and meter[0]["state"] == "idle" and bridge.alive()
+    time.sleep(frames / truth["fps"])
+    wait_for(replay_ended, 240, "the meter's replay to end")
+    time.sleep(2)
+    bridge.stop()
+    daemon.stop()
+    watcher.terminate()
+    messages = parse_sub(watcher.communicate(timeout=10)[0])
+    mqtt.stop()
+
+    base = "lector/box/meter/rule/reading_kwh"
+    accepted = [json.loads(p) for _, t, p in messages if t == base and p]
+    rejected = [json.loads(p) for _, t, p in messages if t == base + "/rejected" and p]
+    truth_at = {}
+    hidden = {}
+    for reading in truth["readings"]:
+        for frame in range(reading["first"], reading["last"] + 1):
+            truth_at[frame] = reading["text"]
+        for hide in reading["hidden"]:
+            hidden[hide["frame"]] = hide
+    texts = [r["text"] for r in truth["readings"]]
+    print("     accepted: " + ", ".join(f"{m['text']}@{m['seq']}" for m in accepted))
+    print("     rejected: " + ", ".join(f"{m['text']}@{m['seq']} {m['rejected']}" for m in rejected))
+    print("     truth:    " + ", ".join(texts))
+    # The vote may settle a reading a frame or two into the next one: the true reading is
+    # the one at its frame or the one before.
+    wrong = [m for m in accepted if m["text"] not in (truth_at.get(m["seq"]), truth_at.get(m["seq"] - 3), truth_at.get(m["seq"] - 6))]
+    check(f"meter: every accepted reading is the true one ({len(accepted)} accepted of {len(texts)} readings)",
+          accepted and not wrong, [m["text"] for m in wrong])
+    check("meter: at least half the readings accepted", len({m["text"] for m in accepted}) >= len(texts) // 2)
+    values = [int(m["text"]) for m in accepted]
+    check("meter: the sensor's values (the rule topic) never go down", values == sorted(values), values)
+    hidden_wrong = [m for m in accepted if m["seq"] in hidden and m["text"] != truth_at[m["seq"]]]
+    check(f"meter: the {len(hidden)} frames with a hidden digit give rejected or no readings", not hidden_wrong, hidden_wrong)
+    check(f"meter: {len(rejected)} rejected readings on rule/reading_kwh/rejected, none on the sensor's topic",
+          all(m.get("rejected") for m in rejected) and not any(m.get("rejected") for m in accepted))
+    configs = {t: json.loads(p) for _, t, p in messages if t.startswith("homeassistant/") and p}
+    node = "lector_box_meter"
+    sensor = configs.get(f"homeassistant/sensor/{node}/rule_reading_kwh/config", {})
+    check("meter: its sensor is total_increasing in kWh (device_class energy) on the rule's topic",
+          sensor.get("state_class") == "total_increasing" and sensor.get("unit_of_measurement") == "kWh"
+          and sensor.get("device_class") == "energy" and sensor.get("state_topic") == base, sensor)
+    check("meter: an image entity of the rule's crop, no known binary sensor (no list)",
+          configs.get(f"homeassistant/image/{node}/rule_reading_kwh_crop/config", {}).get("image_topic") == base + "/crop"
+          and f"homeassistant/binary_sensor/{node}/rule_reading_kwh_known/config" not in configs, sorted(configs))
+    plate_base = "lector/box/car/rule/plate"
+    plate = [json.loads(p) for _, t, p in messages if t == plate_base and p]
+    known_sensor = configs.get("homeassistant/binary_sensor/lector_box_car/rule_plate_known/config", {})
+    check("gate: the plate's reading on its topic, known as the list's entry; a known binary sensor",
+          any((m.get("known") or {}).get("name") == "the van" for m in plate) and known_sensor.get("state_topic") == plate_base,
+          [plate, known_sensor])
+    check("gate: HA's schema: each rule entity has unique_id, device, availability and its topic",
+          all(c.get("unique_id") and c.get("device", {}).get("identifiers") and c.get("availability_topic")
+              and (c.get("state_topic") or c.get("image_topic")) for t, c in configs.items() if "/rule_" in t), configs)
+
+
+@suite.test
+def known_list_file():
+    bad = write("bad.txt", "WA56660\n\nKCS1M\tthe van\n---\n")
+    conf = write("bad.conf", plate_config(os.path.join(PLATES, "eu_eu10.jpg"), bad, bad))
+    result = subprocess.run([os.environ.get("LECTORD", LECTORD), "--config", conf, "--check-config"], capture_output=True, text=True,
+                            env=ENV, timeout=120)
+    check("a bad known list is refused with file:line", result.returncode != 0 and f"{bad}:4:" in result.stderr, result.stderr)
+    listed = write("listed.txt", "KCS1M\n")
+    # Two cars in turn, 5 s each: the first comes back after the list is edited.
+    cars_dir = os.path.join(WORK, "two-cars")
+    os.makedirs(cars_dir, exist_ok=True)
+    for car, photo in (("a", "eu_eu10.jpg"), ("b", "us_car15.jpg")):
+        for number in range(10):
+            name = os.path.join(cars_dir, f"{car}{number}.jpg")
+            if not os.path.exists(name):
+                os.symlink(os.path.join(PLATES, photo), name)
+    conf = write("sighup.conf", plate_config(cars_dir, listed, listed).split("[rule car/decoy]")[0].replace("fps = 5", "fps = 2"))
+    process = subprocess.Popen([os.environ.get("LECTORD", LECTORD), "--config", conf, "--stdout"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=ENV)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(json.loads(line)) for line in process.stdout if line.startswith(b"{")],
+                     daemon=True).start()
+
+    def next_match(seconds, known):
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                message = lines.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if message["class"] == "MATCH" and message["text"] == "WA56660" and bool(message.get("known")) == known:
+                return message
+        return None
+    first = next_match(90, False)
+    with open(listed, "a") as handle:
+        handle.write("WA 56660\tthe neighbour\n")
+    process.send_signal(signal.SIGHUP)
+    second = next_match(60, True)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+    check("the plate not in the list: known null", first is not None and first.get("known") is None and "known" in first, first)
+    check("SIGHUP reads the list again: the same car becomes known, once", second is not None
+          and second["known"]["name"] == "the neighbour", second)
 
 
 if __name__ == "__main__":

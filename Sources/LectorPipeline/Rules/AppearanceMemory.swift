@@ -3,8 +3,9 @@
 /// of view for `repeatAfter` seconds. A reading is known by its identity (the known
 /// entry's text, else the corrected reading); a line track that already gave a MATCH
 /// gives no other (its settled reading changing, `B0ABC123` to `BOABC12`, is not a new
-/// car), save once when its reading becomes a known entry it was not. Pure: times are
-/// seconds on one monotonic clock, given by the caller.
+/// car), save once when its reading becomes a known entry it was not; so is an identity
+/// announced as not known that is now a known entry (the list was edited). Pure: times
+/// are seconds on one monotonic clock, given by the caller.
 public struct AppearanceMemory: Sendable {
     /// Seconds an identity must be out of view before it is a new appearance.
     public let repeatAfter: Double
@@ -13,6 +14,8 @@ public struct AppearanceMemory: Sendable {
     /// The tracks alive that gave (or would have given) a MATCH: their identity, and
     /// whether that was a known entry.
     private var tracks: [String: (identity: String, known: Bool)] = [:]
+    /// Identities announced while remembered, and whether they were known then.
+    private var announced: [String: Bool] = [:]
 
     public init(repeatAfter: Double) {
         self.repeatAfter = repeatAfter
@@ -22,14 +25,17 @@ public struct AppearanceMemory: Sendable {
     /// is a new appearance (a MATCH); it is remembered either way.
     public mutating func admit(identity: String, known: Bool, track: String?, now: Double) -> Bool {
         defer { lastSeen[identity] = now }
+        let newlyKnown = known && announced[identity] == false
+        var news: Bool
         if let track, let earlier = tracks[track] {
             // The same car: only its first known reading is news.
-            guard known, !earlier.known, earlier.identity != identity else { return false }
-            tracks[track] = (identity, true)
-            return isOutOfView(identity, now: now, except: track)
+            guard known, !earlier.known else { return false }
+            news = newlyKnown || (earlier.identity != identity && isOutOfView(identity, now: now, except: track))
+        } else {
+            news = newlyKnown || isOutOfView(identity, now: now, except: track)
         }
-        let news = isOutOfView(identity, now: now, except: track)
         if let track { tracks[track] = (identity, known) }
+        if news { announced[identity] = known }
         return news
     }
 
@@ -53,5 +59,6 @@ public struct AppearanceMemory: Sendable {
             lastSeen[identity] = max(lastSeen[identity] ?? seen, seen)
         }
         lastSeen = lastSeen.filter { seen - $0.value < repeatAfter }
+        announced = announced.filter { entry in lastSeen[entry.key] != nil || tracks.values.contains { $0.identity == entry.key } }
     }
 }
