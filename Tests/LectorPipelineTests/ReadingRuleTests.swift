@@ -125,8 +125,9 @@ struct ReadingRuleTests {
 
     @Test("a meter never goes down nor jumps; agreeing readings are a reset", arguments: [
         // (readings as (value, seconds), monotonic, max_rate, reset_after, expected verdicts)
-        ([(100, 0), (101, 10), (99, 20), (102, 30)], true, nil, 1, [nil, nil, "went_down", nil]),
-        ([(100, 0), (100, 3600), (160, 7200), (150, 7201)], false, 50, 1, [nil, nil, "too_fast", nil]),
+        ([(100, 0), (101, 10), (99, 20), (102, 30)], true, nil, 2, ["unconfirmed", nil, "went_down", nil]),
+        ([(100, 0), (100, 3600), (160, 7200), (150, 7201)], false, 50, 2, ["unconfirmed", nil, "too_fast", nil]),
+        ([(100, 0), (90, 10)], true, nil, 1, [nil, nil]),
         ([(900, 0), (5, 10), (6, 20), (7, 30), (8, 40)], true, nil, 3, ["unconfirmed", "unconfirmed", "unconfirmed", nil, nil]),
         ([(800, 0), (90, 1), (100, 2), (110, 3), (5, 10), (6, 20), (7, 30), (8, 40)], true, nil, 3,
          ["unconfirmed", "unconfirmed", "unconfirmed", nil, "went_down", "went_down", nil, nil]),
