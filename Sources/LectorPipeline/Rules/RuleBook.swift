@@ -146,21 +146,19 @@ public final class RuleBook: @unchecked Sendable {
         guard let reading = rule.reader.reading(of: seen.text) else { return nil }
         let text = reading.text
         let known = reading.known
-        if var appearances = rule.appearances {
-            let news = appearances.admit(identity: known?.entry?.text ?? text, known: known?.entry != nil, track: seen.track, now: now)
-            rule.appearances = appearances
-            guard news else { return nil }
+        if rule.appearances != nil {
+            let news = rule.appearances?.admit(identity: known?.entry?.text ?? text, known: known?.entry != nil, track: seen.track, now: now)
+            guard news == true else { return nil }
         } else {
             guard rule.lastText[seen.place] != text else { return nil }
         }
         rule.lastText[seen.place] = text
         var rejected: String?
-        if var meter = rule.meter {
+        if rule.meter != nil {
             let value = MeterCheck.value(of: reading.matched)
             // The meter's value read again (after another reading in between) is no news.
-            if let value, value == meter.last?.value { return nil }
-            rejected = meter.judge(value, at: now)?.rawValue
-            rule.meter = meter
+            if let value, value == rule.meter?.last?.value { return nil }
+            rejected = rule.meter?.judge(value, at: now)?.rawValue
         }
         let message = MatchMessage(device: device, zone: seen.zone, rule: spec.name, text: text,
                                    matched: reading.matched, groups: reading.groups, box: seen.box,
