@@ -52,8 +52,9 @@ def readings(count, rng):
     return out
 
 
-def scene(size, reading):
-    """The meter at twice the output resolution, before the camera's noise."""
+def scene(size, reading, lcd=False):
+    """The meter at twice the output resolution, before the camera's noise: the reading in
+    a font, or (`lcd`) as seven-segment digits."""
     w, h = size[0] * 2, size[1] * 2
     sx, sy = w / 640, h / 480
     image = Image.new("L", (w, h), 58)
@@ -61,12 +62,18 @@ def scene(size, reading):
     draw.rounded_rectangle((60 * sx, 60 * sy, 580 * sx, 420 * sy), radius=int(30 * sx), fill=80, outline=40, width=int(4 * sx))
     draw.text((140 * sx, 120 * sy), "ELECTRICITY", font=ImageFont.truetype(LABEL_FONT, int(26 * sy)), fill=200)
     x, y, rw, rh = READING_RECT
-    draw.rectangle(((x + 8) * sx, (y + 6) * sy, (x + rw - 8) * sx, (y + rh - 6) * sy), fill=222)
-    font = ImageFont.truetype(DIGITS_FONT, int(52 * sy))
-    box = draw.textbbox((0, 0), reading, font=font)
-    tx = (x + 20) * sx
-    ty = (y + rh / 2) * sy - (box[1] + box[3]) / 2
-    draw.text((tx, ty), reading, font=font, fill=25)
+    draw.rectangle(((x + 8) * sx, (y + 6) * sy, (x + rw - 8) * sx, (y + rh - 6) * sy), fill=190 if lcd else 222)
+    if lcd:
+        for index, digit in enumerate(reading):
+            for segment in "abcdefg":
+                lit = segment in SEGMENTS[digit]
+                draw.polygon(segment_polygon(digit_origin(index, len(reading), sx, sy), segment, sx, sy), fill=30 if lit else 176)
+    else:
+        font = ImageFont.truetype(DIGITS_FONT, int(52 * sy))
+        box = draw.textbbox((0, 0), reading, font=font)
+        tx = (x + 20) * sx
+        ty = (y + rh / 2) * sy - (box[1] + box[3]) / 2
+        draw.text((tx, ty), reading, font=font, fill=25)
     draw.text(((x + rw + 10) * sx, (y + 30) * sy), "kWh", font=ImageFont.truetype(LABEL_FONT, int(24 * sy)), fill=210)
     x, y, rw, rh = SERIAL_RECT
     draw.rectangle((x * sx, y * sy, (x + rw) * sx, (y + rh) * sy), fill=205)
@@ -80,29 +87,6 @@ def scene(size, reading):
 # f top left, g middle.
 SEGMENTS = {"0": "abcdef", "1": "bc", "2": "abged", "3": "abgcd", "4": "fgbc", "5": "afgcd", "6": "afgedc",
             "7": "abc", "8": "abcdefg", "9": "abcdfg"}
-
-
-def lcd_scene(size, reading):
-    """The meter with a seven-segment LCD, at twice the output resolution."""
-    w, h = size[0] * 2, size[1] * 2
-    sx, sy = w / 640, h / 480
-    image = Image.new("L", (w, h), 58)
-    draw = ImageDraw.Draw(image)
-    draw.rounded_rectangle((60 * sx, 60 * sy, 580 * sx, 420 * sy), radius=int(30 * sx), fill=80, outline=40, width=int(4 * sx))
-    draw.text((140 * sx, 120 * sy), "ELECTRICITY", font=ImageFont.truetype(LABEL_FONT, int(26 * sy)), fill=200)
-    x, y, rw, rh = READING_RECT
-    draw.rectangle(((x + 8) * sx, (y + 6) * sy, (x + rw - 8) * sx, (y + rh - 6) * sy), fill=190)
-    for index, digit in enumerate(reading):
-        for segment in "abcdefg":
-            lit = segment in SEGMENTS[digit]
-            draw.polygon(segment_polygon(digit_origin(index, len(reading), sx, sy), segment, sx, sy), fill=30 if lit else 176)
-    draw.text(((x + rw + 10) * sx, (y + 30) * sy), "kWh", font=ImageFont.truetype(LABEL_FONT, int(24 * sy)), fill=210)
-    x, y, rw, rh = SERIAL_RECT
-    draw.rectangle((x * sx, y * sy, (x + rw) * sx, (y + rh) * sy), fill=205)
-    label = ImageFont.truetype(LABEL_FONT, int(28 * sy))
-    lb = draw.textbbox((0, 0), SERIAL_TEXT, font=label)
-    draw.text(((x + 16) * sx, (y + rh / 2) * sy - (lb[1] + lb[3]) / 2), SERIAL_TEXT, font=label, fill=30)
-    return image
 
 
 def digit_origin(index, count, sx, sy):
@@ -175,7 +159,7 @@ def main():
     frame = 0
     with open(os.path.join(args.out, "meter.mjpeg"), "wb") as stream:
         for reading in readings(args.readings, rng):
-            base = lcd_scene(size, reading) if args.style == "lcd" else scene(size, reading)
+            base = scene(size, reading, lcd=args.style == "lcd")
             hidden = []
             for number in range(per):
                 shown = base
