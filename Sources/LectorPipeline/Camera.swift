@@ -174,8 +174,8 @@ public final class Camera: @unchecked Sendable {
 
     /// Lists `rules` in the camera's DEVICE entry (at start and on SIGHUP); watchers are
     /// told when they changed.
-    public func listRules(_ rules: [RuleSpec]) {
-        if let changed = info.setRules(rules.isEmpty ? nil : rules.map(\.info)) { stateChanged(changed) }
+    public func listRules(_ rules: [RuleInfo]) {
+        if let changed = info.setRules(rules.isEmpty ? nil : rules) { stateChanged(changed) }
     }
 
     /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
