@@ -159,7 +159,8 @@ struct ProtocolMessageTests {
         #expect(JSONWriter.bytes(decoded.json) == line)
         let text = String(decoding: line, as: UTF8.self)
         #expect(text.hasPrefix(#"{"class":"\#(message.messageClass)""#))
-        #expect(!text.contains("null"))
+        // MATCH's `"known":null` (a rule with a list, the reading no entry) is the one null.
+        #expect(!text.replacingOccurrences(of: #","known":null"#, with: "").contains("null"))
     }
 
     @Test("each message type decodes its own line", arguments: SampleMessages.all)
