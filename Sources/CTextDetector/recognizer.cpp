@@ -1,5 +1,5 @@
-// recognizer.cpp — PP-OCRv6's text-line recognizer through OpenCV's DNN module, with the
-// per-step argmax of its CTC output. See lector_line_recognizer.h.
+// recognizer.cpp — PP-OCRv6's text-line recognizer through OpenCV's DNN module: its CTC
+// output per step (decoded in Swift, CTCDecoding). See lector_line_recognizer.h.
 #include "lector_line_recognizer.h"
 #include "shim.hpp"
 
@@ -52,8 +52,7 @@ cv::Mat blob_of(const cv::Mat &image, int width) {
 struct lector_lr {
     cv::dnn::Net net;
     int classes = 0;
-    std::vector<int32_t> best;
-    std::vector<float> probability;
+    cv::Mat output;  // the last read's, 1 x steps x classes
 };
 
 // Runs the network on `blob`; the output as a steps × classes matrix view of `output`.
@@ -84,16 +83,10 @@ extern "C" lector_lr *lector_lr_create(const char *model_path, int threads, char
 extern "C" int lector_lr_classes(const lector_lr *recognizer) { return recognizer->classes; }
 
 extern "C" int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int width, int height, int stride, int channels,
-                              const uint8_t *allowed, int allowed_count, const int32_t **classes, const float **probabilities,
-                              lector_lr_geometry *geometry, char *error, size_t error_size) {
+                              const float **output, lector_lr_geometry *geometry, char *error, size_t error_size) {
     return lector_shim::count_or_error(error, error_size, "line recognition failed", [&]() -> int {
         if (width < 1 || height < 1 || (channels != 1 && channels != 3) || stride < width * channels) {
             set_error(error, error_size, "no line image (empty, or not 1 or 3 channels of 8 bits)");
-            return -1;
-        }
-        if (allowed != nullptr && allowed_count != recognizer->classes) {
-            set_error(error, error_size, "the allowed classes (" + std::to_string(allowed_count) + ") are not the network's "
-                                             + std::to_string(recognizer->classes));
             return -1;
         }
         cv::Mat image(height, width, channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<uint8_t *>(pixels), static_cast<size_t>(stride));
@@ -105,27 +98,12 @@ extern "C" int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int 
         const int input = std::max(kMinimumWidth, content);
         cv::Mat resized;
         cv::resize(upright, resized, cv::Size(content, kHeight), 0, 0, cv::INTER_LINEAR);
-        cv::Mat output;
-        cv::Mat steps = forward(recognizer, blob_of(resized, input), output);
+        cv::Mat steps = forward(recognizer, blob_of(resized, input), recognizer->output);
         if (steps.cols != recognizer->classes) {
             set_error(error, error_size, "the network's class count changed between reads");
             return -1;
         }
-        recognizer->best.assign(static_cast<size_t>(steps.rows), 0);
-        recognizer->probability.assign(static_cast<size_t>(steps.rows), 0);
-        for (int t = 0; t < steps.rows; t++) {
-            const float *row = steps.ptr<float>(t);
-            int best = -1;
-            for (int k = 0; k < steps.cols; k++) {
-                if (allowed != nullptr && allowed[k] == 0) continue;
-                if (best < 0 || row[k] > row[best]) best = k;
-            }
-            if (best < 0) best = 0;  // nothing allowed: blank
-            recognizer->best[static_cast<size_t>(t)] = best;
-            recognizer->probability[static_cast<size_t>(t)] = row[best];
-        }
-        *classes = recognizer->best.data();
-        *probabilities = recognizer->probability.data();
+        *output = steps.ptr<float>();
         if (geometry != nullptr) {
             *geometry = lector_lr_geometry{steps.rows, input, content, static_cast<float>(scale), turned ? 1 : 0};
         }

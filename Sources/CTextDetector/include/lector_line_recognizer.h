@@ -53,15 +53,12 @@ int lector_lr_classes(const lector_lr *recognizer);
 /// channels) or 3 (BGR), `stride` bytes per row. The text runs left to right (an image
 /// taller than 1.5 × its width is read turned, top to bottom).
 ///
-/// Per time step, the most probable class and its probability are written to the
-/// recognizer's own arrays, which `classes` and `probabilities` are set to point at (valid
-/// until the next read or lector_lr_destroy). With `allowed` (one byte per class,
-/// `allowed_count` == lector_lr_classes; nonzero: allowed), the most probable of the
-/// allowed classes is taken, and its probability is still its share of all classes.
-/// Returns the number of time steps, or -1 with `error` set.
+/// `output` is set to the network's output, kept by the recognizer (valid until the next
+/// read or lector_lr_destroy): per time step, lector_lr_classes probabilities, row after
+/// row (Swift's CTCDecoding takes the classes from it). Returns the number of time steps,
+/// or -1 with `error` set.
 int lector_lr_read(lector_lr *recognizer, const uint8_t *pixels, int width, int height, int stride, int channels,
-                   const uint8_t *allowed, int allowed_count, const int32_t **classes, const float **probabilities,
-                   lector_lr_geometry *geometry, char *error, size_t error_size);
+                   const float **output, lector_lr_geometry *geometry, char *error, size_t error_size);
 
 /// Frees the recognizer. NULL is allowed.
 void lector_lr_destroy(lector_lr *recognizer);

@@ -160,26 +160,14 @@ public final class NeuralLineEngine {
         precondition(mask == nil || mask?.allowed.count == classCount, "a mask made by another model")
         var error = [CChar](repeating: 0, count: 512)
         var geometry = lector_lr_geometry()
-        var classes: UnsafePointer<Int32>?
-        var probabilities: UnsafePointer<Float>?
+        var output: UnsafePointer<Float>?
         let count = image.pixels.withUnsafeBufferPointer { pixels in
-            if let mask {
-                return mask.allowed.withUnsafeBufferPointer { allowed in
-                    lector_lr_read(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1,
-                                   allowed.baseAddress, Int32(allowed.count), &classes, &probabilities, &geometry, &error, error.count)
-                }
-            }
-            return lector_lr_read(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1,
-                                  nil, 0, &classes, &probabilities, &geometry, &error, error.count)
+            lector_lr_read(handle, pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), 1,
+                           &output, &geometry, &error, error.count)
         }
-        guard count >= 0, let classes, let probabilities else { throw .readFailed(Self.message(error)) }
-        var steps: [CTCDecoding.Step] = []
-        steps.reserveCapacity(Int(count))
-        for t in 0..<Int(count) {
-            let index = Int(classes[t])
-            guard index >= 0 && index < classCount else { throw .charactersMismatch(classes: index + 1, characters: characters.count) }
-            steps.append(CTCDecoding.Step(index, Double(probabilities[t])))
-        }
+        guard count >= 0, let output else { throw .readFailed(Self.message(error)) }
+        let steps = CTCDecoding.steps(output: UnsafeBufferPointer(start: output, count: Int(count) * classCount), classes: classCount,
+                                      allowed: mask?.allowed)
         return Steps(steps: steps, inputWidth: Int(geometry.input_width), contentWidth: Int(geometry.content_width),
                      scale: Double(geometry.scale), turned: geometry.turned != 0)
         #else
@@ -223,8 +211,10 @@ public final class NeuralLineEngine {
             return crop.imageBox(ofCrop: bounds, imageWidth: imageWidth, imageHeight: imageHeight)
         }
         let words = decoded.words.map { word in
-            TextWord(text: word.text, box: box(word.span), confidence: word.confidence,
-                     symbols: symbols ? word.symbols.map { TextSymbol(text: $0.text, box: box($0.span), confidence: $0.probability) } : [])
+            var read = TextWord(text: word.text, box: box(word.span), confidence: word.confidence,
+                                symbols: symbols ? word.symbols.map { TextSymbol(text: $0.text, box: box($0.span), confidence: $0.probability) } : [])
+            read.alternatives = word.alternatives
+            return read
         }
         let lineBox = words.dropFirst().reduce(words.first?.box ?? box(0...output.extent)) { $0.union($1.box) }
         return TextLine(box: lineBox, confidence: words.isEmpty ? 0 : decoded.confidence, words: words, engine: "neural")
