@@ -40,6 +40,42 @@ struct ReadingRuleTests {
                                   accepts: accepts)?.text == "DAB")
     }
 
+    static let plate = "^[A-Z]{3}[0-9]{3}$"
+    static let mixed = "^(?:[A-Z][0-9]|[0-9][A-Z])[0-9]{2}$"
+
+    @Test("a rule prefers the look-alike its recognizer ranked next over the table's order", arguments: [
+        // (line as read, the recognizer's alternatives (offset in the line, character, probability), pattern, expected)
+        ("0AB 123", [], plate, "OAB123"),                                 // the table: O before D and Q
+        ("0AB 123", [(0, "D", 0.4)], plate, "DAB123"),
+        ("0AB 123", [(0, "Q", 0.1), (0, "D", 0.05)], plate, "QAB123"),
+        ("0AB 123", [(1, "4", 0.6)], plate, "OAB123"),                    // not a look-alike of its place: the table
+        ("SS 12", [], mixed, "5S12"),                                     // two places, one swap: the first place
+        ("SS 12", [(1, "5", 0.45)], mixed, "S512"),                       // the place the recognizer doubted
+    ] as [(String, [(Int, Character, Double)], String, String)])
+    func ranked(line: String, alternatives: [(Int, Character, Double)], pattern: String, expected: String) throws {
+        var spec = RuleSpec(name: "plate", pattern: pattern)
+        spec.alike = true
+        let reader = try RuleReader(spec: spec)
+        let reading = reader.reading(of: line, alternatives: alternatives.map { CharacterAlternative(offset: $0.0, character: $0.1, probability: $0.2) })
+        #expect(reading?.text == expected)
+        #expect(reading?.swaps == 1)
+    }
+
+    @Test("a known entry's appearance holds other readings back, for repeat_after at most")
+    func holdsBack() {
+        var memory = AppearanceMemory(repeatAfter: 30)
+        #expect(!memory.holdsBack(now: 0, except: "9"), "nothing known in view")
+        do { let admitted = memory.admit(identity: "EXIT79B", known: false, track: "1", now: 0); #expect(admitted, "a sign before the car") }
+        #expect(!memory.holdsBack(now: 1, except: "9"), "an unknown reading holds nothing back")
+        do { let admitted = memory.admit(identity: "WA56660", known: true, track: "2", now: 2); #expect(admitted, "the known car") }
+        #expect(memory.holdsBack(now: 3, except: "3"), "the car's lettering waits")
+        #expect(!memory.holdsBack(now: 3, except: "2"), "the known car's own track is not held back")
+        #expect(!memory.holdsBack(now: 32, except: "3"), "repeat_after after the known car came, what is still in view is news")
+        memory.gone(track: "2", lastSeen: 5)
+        #expect(!memory.holdsBack(now: 6, except: "3"), "the known car gone")
+        do { let admitted = memory.admit(identity: "FEDEX", known: false, track: "3", now: 6); #expect(admitted, "then what it held back") }
+    }
+
     @Test("separators and emblems are left out; folding", arguments: [
         ("WA 56660", "WA56660", "WA56660"), ("OSG=719", "OSG719", "056719"), ("SI-819.AK", "SI819AK", "51819AK"),
         ("b0abc", "b0abc", "80A8C"),

@@ -4,8 +4,13 @@
 /// entry's text, else the corrected reading); a line track that already gave a MATCH
 /// gives no other (its settled reading changing, `B0ABC123` to `BOABC12`, is not a new
 /// car), save once when its reading becomes a known entry it was not; so is an identity
-/// announced as not known that is now a known entry (the list was edited). Pure: times
-/// are seconds on one monotonic clock, given by the caller.
+/// announced as not known that is now a known entry (the list was edited).
+///
+/// A known entry's appearance is the scene's event: while a track carries a known entry
+/// announced less than `repeatAfter` seconds ago, other readings are held back
+/// (``holdsBack(now:except:)``: the car's lettering, the sign it stops by); the caller
+/// offers those still in view again once nothing holds them back. Pure: times are seconds
+/// on one monotonic clock, given by the caller.
 public struct AppearanceMemory: Sendable {
     /// Seconds an identity must be out of view before it is a new appearance.
     public let repeatAfter: Double
@@ -16,6 +21,8 @@ public struct AppearanceMemory: Sendable {
     private var tracks: [String: (identity: String, known: Bool)] = [:]
     /// Identities announced while remembered, and whether they were known then.
     private var announced: [String: Bool] = [:]
+    /// When each known identity remembered was announced.
+    private var announcedKnown: [String: Double] = [:]
 
     public init(repeatAfter: Double) {
         self.repeatAfter = repeatAfter
@@ -35,8 +42,21 @@ public struct AppearanceMemory: Sendable {
             news = newlyKnown || isOutOfView(identity, now: now, except: track)
         }
         if let track { tracks[track] = (identity, known) }
-        if news { announced[identity] = known }
+        if news {
+            announced[identity] = known
+            if known { announcedKnown[identity] = now }
+        }
         return news
+    }
+
+    /// Whether a known entry's appearance holds other readings back at `now`: a track
+    /// other than `track` carries a known entry announced less than `repeatAfter` seconds
+    /// before. A reading held back is not remembered as announced.
+    public func holdsBack(now: Double, except track: String?) -> Bool {
+        tracks.contains { key, value in
+            guard key != track, value.known, let since = announcedKnown[value.identity] else { return false }
+            return now - since < repeatAfter
+        }
     }
 
     /// Whether no other alive track carries `identity` and it was last seen more than
@@ -60,5 +80,6 @@ public struct AppearanceMemory: Sendable {
         }
         lastSeen = lastSeen.filter { seen - $0.value < repeatAfter }
         announced = announced.filter { entry in lastSeen[entry.key] != nil || tracks.values.contains { $0.identity == entry.key } }
+        announcedKnown = announcedKnown.filter { announced[$0.key] == true }
     }
 }

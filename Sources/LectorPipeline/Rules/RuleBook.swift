@@ -15,6 +15,8 @@ public final class RuleBook: @unchecked Sendable {
         let hook: HookRunner?
         var lastText: [String: String] = [:]
         var appearances: AppearanceMemory?
+        /// Readings a known entry's appearance held back, by track (offered again while in view).
+        var heldBack: [String: Sighting] = [:]
         var meter: MeterCheck?
 
         init(spec: RuleSpec, reader: RuleReader, hook: HookRunner?) {
@@ -90,45 +92,61 @@ public final class RuleBook: @unchecked Sendable {
         let time = MonotonicInstant.rfc3339(unixTime: report.unixTime)
         let now = Self.seconds(report.captureTime)
         var found: [MatchMessage] = []
+        let inView = Set(report.lineTracks.values)
         for rule in rules {
             if rule.appearances != nil {
-                for track in Set(report.lineTracks.values) { rule.appearances?.saw(track: track, now: now) }
+                for track in inView { rule.appearances?.saw(track: track, now: now) }
                 for event in publication.tracks where event.kind == .gone {
                     rule.appearances?.gone(track: event.id, lastSeen: Self.seconds(event.lastSeen))
+                    rule.heldBack.removeValue(forKey: event.id)
                 }
             }
+            var sightings: [Sighting] = []
             if rule.spec.settledOnly {
                 // A line read as exactly a known entry needs no vote (a gate opens at once);
                 // the track's settled reading is then the same appearance.
                 if rule.appearances != nil, rule.spec.known != nil {
                     for (line, zone, track) in lines where rule.spec.zone == nil || rule.spec.zone == zone {
-                        guard line.confidence >= rule.spec.minimumConfidence, rule.reader.reading(of: line.text)?.known?.entry?.distance == 0 else { continue }
-                        let seen = Sighting(text: line.text, zone: zone, place: zone ?? track ?? "line", box: line.box,
-                                            confidence: line.confidence, track: track)
-                        if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
+                        let seen = Sighting(line, zone: zone, track: track)
+                        guard line.confidence >= rule.spec.minimumConfidence, seen.reading(by: rule.reader)?.known?.entry?.distance == 0 else { continue }
+                        sightings.append(seen)
                     }
                 }
                 for event in publication.tracks where event.kind != .gone {
                     let zone = zoneOfTrack[event.id]
                     guard rule.spec.zone == nil || rule.spec.zone == zone, event.confidence >= rule.spec.minimumConfidence else { continue }
-                    let seen = Sighting(text: event.text, zone: zone, place: zone ?? "track \(event.id)", box: event.box,
-                                        confidence: event.confidence, track: event.id)
-                    if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
+                    // The recognizer's alternatives come with this frame's line of the track, when it reads so.
+                    let line = lines.first { $0.track == event.id && $0.line.text == event.text }?.line
+                    sightings.append(Sighting(text: event.text, zone: zone, place: zone ?? "track \(event.id)", box: event.box,
+                                              confidence: event.confidence, track: event.id,
+                                              alternatives: line.map(Sighting.alternatives(of:)) ?? []))
                 }
             } else {
                 for (line, zone, track) in lines {
                     guard rule.spec.zone == nil || rule.spec.zone == zone, line.confidence >= rule.spec.minimumConfidence else { continue }
-                    let seen = Sighting(text: line.text, zone: zone, place: zone ?? track ?? "line", box: line.box,
-                                        confidence: line.confidence, track: track)
-                    if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
+                    sightings.append(Sighting(line, zone: zone, track: track))
                 }
+            }
+            if rule.appearances != nil {
+                // Readings held back by a known entry's appearance, offered again while in view.
+                let offered = Set(sightings.compactMap(\.track))
+                for (track, held) in rule.heldBack where inView.contains(track) && !offered.contains(track) {
+                    var seen = held
+                    seen.box = lines.first { $0.track == track }?.line.box ?? held.box
+                    sightings.append(seen)
+                }
+                // Known entries first: a frame's known plate is the scene's event, not its lettering.
+                sightings = Self.knownFirst(sightings, reader: rule.reader)
+            }
+            for seen in sightings {
+                if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
             }
         }
         return found
     }
 
     /// A line (or a track's settled reading) a rule is tested on.
-    private struct Sighting {
+    fileprivate struct Sighting {
         var text: String
         var zone: String?
         /// What the rule remembers its last match by: the zone, else the track, else `line`.
@@ -136,6 +154,39 @@ public final class RuleBook: @unchecked Sendable {
         var box: PixelBox
         var confidence: Double
         var track: String?
+        /// What the recognizer ranked next at characters of `text` (offsets in `text`).
+        var alternatives: [CharacterAlternative] = []
+
+        /// A line of the frame (its place: the zone, else the track, else `line`).
+        init(_ line: TextLine, zone: String?, track: String?) {
+            self.init(text: line.text, zone: zone, place: zone ?? track ?? "line", box: line.box, confidence: line.confidence,
+                      track: track, alternatives: Self.alternatives(of: line))
+        }
+
+        init(text: String, zone: String?, place: String, box: PixelBox, confidence: Double, track: String?,
+             alternatives: [CharacterAlternative] = []) {
+            self.text = text
+            self.zone = zone
+            self.place = place
+            self.box = box
+            self.confidence = confidence
+            self.track = track
+            self.alternatives = alternatives
+        }
+
+        /// What `reader` takes of it.
+        func reading(by reader: RuleReader) -> RuleReader.Reading? { reader.reading(of: text, alternatives: alternatives) }
+
+        /// The alternatives of `line`'s words, by offset in its text (words joined by a space).
+        static func alternatives(of line: TextLine) -> [CharacterAlternative] {
+            var start = 0
+            var all: [CharacterAlternative] = []
+            for word in line.words {
+                all += word.alternatives.map { CharacterAlternative(offset: start + $0.offset, character: $0.character, probability: $0.probability) }
+                start += word.text.count + 1
+            }
+            return all
+        }
     }
 
     /// A MATCH when `seen` matches `rule` (corrected when it has `alike`) and is news: a
@@ -143,10 +194,15 @@ public final class RuleBook: @unchecked Sendable {
     /// the rule last matched at its place. An accepted match is offered to the rule's hook.
     private func match(_ rule: Rule, _ seen: Sighting, report: TextReport, time: String, now: Double) -> MatchMessage? {
         let spec = rule.spec
-        guard let reading = rule.reader.reading(of: seen.text) else { return nil }
+        guard let reading = seen.reading(by: rule.reader) else { return nil }
         let text = reading.text
         let known = reading.known
-        if rule.appearances != nil {
+        if let appearances = rule.appearances {
+            if known?.entry == nil, appearances.holdsBack(now: now, except: seen.track) {
+                if let track = seen.track { rule.heldBack[track] = seen }
+                return nil
+            }
+            if let track = seen.track { rule.heldBack.removeValue(forKey: track) }
             let news = rule.appearances?.admit(identity: known?.entry?.text ?? text, known: known?.entry != nil, track: seen.track, now: now)
             guard news == true else { return nil }
         } else {
@@ -174,6 +230,13 @@ public final class RuleBook: @unchecked Sendable {
             rule.hook?.offer(message)
         }
         return message
+    }
+
+    /// `sightings` with those read as a known entry first (nearest first), the others after
+    /// in their order.
+    private static func knownFirst(_ sightings: [Sighting], reader: RuleReader) -> [Sighting] {
+        let distances = sightings.map { $0.reading(by: reader)?.known?.entry?.distance ?? .max }
+        return sightings.indices.sorted { (distances[$0], $0) < (distances[$1], $1) }.map { sightings[$0] }
     }
 
     /// `instant` in seconds (the rules' clock).

@@ -20,8 +20,13 @@ final class RuleReader {
 
     let spec: RuleSpec
     private let expression: NSRegularExpression
-    /// Lines are read alike frame after frame: what each text gave, up to `cacheSize`.
-    private var cache: [String: Reading?] = [:]
+    /// Lines are read alike frame after frame: what each text (with the recognizer's
+    /// alternatives, their probabilities to a twentieth) gave, up to `cacheSize`.
+    private var cache: [Key: Reading?] = [:]
+    private struct Key: Hashable {
+        var text: String
+        var alternatives: [CharacterAlternative]
+    }
     private static let cacheSize = 512
     /// Candidates tried for a part of a line (a whole line tries ``LookAlike/maximumCandidates``).
     private static let partCandidates = 64
@@ -35,23 +40,42 @@ final class RuleReader {
     /// What the rule takes of `text`, or nil when it does not match. With `alike` and a
     /// known list, a line that holds more than a known plate (`OSG=719 Heatlag`, a dealer's
     /// frame read on the plate's line) is taken as its words that are a known entry.
-    func reading(of text: String) -> Reading? {
-        if let cached = cache[text] { return cached }
-        var taken = reading(text, candidates: LookAlike.maximumCandidates)
+    /// - Parameter alternatives: what the recognizer ranked next at characters of `text`
+    ///   (offsets in `text`): among corrections with as few swaps, those it ranked closer win.
+    func reading(of text: String, alternatives: [CharacterAlternative] = []) -> Reading? {
+        let key = Key(text: text, alternatives: spec.alike ? alternatives.compactMap { alternative in
+            var rounded = alternative
+            rounded.probability = (alternative.probability * 20).rounded() / 20
+            return rounded.probability > 0 ? rounded : nil
+        } : [])
+        if let cached = cache[key] { return cached }
+        var taken = reading(text, alternatives: key.alternatives, candidates: LookAlike.maximumCandidates)
         if spec.alike, spec.known != nil, taken?.known?.entry == nil {
             taken = knownPart(of: text) ?? taken
         }
         if cache.count >= Self.cacheSize { cache.removeAll(keepingCapacity: true) }
-        cache[text] = taken
+        cache[key] = taken
         return taken
     }
 
     /// `text` (or a part of it) as the rule takes it, trying at most `candidates` corrections.
-    private func reading(_ text: String, candidates: Int) -> Reading? {
+    private func reading(_ text: String, alternatives: [CharacterAlternative] = [], candidates: Int) -> Reading? {
         var taken: Reading?
         if spec.alike {
+            // The alternatives by position in the compacted text.
+            var closeness: [Int: [Character: Double]] = [:]
+            if !alternatives.isEmpty {
+                var offsetOf: [Int: Int] = [:]
+                for (offset, character) in text.enumerated() where character.isLetter || character.isNumber {
+                    offsetOf[offset] = offsetOf.count
+                }
+                for alternative in alternatives {
+                    if let position = offsetOf[alternative.offset] { closeness[position, default: [:]][alternative.character] = alternative.probability }
+                }
+            }
             var found: (matched: String, groups: [String])?
-            let corrected = LookAlike.correct(LookAlike.compacted(text), maximumCandidates: candidates) { candidate in
+            let corrected = LookAlike.correct(LookAlike.compacted(text), maximumCandidates: candidates,
+                                              closeness: { closeness[$0]?[$1] }) { candidate in
                 found = firstMatch(in: candidate)
                 return found != nil
             }
