@@ -130,7 +130,7 @@ struct RecognizerTests {
         #expect(word.symbols.map(\.text).joined() == word.text)
     }
 
-    @Test("words keep the characters Tesseract's choice iterator ranked next, other than their own")
+    @Test("words read as lines keep the characters Tesseract's choice iterator ranked next, other than their own; a page's none")
     func alternatives() throws {
         // At a third of its size the fixture still reads, with doubts (clean text has none
         // above a hundredth).
@@ -141,6 +141,9 @@ struct RecognizerTests {
         })
         var options = RecognizerOptions.untimed
         options.downscale = .none
+        options.layout = .tesseract
+        #expect(try TextRecognizer(options: options).recognize(small).words.allSatisfy(\.alternatives.isEmpty), "psm 3: none")
+        options.layout = .detector
         let result = try TextRecognizer(options: options).recognize(small)
         let words = result.words
         #expect(words.contains { $0.alternatives.contains { $0.probability >= 0.01 } }, "some alternative in \(result.text)")

@@ -67,9 +67,6 @@ public final class TesseractEngine {
             throw .initializationFailed(language: language, dataPath: dataPath)
         }
         TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(clamping: pageSegmentation)))
-        // Each character's alternatives for the choice iterator (words' alternatives):
-        // measured, the same text and CPU on the 60 plate crops of ../shared/testdata/realworld.
-        _ = TessBaseAPISetVariable(api, "lstm_choice_mode", "2")
         if let whitelist { _ = TessBaseAPISetVariable(api, "tessedit_char_whitelist", whitelist) }
         guard let monitor = TessMonitorCreate() else { fatalError("TessMonitorCreate failed: out of memory") }
         self.api = api
@@ -113,6 +110,12 @@ public final class TesseractEngine {
             TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(clamping: settings.pageSegmentation)))
             _ = TessBaseAPISetVariable(api, "tessedit_char_whitelist", settings.whitelist ?? "")
         }
+        // A line's or a word's read keeps each character's alternatives (the choice
+        // iterator's; words' alternatives, for rules): measured, the same text and CPU on the
+        // 60 plate crops of ../shared/testdata/realworld at psm 7; a page's read (psm 3: the
+        // same text, 5-8% more CPU on its document photos) does not.
+        let alternatives = Self.singleLineModes.contains(TessBaseAPIGetPageSegMode(api).rawValue)
+        _ = TessBaseAPISetVariable(api, "lstm_choice_mode", alternatives ? "2" : "0")
         let started = MonotonicInstant.now()
         let startedCPU = RecognitionTimings.threadCPUMilliseconds()
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
@@ -133,7 +136,7 @@ public final class TesseractEngine {
             let overran = recognized.milliseconds(since: started) >= Double(deadline)
             throw overran ? .deadlineExceeded(milliseconds: deadline) : .failed
         }
-        let text = readResults(symbols: symbols)
+        let text = readResults(symbols: symbols, alternatives: alternatives)
         lastTimings.readMilliseconds = MonotonicInstant.now().milliseconds(since: recognized)
         lastTimings.engineCPUMilliseconds = RecognitionTimings.threadCPUMilliseconds() - startedCPU
         return text
@@ -187,14 +190,18 @@ public final class TesseractEngine {
                                    script: script.map { String(cString: $0) }, scriptConfidence: Double(scriptConfidence))
     }
 
+    /// Page segmentation modes of one line or word (7, 8, 13), whose reads keep alternatives.
+    private static let singleLineModes: Set<UInt32> = [7, 8, 13]
+
     /// Walks Tesseract's result iterator into the tree, dropping whitespace-only words
-    /// (automatic page segmentation returns some, with page-wide boxes), character by
-    /// character: each word keeps the characters Tesseract's choice iterator ranked next
-    /// (``TextWord/alternatives``).
-    private func readResults(symbols: Bool) -> RecognizedText {
+    /// (automatic page segmentation returns some, with page-wide boxes); by symbol with
+    /// `symbols` or `alternatives`, where each word keeps the characters Tesseract's choice
+    /// iterator ranked next (``TextWord/alternatives``).
+    private func readResults(symbols: Bool, alternatives: Bool) -> RecognizedText {
         guard let iterator = TessBaseAPIGetIterator(api) else { return RecognizedText() }
         defer { TessResultIteratorDelete(iterator) }
         let page = TessResultIteratorGetPageIterator(iterator)
+        let step = symbols || alternatives ? RIL_SYMBOL : RIL_WORD
 
         var builder = TreeBuilder()
         var offset = 0
@@ -207,13 +214,15 @@ public final class TesseractEngine {
                 builder.addWord(text: text, box: box, confidence: confidence(iterator, RIL_WORD), language: language)
                 offset = 0
             }
-            guard let text = text(iterator, RIL_SYMBOL) else { continue }
+            guard step == RIL_SYMBOL, let text = text(iterator, RIL_SYMBOL) else { continue }
             if symbols, let box = box(page, RIL_SYMBOL) {
                 builder.addSymbol(TextSymbol(text: text, box: box, confidence: confidence(iterator, RIL_SYMBOL)))
             }
-            if text.count == 1 { builder.addAlternatives(choices(iterator, besides: text).map { CharacterAlternative(offset: offset, character: $0.0, probability: $0.1) }) }
+            if alternatives, text.count == 1 {
+                builder.addAlternatives(choices(iterator, besides: text).map { CharacterAlternative(offset: offset, character: $0.0, probability: $0.1) })
+            }
             offset += text.count
-        } while TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
+        } while TessResultIteratorNext(iterator, step) != 0
         return builder.finish()
     }
 
