@@ -43,15 +43,27 @@ final class RuleReader {
     /// - Parameter alternatives: what the recognizer ranked next at characters of `text`
     ///   (offsets in `text`): among corrections with as few swaps, those it ranked closer win.
     func reading(of text: String, alternatives: [CharacterAlternative] = []) -> Reading? {
-        let key = Key(text: text, alternatives: spec.alike ? alternatives.compactMap { alternative in
+        let plain = cached(Key(text: text, alternatives: []))
+        // Only a correction can change, and only by the table's look-alikes of its characters
+        // (to a twentieth: a line read again in the next frame is found in the cache).
+        guard spec.alike, let plain, plain.swaps > 0 else { return plain }
+        let characters = Array(text)
+        let ranked = alternatives.compactMap { alternative -> CharacterAlternative? in
+            guard alternative.offset < characters.count,
+                  LookAlike.table[characters[alternative.offset]]?.contains(alternative.character) == true else { return nil }
             var rounded = alternative
             rounded.probability = (alternative.probability * 20).rounded() / 20
             return rounded.probability > 0 ? rounded : nil
-        } : [])
+        }
+        return ranked.isEmpty ? plain : cached(Key(text: text, alternatives: ranked))
+    }
+
+    /// What `key` gave, worked out when not in the cache.
+    private func cached(_ key: Key) -> Reading? {
         if let cached = cache[key] { return cached }
-        var taken = reading(text, alternatives: key.alternatives, candidates: LookAlike.maximumCandidates)
+        var taken = reading(key.text, alternatives: key.alternatives, candidates: LookAlike.maximumCandidates)
         if spec.alike, spec.known != nil, taken?.known?.entry == nil {
-            taken = knownPart(of: text) ?? taken
+            taken = knownPart(of: key.text) ?? taken
         }
         if cache.count >= Self.cacheSize { cache.removeAll(keepingCapacity: true) }
         cache[key] = taken
