@@ -10,9 +10,15 @@ rate, the zones' rectangles (upright pixels), and per reading its first and last
 
 Frames are deterministic (fixed seed).
 
+`--style lcd` draws the reading as a seven-segment LCD (dark segments on a grey-green
+glass, the unlit segments faintly visible, slanted like most meters), and with
+`--hide N` hides one digit in N frames of each reading from its fourth frame on: glare
+(a bright patch) or a hand (a dark shape) over it. The truth then lists those frames
+per reading (`hidden`).
+
 Usage:
     scripts/make-meter-sequence.py OUT_DIR [--fps 5] [--seconds-per-reading 3]
-        [--readings 8] [--size 640x480] [--seed 7]
+        [--readings 8] [--size 640x480] [--seed 7] [--style font|lcd] [--hide N]
 
 Writes OUT_DIR/meter.mjpeg and OUT_DIR/meter.json.
 Needs Pillow and numpy (Debian: python3-pil python3-numpy, installed by scripts/setup).
@@ -46,8 +52,9 @@ def readings(count, rng):
     return out
 
 
-def scene(size, reading):
-    """The meter at twice the output resolution, before the camera's noise."""
+def scene(size, reading, lcd=False):
+    """The meter at twice the output resolution, before the camera's noise: the reading in
+    a font, or (`lcd`) as seven-segment digits."""
     w, h = size[0] * 2, size[1] * 2
     sx, sy = w / 640, h / 480
     image = Image.new("L", (w, h), 58)
@@ -55,12 +62,18 @@ def scene(size, reading):
     draw.rounded_rectangle((60 * sx, 60 * sy, 580 * sx, 420 * sy), radius=int(30 * sx), fill=80, outline=40, width=int(4 * sx))
     draw.text((140 * sx, 120 * sy), "ELECTRICITY", font=ImageFont.truetype(LABEL_FONT, int(26 * sy)), fill=200)
     x, y, rw, rh = READING_RECT
-    draw.rectangle(((x + 8) * sx, (y + 6) * sy, (x + rw - 8) * sx, (y + rh - 6) * sy), fill=222)
-    font = ImageFont.truetype(DIGITS_FONT, int(52 * sy))
-    box = draw.textbbox((0, 0), reading, font=font)
-    tx = (x + 20) * sx
-    ty = (y + rh / 2) * sy - (box[1] + box[3]) / 2
-    draw.text((tx, ty), reading, font=font, fill=25)
+    draw.rectangle(((x + 8) * sx, (y + 6) * sy, (x + rw - 8) * sx, (y + rh - 6) * sy), fill=190 if lcd else 222)
+    if lcd:
+        for index, digit in enumerate(reading):
+            for segment in "abcdefg":
+                lit = segment in SEGMENTS[digit]
+                draw.polygon(segment_polygon(digit_origin(index, len(reading), sx, sy), segment, sx, sy), fill=30 if lit else 176)
+    else:
+        font = ImageFont.truetype(DIGITS_FONT, int(52 * sy))
+        box = draw.textbbox((0, 0), reading, font=font)
+        tx = (x + 20) * sx
+        ty = (y + rh / 2) * sy - (box[1] + box[3]) / 2
+        draw.text((tx, ty), reading, font=font, fill=25)
     draw.text(((x + rw + 10) * sx, (y + 30) * sy), "kWh", font=ImageFont.truetype(LABEL_FONT, int(24 * sy)), fill=210)
     x, y, rw, rh = SERIAL_RECT
     draw.rectangle((x * sx, y * sy, (x + rw) * sx, (y + rh) * sy), fill=205)
@@ -68,6 +81,51 @@ def scene(size, reading):
     lb = draw.textbbox((0, 0), SERIAL_TEXT, font=label)
     draw.text(((x + 16) * sx, (y + rh / 2) * sy - (lb[1] + lb[3]) / 2), SERIAL_TEXT, font=label, fill=30)
     return image
+
+
+# The segments of each digit: a top, b top right, c bottom right, d bottom, e bottom left,
+# f top left, g middle.
+SEGMENTS = {"0": "abcdef", "1": "bc", "2": "abged", "3": "abgcd", "4": "fgbc", "5": "afgcd", "6": "afgedc",
+            "7": "abc", "8": "abcdefg", "9": "abcdfg"}
+
+
+def digit_origin(index, count, sx, sy):
+    """Top-left of digit `index` of `count` in the display window (scaled)."""
+    x, y, rw, rh = READING_RECT
+    pitch = (rw - 60) / count
+    return ((x + 24 + index * pitch) * sx, (y + 14) * sy, pitch * sx)
+
+
+def segment_polygon(origin, segment, sx, sy):
+    """Segment `segment` of the digit at `origin`: a slanted bar."""
+    left, top, pitch = origin
+    dw, dh, t = pitch * 0.62, 52 * sy, 6 * sy
+    slant = 0.12
+    ends = {"a": ((0, 0), (dw, 0)), "g": ((0, dh / 2), (dw, dh / 2)), "d": ((0, dh), (dw, dh)),
+            "f": ((0, 0), (0, dh / 2)), "b": ((dw, 0), (dw, dh / 2)), "e": ((0, dh / 2), (0, dh)), "c": ((dw, dh / 2), (dw, dh))}
+    (x0, y0), (x1, y1) = ends[segment]
+    gap = t * 0.7
+    if y0 == y1:
+        corners = [(x0 + gap, y0 - t / 2), (x1 - gap, y0 - t / 2), (x1 - gap, y0 + t / 2), (x0 + gap, y0 + t / 2)]
+    else:
+        corners = [(x0 - t / 2, y0 + gap), (x0 + t / 2, y0 + gap), (x0 + t / 2, y1 - gap), (x0 - t / 2, y1 - gap)]
+    return [(left + cx + slant * (dh - cy), top + cy) for cx, cy in corners]
+
+
+def hide_digit(base, size, reading, rng):
+    """`base` with one digit hidden: glare (a bright patch) or a hand (a dark shape)."""
+    image = base.copy()
+    draw = ImageDraw.Draw(image)
+    sx, sy = image.size[0] / 640, image.size[1] / 480
+    index = rng.randrange(len(reading))
+    left, top, pitch = digit_origin(index, len(reading), sx, sy)
+    if rng.random() < 0.5:
+        draw.ellipse((left - 10 * sx, top - 8 * sy, left + pitch * 0.9, top + 62 * sy), fill=250)
+        kind = "glare"
+    else:
+        draw.ellipse((left - 14 * sx, top - 40 * sy, left + pitch * 1.1, top + 66 * sy), fill=92)
+        kind = "hand"
+    return image, index, kind
 
 
 def camera_frame(base, size, rng, nprng):
@@ -88,6 +146,8 @@ def main():
     parser.add_argument("--size", default="640x480")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--quality", type=int, default=85)
+    parser.add_argument("--style", choices=["font", "lcd"], default="font")
+    parser.add_argument("--hide", type=int, default=0, help="frames of each reading with a digit hidden (lcd)")
     args = parser.parse_args()
     size = tuple(int(v) for v in args.size.split("x"))
     rng = random.Random(args.seed)
@@ -99,12 +159,17 @@ def main():
     frame = 0
     with open(os.path.join(args.out, "meter.mjpeg"), "wb") as stream:
         for reading in readings(args.readings, rng):
-            base = scene(size, reading)
-            for _ in range(per):
+            base = scene(size, reading, lcd=args.style == "lcd")
+            hidden = []
+            for number in range(per):
+                shown = base
+                if args.style == "lcd" and 3 <= number < 3 + args.hide:
+                    shown, digit, kind = hide_digit(base, size, reading, rng)
+                    hidden.append({"frame": frame + number, "digit": digit, "by": kind})
                 buffer = io.BytesIO()
-                camera_frame(base, size, rng, nprng).save(buffer, "JPEG", quality=args.quality)
+                camera_frame(shown, size, rng, nprng).save(buffer, "JPEG", quality=args.quality)
                 stream.write(buffer.getvalue())
-            truth["readings"].append({"text": reading, "first": frame, "last": frame + per - 1})
+            truth["readings"].append({"text": reading, "first": frame, "last": frame + per - 1, "hidden": hidden})
             frame += per
     with open(os.path.join(args.out, "meter.json"), "w") as out:
         json.dump(truth, out, indent=1)

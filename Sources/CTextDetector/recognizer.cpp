@@ -57,18 +57,3 @@ extern "C" int lector_lr_input(const uint8_t *pixels, int width, int height, int
         return 0;
     });
 }
-
-extern "C" void lector_lr_best(const float *output, int steps, int classes, const uint8_t *allowed, int32_t *best,
-                               float *probabilities) {
-    for (int t = 0; t < steps; t++) {
-        const float *row = output + static_cast<size_t>(t) * classes;
-        int found = -1;
-        for (int k = 0; k < classes; k++) {
-            if (allowed != nullptr && allowed[k] == 0) continue;
-            if (found < 0 || row[k] > row[found]) found = k;
-        }
-        if (found < 0) found = 0;  // nothing allowed: blank
-        best[t] = found;
-        probabilities[t] = row[found];
-    }
-}

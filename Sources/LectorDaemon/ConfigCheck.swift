@@ -86,6 +86,14 @@ public enum ConfigCheck {
                 var line = "  rule \(rule.qualifiedName): match \(rule.pattern)"
                 if rule.minimumConfidence > 0 { line += ", min confidence \(rule.minimumConfidence)" }
                 line += rule.settledOnly ? ", settled readings" : ", every reading"
+                if rule.alike { line += ", look-alikes corrected" }
+                if let known = rule.known { line += ", known list \(known.path) (\(known.entries.count) entries, max distance \(rule.maximumDistance))" }
+                if let seconds = rule.appearanceSeconds { line += ", once per appearance (repeat after \(seconds) s)" }
+                if rule.isMeter {
+                    line += ", meter checks:" + (rule.monotonic ? " monotonic" : "")
+                    if let rate = rule.maximumRate { line += " max rate \(rate)/h" }
+                    line += " reset after \(rule.resetAfter)"
+                }
                 if let hook = rule.hook { line += ", on match \(hook) (timeout \(rule.hookTimeout) s)" }
                 lines.append(line)
                 if let warning = RuleSpec.patternWarning(rule.pattern) { lines.append("  warning: rule \(rule.qualifiedName): \(warning)") }

@@ -171,6 +171,7 @@ extension Daemon {
             logger.info("camera ready", [("device", spec.name), ("recognizers", "\(camera.recognizers)"),
                                          ("orientation", camera.orientation.imageOrientation.description)])
         }
+        camera.listRules(spec.rules.map(\.info))
         return camera
     }
 
@@ -292,6 +293,7 @@ extension Daemon {
             }
             if camera.rules != before.rules {
                 ruleBooks.withLock { $0[camera.name] }?.replace(rules: camera.rules)
+                live.listRules(camera.rules.map(\.info))
             }
             if camera.capture.stallTimeout != before.capture.stallTimeout {
                 (live.source as? V4L2Source)?.setStallTimeout(camera.capture.stallTimeout)

@@ -34,6 +34,8 @@ public final class Bridge: @unchecked Sendable {
         var statusPublished = Date.distantPast
         var heldStatus = false
         var orientation: [UInt8]?
+        /// The rules whose entities are announced (DEVICES `rules`).
+        var rules: [RuleInfo] = []
     }
 
     private let configuration: BridgeConfiguration
@@ -347,6 +349,8 @@ public final class Bridge: @unchecked Sendable {
         watch.level = .block
         // TRACK events, once lectord has them; unknown members are ignored before that.
         watch.tracks = true
+        // MATCH messages: each rule's sensor, known binary sensor and crop image.
+        watch.matches = true
         return .watch(watch)
     }
 
@@ -439,6 +443,56 @@ public final class Bridge: @unchecked Sendable {
             cameras[device] = camera
             enqueue("\(topic(camera))/track", line, qos: 1, retain: false, kind: .event)
             publishText(device)
+        case let .match(match):
+            publishMatch(match, line: line)
+        }
+    }
+
+    /// A rule's reading: an accepted one is the rule's state (and its crop, when lectord
+    /// kept one, the rule's image); a rejected one goes to the rule's `rejected` topic only.
+    private func publishMatch(_ match: MatchMessage, line: [UInt8]) {
+        let camera = camera(for: match.device)
+        let rule = camera.rules.first { $0.name == match.rule && $0.zone == match.zone } ?? RuleInfo(name: match.rule, zone: match.zone)
+        let state = discovery.ruleTopic(camera: camera.level, rule: rule)
+        guard match.isAccepted else {
+            enqueue("\(state)/rejected", line, qos: 1, retain: false, kind: .event)
+            return
+        }
+        enqueue(state, line, qos: 1, kind: .state)
+        guard let crop = match.evidence?.crop else { return }
+        do {
+            enqueue("\(state)/crop", try RegularFile.read(crop, maximumBytes: Self.maximumCropBytes), qos: 1, kind: .state)
+        } catch {
+            logger.once("crop", .warning, "cannot read a reading's crop", [("file", crop), ("error", "\(error)")])
+        }
+    }
+
+    /// A crop larger than this is not published (a line's crop is a few kB).
+    static let maximumCropBytes = 4 << 20
+
+    /// Announces the rules of `camera` that are new, removes the entities of those gone.
+    private func updateRules(of device: String, _ rules: [RuleInfo]) {
+        guard var camera = cameras[device], camera.rules != rules else { return }
+        for gone in camera.rules where !rules.contains(gone) {
+            if configuration.discovery {
+                for topic in discovery.ruleConfigTopics(camera: camera.level, rule: gone) { enqueue(topic, [], qos: 1, kind: .control) }
+            }
+            if !rules.contains(where: { $0.name == gone.name && $0.zone == gone.zone }) {
+                let state = discovery.ruleTopic(camera: camera.level, rule: gone)
+                for topic in [state, "\(state)/crop"] { enqueue(topic, [], qos: 1, kind: .control) }
+            }
+        }
+        camera.rules = rules
+        cameras[device] = camera
+        announceRules(camera)
+    }
+
+    private func announceRules(_ camera: Camera) {
+        guard configuration.discovery else { return }
+        for rule in camera.rules {
+            for (topic, payload) in discovery.ruleConfigs(camera: camera.level, device: camera.device, rule: rule, release: release) {
+                enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
+            }
         }
     }
 
@@ -494,6 +548,7 @@ public final class Bridge: @unchecked Sendable {
             if let state = listing.state { camera.state = state }
             cameras[listing.device] = camera
             if let orientation = listing.orientation { publishOrientation(orientation, of: listing.device) }
+            updateRules(of: listing.device, listing.rules)
         }
         for (device, camera) in cameras where !present.contains(device) {
             logger.info("camera gone; removing its entities", [("device", device)])
@@ -506,6 +561,9 @@ public final class Bridge: @unchecked Sendable {
     private func removeTopics(of camera: Camera) {
         if configuration.discovery {
             for topic in discovery.configTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
+            for rule in camera.rules {
+                for topic in discovery.ruleConfigTopics(camera: camera.level, rule: rule) { enqueue(topic, [], qos: 1, kind: .control) }
+            }
         }
         for suffix in ["text", "status", "orientation", "snapshot", "live_text"] {
             enqueue("\(topic(camera))/\(suffix)", [], qos: 1, kind: .control)
@@ -547,6 +605,7 @@ public final class Bridge: @unchecked Sendable {
         for (topic, payload) in discovery.configs(camera: camera.level, device: camera.device, release: release) {
             enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
         }
+        announceRules(camera)
     }
 
     /// Publishes a camera's orientation: an ORIENTATION reply (`always`), or what

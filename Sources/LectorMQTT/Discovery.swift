@@ -31,22 +31,9 @@ public struct Discovery: Sendable {
     public func configs(camera: String, device: String, release: String?) -> [(topic: String, payload: JSONValue)] {
         let node = node(camera: camera)
         let base = "\(root)/\(camera)"
-        var haDevice = JSONObjectBuilder()
-        haDevice.add("identifiers", .array([.string(node)]))
-        haDevice.add("name", "Lector \(hostname) \(device)")
-        haDevice.add("manufacturer", "Lector")
-        haDevice.add("model", "lectord camera")
-        haDevice.add("sw_version", release)
-
+        let haDevice = haDevice(node: node, device: device, release: release)
         func entity(_ object: String, _ name: String, _ members: [(String, JSONValue)]) -> JSONValue {
-            var payload = JSONObjectBuilder()
-            payload.add("name", name)
-            payload.add("unique_id", "\(node)_\(object)")
-            payload.add("object_id", "\(node)_\(object)")
-            payload.add("availability_topic", "\(root)/availability")
-            for (key, value) in members { payload.add(key, value) }
-            payload.add("device", haDevice.value)
-            return payload.value
+            self.entity(node: node, object: object, name: name, haDevice: haDevice, members)
         }
 
         return [
@@ -106,12 +93,35 @@ public struct Discovery: Sendable {
         ]
     }
 
+    /// The HA device every entity of a camera belongs to.
+    func haDevice(node: String, device: String, release: String?) -> JSONValue {
+        var haDevice = JSONObjectBuilder()
+        haDevice.add("identifiers", .array([.string(node)]))
+        haDevice.add("name", "Lector \(hostname) \(device)")
+        haDevice.add("manufacturer", "Lector")
+        haDevice.add("model", "lectord camera")
+        haDevice.add("sw_version", release)
+        return haDevice.value
+    }
+
+    /// One entity's config: `name`, ids `<node>_<object>`, availability, `members`, device.
+    func entity(node: String, object: String, name: String, haDevice: JSONValue, _ members: [(String, JSONValue)]) -> JSONValue {
+        var payload = JSONObjectBuilder()
+        payload.add("name", name)
+        payload.add("unique_id", "\(node)_\(object)")
+        payload.add("object_id", "\(node)_\(object)")
+        payload.add("availability_topic", "\(root)/availability")
+        for (key, value) in members { payload.add(key, value) }
+        payload.add("device", haDevice)
+        return payload.value
+    }
+
     /// The config topics of `camera`, to clear (empty retained payloads) when it goes.
     public func configTopics(camera: String) -> [String] {
         configs(camera: camera, device: camera, release: nil).map(\.topic)
     }
 
-    private func topic(component: String, node: String, object: String) -> String {
+    func topic(component: String, node: String, object: String) -> String {
         "\(discoveryPrefix)/\(component)/\(node)/\(object)/config"
     }
 }

@@ -10,6 +10,8 @@ enum StreamMessage {
     case track(device: String, JSONValue)
     /// DEVICES: every camera lectord has.
     case devices([Listing])
+    /// MATCH: a rule's reading (proto_minor 5; its members of 11 used when present).
+    case match(MatchMessage)
 
     /// One camera of DEVICES.
     struct Listing {
@@ -19,6 +21,8 @@ enum StreamMessage {
         /// The orientation in force, shaped as the bridge publishes an ORIENTATION
         /// reply (without `class`); nil when the entry has no `orientation`.
         var orientation: JSONValue?
+        /// The camera's rules (proto_minor 11); empty when it lists none.
+        var rules: [RuleInfo] = []
     }
 
     /// The stream message in `json`, nil for another class (or one without its device).
@@ -36,11 +40,22 @@ enum StreamMessage {
                 let name = protocolMinor >= 5 ? entry["name"]?.stringValue : nil
                 guard let device = name ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { return nil }
                 return Listing(device: device, state: entry["state"]?.stringValue,
-                               orientation: Self.orientation(of: entry, device: device))
+                               orientation: Self.orientation(of: entry, device: device),
+                               rules: (entry["rules"]?.arrayValue ?? []).compactMap(Self.rule))
             })
+        case MatchMessage.messageClass:
+            guard let match = try? MatchMessage(json: json) else { return nil }
+            self = .match(match)
         default:
             return nil
         }
+    }
+
+    /// A DEVICE entry's rule, or nil without a name.
+    private static func rule(_ entry: JSONValue) -> RuleInfo? {
+        guard let name = entry["name"]?.stringValue else { return nil }
+        return RuleInfo(name: name, zone: entry["zone"]?.stringValue, known: entry["known"]?.boolValue ?? false,
+                        meter: entry["meter"]?.boolValue ?? false, unit: entry["unit"]?.stringValue)
     }
 
     /// A DEVICE entry's orientation members, in the order of an ORIENTATION reply.

@@ -172,6 +172,12 @@ public final class Camera: @unchecked Sendable {
         }
     }
 
+    /// Lists `rules` in the camera's DEVICE entry (at start and on SIGHUP); watchers are
+    /// told when they changed.
+    public func listRules(_ rules: [RuleInfo]) {
+        if let changed = info.setRules(rules.isEmpty ? nil : rules) { stateChanged(changed) }
+    }
+
     /// Gate and line-track settings for the next frames (SIGHUP). The stack's size is
     /// fixed when the camera is made.
     public func updateLive(_ live: LiveSettings) {
@@ -204,11 +210,12 @@ public final class Camera: @unchecked Sendable {
 /// What a source reports is relabelled: `path` stays the source's, `name` becomes the
 /// camera's name and the source's own description (a V4L2 card name) moves to `card`.
 private final class DeviceState: Sendable {
-    private let state: Mutex<(info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)>
+    private let state: Mutex<(info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?,
+                              languages: [String]?, rules: [RuleInfo]?)>
     private let name: String
 
     init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
-        state = Mutex((info, nil, nil, zones, nil, nil))
+        state = Mutex((info, nil, nil, zones, nil, nil, nil))
         self.name = name
     }
 
@@ -217,6 +224,15 @@ private final class DeviceState: Sendable {
         state.withLock { state in
             guard state.zones != zones else { return nil }
             state.zones = zones
+            return Self.merged(state)
+        }
+    }
+
+    /// Stores the camera's rules; returns the new state when they changed.
+    func setRules(_ rules: [RuleInfo]?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.rules != rules else { return nil }
+            state.rules = rules
             return Self.merged(state)
         }
     }
@@ -263,12 +279,14 @@ private final class DeviceState: Sendable {
         }
     }
 
-    private static func merged(_ state: (info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?, languages: [String]?)) -> DeviceInfo {
+    private static func merged(_ state: (info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?,
+                                         languages: [String]?, rules: [RuleInfo]?)) -> DeviceInfo {
         var info = state.info
         info.warning = state.warning ?? state.ruleWarning
         info.zones = state.zones
         info.layout = state.layout
         info.languages = state.languages
+        info.rules = state.rules
         return info
     }
 }

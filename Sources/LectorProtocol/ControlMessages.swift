@@ -164,6 +164,9 @@ public struct DeviceMessage: ProtocolMessage {
         }
         info.layout = try m.string("layout")
         info.languages = try m.strings("languages")
+        info.rules = try m.array("rules") { (item, path) throws(ProtocolError) in
+            try RuleInfo(json: item, messageClass: Self.messageClass, path: path)
+        }
         self.init(info: info, orientation: try m.required("orientation", m.orientation),
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
@@ -189,6 +192,7 @@ public struct DeviceMessage: ProtocolMessage {
         if let zones = info.zones { object.add("zones", .array(zones.map(\.json))) }
         object.add("layout", info.layout)
         if let languages = info.languages { object.add("languages", .array(languages.map { .string($0) })) }
+        if let rules = info.rules { object.add("rules", .array(rules.map(\.json))) }
         object.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

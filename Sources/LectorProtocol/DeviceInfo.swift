@@ -40,6 +40,8 @@ public struct DeviceInfo: Equatable, Sendable {
     /// With `lang auto` (proto_minor 10): the Tesseract languages installed, those a
     /// scene's script can be read with (e.g. `["chi_sim", "eng", "jpn", "osd"]`).
     public var languages: [String]?
+    /// The camera's rules (proto_minor 11); nil when it has none.
+    public var rules: [RuleInfo]?
 
     public init(path: String, state: CameraState, name: String? = nil) {
         self.path = path

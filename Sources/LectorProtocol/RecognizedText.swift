@@ -93,6 +93,9 @@ public struct TextWord: Sendable, Equatable {
     public var language: String?
     /// Characters, only when the recognizer was asked for symbols.
     public var symbols: [TextSymbol]
+    /// What the recognizer ranked next at some of its characters (lectord's rules prefer
+    /// those look-alikes); not on the wire: a decoded word has none.
+    public var alternatives: [CharacterAlternative] = []
 
     public init(text: String, box: PixelBox, confidence: Double, language: String? = nil, symbols: [TextSymbol] = []) {
         self.text = text

@@ -255,6 +255,7 @@ struct ZoneRuleTests {
         info.card = "HD Webcam"
         info.zones = [ZoneInfo(name: "r", rect: PixelBox(x: 0, y: 0, width: 5, height: 5), pageSegmentation: 7, whitelist: "01",
                                language: "eng", warning: "w")]
+        info.rules = [RuleInfo(name: "kwh", zone: "reading", meter: true, unit: "kWh"), RuleInfo(name: "plate", known: true)]
         let device = DeviceMessage(info: info, orientation: .up, watched: true)
         #expect(try ServerMessage(line: DevicesMessage([device]).bytes) == .devices(DevicesMessage([device])))
         var watch = WatchSettings()

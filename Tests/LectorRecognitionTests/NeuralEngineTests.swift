@@ -68,6 +68,34 @@ struct NeuralEngineTests {
         #expect(line.words[0].symbols[0].steps == 0..<2)
     }
 
+    @Test("per step the most probable allowed class and the likeliest other non-blank one", arguments: [
+        // (one row of 7 probabilities: blank, a, b, c, 1, 2, space; mask; taken, runner-up)
+        ([0.1, 0.6, 0.25, 0.05, 0, 0, 0], nil, 1, 2),
+        ([0.7, 0.2, 0.05, 0.05, 0, 0, 0], nil, 0, 1),        // blank taken: the runner-up is a character
+        ([0.3, 0.5, 0, 0, 0, 0.2, 0], nil, 1, 5),            // blank is never a runner-up
+        ([0.1, 0.6, 0.25, 0.05, 0, 0, 0], [1, 0, 1, 1, 0, 0, 1] as [UInt8], 2, 3), // a whitelist
+        ([0.1, 0.895, 0.005, 0, 0, 0, 0], nil, 1, nil),      // below minimumRunnerUp: none
+    ] as [([Float], [UInt8]?, Int, Int?)])
+    func stepsOfOutput(row: [Float], allowed: [UInt8]?, taken: Int, runnerUp: Int?) {
+        let steps = row.withUnsafeBufferPointer { CTCDecoding.steps(output: $0, classes: 7, allowed: allowed) }
+        #expect(steps.count == 1)
+        #expect(steps.first?.classIndex == taken)
+        #expect(steps.first?.runnerUp?.classIndex == runnerUp)
+    }
+
+    @Test("a symbol keeps the likeliest runner-up of its run: its word's alternatives")
+    func runnersUp() {
+        // "a1 b": a's run ranks b then c next; 1 ranks a (0.3); b ranks nothing; space splits.
+        let steps = [CTCDecoding.Step(1, 0.6, runnerUp: (2, 0.2)), CTCDecoding.Step(1, 0.5, runnerUp: (3, 0.3)),
+                     CTCDecoding.Step(0, 0.9, runnerUp: (4, 0.05)), CTCDecoding.Step(4, 0.6, runnerUp: (1, 0.3)),
+                     CTCDecoding.Step(6, 0.9, runnerUp: (2, 0.05)), CTCDecoding.Step(2, 0.99)]
+        let line = CTCDecoding.decode(steps, characters: Self.characters)
+        #expect(line.words.map(\.text) == ["a1", "b"])
+        #expect(line.words[0].alternatives == [CharacterAlternative(offset: 0, character: "c", probability: 0.3),
+                                                CharacterAlternative(offset: 1, character: "a", probability: 0.3)])
+        #expect(line.words[1].alternatives.isEmpty)
+    }
+
     @Test("a whitespace character of the model (U+3000) splits words as the space class does")
     func ideographicSpace() {
         let steps = [1, 0, 3, 0, 2].map { CTCDecoding.Step($0, 1) }

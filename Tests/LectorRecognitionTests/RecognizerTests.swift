@@ -130,6 +130,33 @@ struct RecognizerTests {
         #expect(word.symbols.map(\.text).joined() == word.text)
     }
 
+    @Test("words read as lines keep the characters Tesseract's choice iterator ranked next, other than their own; a page's none")
+    func alternatives() throws {
+        // At a third of its size the fixture still reads, with doubts (clean text has none
+        // above a hundredth).
+        let full = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
+        let small = GrayImage(width: full.width / 3, height: full.height / 3, pixels: (0..<(full.width / 3 * (full.height / 3))).map { index in
+            let x = index % (full.width / 3) * 3, y = index / (full.width / 3) * 3
+            return UInt8((0..<9).map { Int(full[x + $0 % 3, y + $0 / 3]) }.reduce(0, +) / 9)
+        })
+        var options = RecognizerOptions.untimed
+        options.downscale = .none
+        options.layout = .tesseract
+        #expect(try TextRecognizer(options: options).recognize(small).words.allSatisfy(\.alternatives.isEmpty), "psm 3: none")
+        options.layout = .detector
+        let result = try TextRecognizer(options: options).recognize(small)
+        let words = result.words
+        #expect(words.contains { $0.alternatives.contains { $0.probability >= 0.01 } }, "some alternative in \(result.text)")
+        for word in words {
+            let characters = Array(word.text)
+            for alternative in word.alternatives {
+                #expect(alternative.offset < characters.count && characters[alternative.offset] != alternative.character,
+                        "\(alternative) in \(word.text)")
+                #expect(alternative.probability > 0 && alternative.probability <= 1)
+            }
+        }
+    }
+
     @Test("a blank frame gives no text, not an error")
     func blank() throws {
         let result = try TextRecognizer(options: RecognizerOptions.untimed).recognize(GrayImage(width: 320, height: 240, pixels: .init(repeating: 200, count: 320 * 240)))

@@ -51,13 +51,6 @@ void lector_lr_input_geometry(int width, int height, lector_lr_geometry *geometr
 int lector_lr_input(const uint8_t *pixels, int width, int height, int stride, int channels, const lector_lr_geometry *geometry,
                     float *input, char *error, size_t error_size);
 
-/// Per time step of the network's output (`steps` × `classes` probabilities, row after
-/// row), the most probable class and its probability, written to `best` and
-/// `probabilities` (`steps` entries each). With `allowed` (one byte per class; nonzero:
-/// allowed), the most probable of the allowed classes is taken, and its probability is
-/// still its share of all classes.
-void lector_lr_best(const float *output, int steps, int classes, const uint8_t *allowed, int32_t *best, float *probabilities);
-
 #ifdef __cplusplus
 }
 #endif

@@ -290,8 +290,8 @@ public enum DaemonOptionTable {
         footer += HelpLayout.wrapped("  ", "Every other option is also a key of the configuration file: the flag without -- and with _ for -, "
                                         + "before the first [camera] for the Server options, under [camera NAME] for the others "
                                         + "(e.g. device = /dev/video0, rotation = 90, switches as true or false). "
-                                        + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (rect, psm, whitelist, lang, scale, invert, "
-                                        + "min_height, engine) and [rule CAMERA/ZONE/NAME] (match, min_confidence, settled_only, on_match, hook_timeout). "
+                                        + "Zones and rules are sections of their own: [zone CAMERA/ZONE] (\(ZoneSection.keys.joined(separator: ", "))) "
+                                        + "and [rule CAMERA/ZONE/NAME] (\(RuleSection.keys.joined(separator: ", "))). "
                                         + "Command-line flags override the file. Command line only: "
                                         + commandLineOnly.joined(separator: ", ") + ".", indent: 2)
         footer += [""]

@@ -87,7 +87,8 @@ struct RuleSection {
     var rule: RuleSpec
     var matchGiven = false
 
-    static let keys = ["match", "min_confidence", "settled_only", "on_match", "hook_timeout"]
+    static let keys = ["match", "min_confidence", "settled_only", "on_match", "hook_timeout", "alike", "known", "max_distance",
+                       "repeat_after", "monotonic", "max_rate", "reset_after", "unit"]
 
     init(line: Int, name: String) throws(OptionValueError) {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -111,6 +112,20 @@ struct RuleSection {
             if let problem = RuleSpec.hookProblem(value) { throw OptionValueError(problem) }
             rule.hook = value
         case "hook_timeout": rule.hookTimeout = try ValueParser.number(0.1...3600).parse(value)
+        case "alike": rule.alike = try ValueParser.bool.parse(value)
+        case "known":
+            guard value.hasPrefix("/") else { throw OptionValueError("must be an absolute path to a file, not '\(value)'") }
+            do { rule.known = try RuleSpec.knownList(at: value) } catch { throw OptionValueError("\(error)") }
+        case "max_distance": rule.maximumDistance = try ValueParser.integer(0...8).parse(value)
+        case "repeat_after": rule.repeatAfter = try ValueParser.number(0...86400).parse(value)
+        case "monotonic": rule.monotonic = try ValueParser.bool.parse(value)
+        case "max_rate": rule.maximumRate = try ValueParser.number(0...1e15).parse(value)
+        case "reset_after": rule.resetAfter = try ValueParser.integer(1...1000).parse(value)
+        case "unit":
+            guard !value.isEmpty, value.count <= 16, !value.contains(where: { $0.isWhitespace || $0 == "\"" }) else {
+                throw OptionValueError("must be a unit such as kWh or m³ (no spaces), not '\(value)'")
+            }
+            rule.unit = value
         default: throw OptionValueError("unknown rule key; known: \(Self.keys.joined(separator: ", "))")
         }
     }

@@ -1,4 +1,6 @@
 import Foundation
+import LectorProtocol
+import LectorSystem
 
 /// A rule of a camera or one of its zones (`[rule CAMERA/ZONE/NAME]`, `[rule CAMERA/NAME]`):
 /// a line whose text matches `pattern` publishes a MATCH, and runs `hook` if it has one.
@@ -19,6 +21,41 @@ public struct RuleSpec: Equatable, Sendable {
     public var hook: String?
     /// Seconds a hook may run before it is killed (`hook_timeout`, default 10).
     public var hookTimeout = 10.0
+    /// Tries the look-alike swaps (``LookAlike``) when the text as read does not match,
+    /// and tests texts without spaces, hyphens and dots (`alike`).
+    public var alike = false
+    /// The known list (`known = FILE`), read with the configuration (and again on SIGHUP).
+    public var known: KnownList?
+    /// Edits (after look-alike folding) a reading may be from a known entry (`max_distance`).
+    public var maximumDistance = 1
+    /// Seconds a reading must be out of view before it is a new MATCH (`repeat_after`);
+    /// nil: the default of the rule's kind, ``defaultRepeatAfter`` for a camera-wide rule
+    /// without meter checks, none (every new reading is an event) for the others.
+    public var repeatAfter: Double?
+    /// A meter reading never goes down (`monotonic`).
+    public var monotonic = false
+    /// The most a meter reading may rise per hour (`max_rate`); nil: no limit.
+    public var maximumRate: Double?
+    /// Rejected readings in a row, agreeing with each other, that are accepted as a meter
+    /// replaced or reset (`reset_after`).
+    public var resetAfter = 3
+
+    /// The unit of a meter's readings (`unit`, e.g. `kWh`), for Home Assistant's sensor.
+    public var unit: String?
+
+    /// `repeat_after`'s default for a camera-wide rule.
+    public static let defaultRepeatAfter = 30.0
+
+    /// Whether the rule checks meter readings (`monotonic` or `max_rate`).
+    public var isMeter: Bool { monotonic || maximumRate != nil }
+
+    /// The seconds of one event per appearance this rule keeps, or nil when every new
+    /// reading of its place is an event (a zone's or a meter's rule, or `repeat_after = 0`).
+    public var appearanceSeconds: Double? {
+        if isMeter { return nil }
+        let seconds = repeatAfter ?? (zone == nil ? Self.defaultRepeatAfter : 0)
+        return seconds > 0 ? seconds : nil
+    }
 
     public init(name: String, zone: String? = nil, pattern: String) {
         self.name = name
@@ -48,6 +85,22 @@ public struct RuleSpec: Equatable, Sendable {
             + "on a line that almost matches; such a line is skipped for this rule after \(RuleExpression.stepLimit) units "
             + "of ICU's limit: make the inner repetition possessive ([0-9]++) or the group atomic ((?>[0-9]+ ?)+), "
             + "or write it without the nesting ([0-9 ]+)"
+    }
+
+    /// How DEVICE lists the rule.
+    public var info: RuleInfo { RuleInfo(name: name, zone: zone, known: known != nil, meter: isMeter, unit: unit) }
+
+    /// The known list at `path`.
+    /// - Throws: ``KnownList/Problem`` (line 0 when the file cannot be read).
+    package static func knownList(at path: String) throws(KnownList.Problem) -> KnownList {
+        let text: String?
+        do {
+            text = try RegularFile.readText(path, maximumBytes: 16 << 20)
+        } catch {
+            throw KnownList.Problem(path: path, line: 0, message: error.reason)
+        }
+        guard let text else { throw KnownList.Problem(path: path, line: 0, message: "is not UTF-8 text") }
+        return try KnownList(path: path, contents: text)
     }
 
     /// Why `path` cannot be a hook (not absolute, missing, not executable), or nil.

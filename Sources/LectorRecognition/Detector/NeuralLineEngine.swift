@@ -140,36 +140,28 @@ public final class NeuralLineEngine {
     /// - Parameter mask: only these classes are taken (nil: all).
     /// - Throws: ``NeuralEngineError/readFailed(_:)``.
     ///
-    /// The corresponding C function is `lector_lr_read`.
+    /// The corresponding C functions are `lector_lr_input_geometry`, `lector_lr_input` and `lector_onnx_session_run`.
     public func steps(of image: GrayImage, mask: ClassMask? = nil) throws(NeuralEngineError) -> Steps {
         #if canImport(CTextDetector)
         guard image.width > 0, image.height > 0 else { throw .readFailed("an empty line image") }
         precondition(mask == nil || mask?.allowed.count == classCount, "a mask made by another model")
         let (input, shape, geometry) = try self.input(of: image)
         let classCount = classCount
-        let read: (best: [Int32], probabilities: [Float], classes: Int)
+        let read: (steps: [CTCDecoding.Step], classes: Int)
         do {
             read = try session.run(input, shape: shape) { output, outputShape in
                 // 1 × steps × classes.
                 guard outputShape.count == 3, outputShape[0] == 1, outputShape[2] == classCount else {
-                    return ([], [], outputShape.last ?? 0)
+                    return ([], outputShape.last ?? 0)
                 }
-                let steps = outputShape[1]
-                var best = [Int32](repeating: 0, count: steps), probabilities = [Float](repeating: 0, count: steps)
-                if let mask {
-                    mask.allowed.withUnsafeBufferPointer { allowed in
-                        lector_lr_best(output.baseAddress, Int32(steps), Int32(classCount), allowed.baseAddress, &best, &probabilities)
-                    }
-                } else {
-                    lector_lr_best(output.baseAddress, Int32(steps), Int32(classCount), nil, &best, &probabilities)
-                }
-                return (best, probabilities, classCount)
+                let values = UnsafeBufferPointer(start: output.baseAddress, count: outputShape[1] * classCount)
+                return (CTCDecoding.steps(output: values, classes: classCount, allowed: mask?.allowed), classCount)
             }
         } catch {
             throw .readFailed(error.description)
         }
         guard read.classes == classCount else { throw .charactersMismatch(classes: read.classes, characters: characters.count) }
-        let steps = zip(read.best, read.probabilities).map { CTCDecoding.Step(Int($0), Double($1)) }
+        let steps = read.steps
         return Steps(steps: steps, inputWidth: Int(geometry.input_width), contentWidth: Int(geometry.content_width),
                      scale: Double(geometry.scale), turned: geometry.turned != 0)
         #else
@@ -236,8 +228,10 @@ public final class NeuralLineEngine {
             return crop.imageBox(ofCrop: bounds, imageWidth: imageWidth, imageHeight: imageHeight)
         }
         let words = decoded.words.map { word in
-            TextWord(text: word.text, box: box(word.span), confidence: word.confidence,
-                     symbols: symbols ? word.symbols.map { TextSymbol(text: $0.text, box: box($0.span), confidence: $0.probability) } : [])
+            var read = TextWord(text: word.text, box: box(word.span), confidence: word.confidence,
+                                symbols: symbols ? word.symbols.map { TextSymbol(text: $0.text, box: box($0.span), confidence: $0.probability) } : [])
+            read.alternatives = word.alternatives
+            return read
         }
         let lineBox = words.dropFirst().reduce(words.first?.box ?? box(0...output.extent)) { $0.union($1.box) }
         return TextLine(box: lineBox, confidence: words.isEmpty ? 0 : decoded.confidence, words: words, engine: "neural")

@@ -110,6 +110,12 @@ public final class TesseractEngine {
             TessBaseAPISetPageSegMode(api, TessPageSegMode(rawValue: UInt32(clamping: settings.pageSegmentation)))
             _ = TessBaseAPISetVariable(api, "tessedit_char_whitelist", settings.whitelist ?? "")
         }
+        // A line's or a word's read keeps each character's alternatives (the choice
+        // iterator's; words' alternatives, for rules): measured, the same text and CPU on the
+        // 60 plate crops of ../shared/testdata/realworld at psm 7; a page's read (psm 3: the
+        // same text, 5-8% more CPU on its document photos) does not.
+        let alternatives = Self.singleLineModes.contains(TessBaseAPIGetPageSegMode(api).rawValue)
+        _ = TessBaseAPISetVariable(api, "lstm_choice_mode", alternatives ? "2" : "0")
         let started = MonotonicInstant.now()
         let startedCPU = RecognitionTimings.threadCPUMilliseconds()
         let status: Int32 = image.pixels.withUnsafeBufferPointer { pixels in
@@ -130,7 +136,7 @@ public final class TesseractEngine {
             let overran = recognized.milliseconds(since: started) >= Double(deadline)
             throw overran ? .deadlineExceeded(milliseconds: deadline) : .failed
         }
-        let text = readResults(symbols: symbols)
+        let text = readResults(symbols: symbols, alternatives: alternatives)
         lastTimings.readMilliseconds = MonotonicInstant.now().milliseconds(since: recognized)
         lastTimings.engineCPUMilliseconds = RecognitionTimings.threadCPUMilliseconds() - startedCPU
         return text
@@ -184,15 +190,21 @@ public final class TesseractEngine {
                                    script: script.map { String(cString: $0) }, scriptConfidence: Double(scriptConfidence))
     }
 
+    /// Page segmentation modes of one line or word (7, 8, 13), whose reads keep alternatives.
+    private static let singleLineModes: Set<UInt32> = [7, 8, 13]
+
     /// Walks Tesseract's result iterator into the tree, dropping whitespace-only words
-    /// (automatic page segmentation returns some, with page-wide boxes).
-    private func readResults(symbols: Bool) -> RecognizedText {
+    /// (automatic page segmentation returns some, with page-wide boxes); by symbol with
+    /// `symbols` or `alternatives`, where each word keeps the characters Tesseract's choice
+    /// iterator ranked next (``TextWord/alternatives``).
+    private func readResults(symbols: Bool, alternatives: Bool) -> RecognizedText {
         guard let iterator = TessBaseAPIGetIterator(api) else { return RecognizedText() }
         defer { TessResultIteratorDelete(iterator) }
         let page = TessResultIteratorGetPageIterator(iterator)
-        let step = symbols ? RIL_SYMBOL : RIL_WORD
+        let step = symbols || alternatives ? RIL_SYMBOL : RIL_WORD
 
         var builder = TreeBuilder()
+        var offset = 0
         repeat {
             if TessPageIteratorIsAtBeginningOf(page, RIL_BLOCK) != 0 { builder.startBlock() }
             if TessPageIteratorIsAtBeginningOf(page, RIL_TEXTLINE) != 0 { builder.startLine() }
@@ -200,12 +212,37 @@ public final class TesseractEngine {
                let text = text(iterator, RIL_WORD), let box = box(page, RIL_WORD) {
                 let language = TessResultIteratorWordRecognitionLanguage(iterator).map { String(cString: $0) }
                 builder.addWord(text: text, box: box, confidence: confidence(iterator, RIL_WORD), language: language)
+                offset = 0
             }
-            if symbols, let text = text(iterator, RIL_SYMBOL), let box = box(page, RIL_SYMBOL) {
+            guard step == RIL_SYMBOL, let text = text(iterator, RIL_SYMBOL) else { continue }
+            if symbols, let box = box(page, RIL_SYMBOL) {
                 builder.addSymbol(TextSymbol(text: text, box: box, confidence: confidence(iterator, RIL_SYMBOL)))
             }
+            if alternatives, text.count == 1 {
+                builder.addAlternatives(choices(iterator, besides: text).map { CharacterAlternative(offset: offset, character: $0.0, probability: $0.1) })
+            }
+            offset += text.count
         } while TessResultIteratorNext(iterator, step) != 0
         return builder.finish()
+    }
+
+    /// The characters Tesseract's choice iterator ranks at the iterator's symbol besides
+    /// `text`, with their confidence (0…1; at least a hundredth: clean text has none), the
+    /// likeliest first, at most 3.
+    private func choices(_ iterator: OpaquePointer, besides text: String) -> [(Character, Double)] {
+        // At a symbol (its text was read): the iterator is at a word (Tesseract asserts that).
+        guard let choices = TessResultIteratorGetChoiceIterator(iterator) else { return [] }
+        defer { TessChoiceIteratorDelete(choices) }
+        var found: [(Character, Double)] = []
+        repeat {
+            guard let raw = TessChoiceIteratorGetUTF8Text(choices) else { continue }
+            let choice = String(cString: raw)
+            let confidence = Double(max(0, min(100, TessChoiceIteratorConfidence(choices)))) / 100
+            if choice.count == 1, choice != text, confidence >= 0.01, !found.contains(where: { $0.0 == Character(choice) }) {
+                found.append((Character(choice), confidence))
+            }
+        } while found.count < 3 && TessChoiceIteratorNext(choices) != 0
+        return found.sorted { $0.1 > $1.1 }
     }
 
     private func text(_ iterator: OpaquePointer, _ level: TessPageIteratorLevel) -> String? {

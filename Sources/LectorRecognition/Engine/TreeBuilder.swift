@@ -29,6 +29,12 @@ struct TreeBuilder {
         words.append(TextWord(text: trimmed, box: box, confidence: confidence, language: language))
     }
 
+    /// What the recognizer ranked next at characters of the open word (offsets in its text).
+    mutating func addAlternatives(_ alternatives: [CharacterAlternative]) {
+        guard wordOpen, !words.isEmpty else { return }
+        words[words.count - 1].alternatives += alternatives
+    }
+
     mutating func addSymbol(_ symbol: TextSymbol) {
         guard wordOpen, !words.isEmpty else { return }
         words[words.count - 1].symbols.append(symbol)

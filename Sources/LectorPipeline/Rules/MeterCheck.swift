@@ -1,0 +1,99 @@
+/// A meter rule's sanity checks (`monotonic`, `max_rate`, `reset_after`): whether a new
+/// reading can be the meter's next value. A reading that goes down (with `monotonic`),
+/// or rises faster than `max_rate` units per hour since the last accepted one, is
+/// rejected; `reset_after` rejected readings in a row that agree with each other (each a
+/// sane next value of the one before) are a meter really replaced or reset, and the last
+/// of them is accepted. So is the first value: with nothing accepted yet, `reset_after`
+/// readings in a row that agree with each other (one misread settled by the vote, a
+/// seven-segment 3 read as 8, does not become the meter's value). Pure: times are
+/// seconds on one monotonic clock, given by the caller.
+public struct MeterCheck: Sendable {
+    /// Why a reading was not accepted: MATCH `rejected`.
+    public enum Rejection: String, Sendable, Equatable {
+        /// The matched text holds no number.
+        case notANumber = "not_a_number"
+        /// Lower than the last accepted value (`monotonic`).
+        case wentDown = "went_down"
+        /// Higher than `max_rate` allows since the last accepted value.
+        case tooFast = "too_fast"
+        /// No value accepted yet, and not yet `reset_after` agreeing readings.
+        case unconfirmed
+    }
+
+    public let monotonic: Bool
+    /// Units per hour; nil: no limit.
+    public let maximumRate: Double?
+    public let resetAfter: Int
+    /// The last accepted value and when.
+    public private(set) var last: (value: Double, time: Double)?
+    /// Rejected readings in a row that agree with each other.
+    private var chain: [(value: Double, time: Double)] = []
+
+    public init(monotonic: Bool, maximumRate: Double?, resetAfter: Int) {
+        self.monotonic = monotonic
+        self.maximumRate = maximumRate
+        self.resetAfter = max(1, resetAfter)
+    }
+
+    /// The number a meter reading shows: its digits, with one `.` or `,` as the decimal
+    /// point (spaces left out); nil when there is none.
+    public static func value(of text: String) -> Double? {
+        var digits = ""
+        for character in text {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+            } else if character == "." || character == "," {
+                guard !digits.contains(".") else { return nil }
+                digits.append(".")
+            } else if !character.isWhitespace {
+                return nil
+            }
+        }
+        guard digits.contains(where: \.isNumber) else { return nil }
+        return Double(digits)
+    }
+
+    /// Judges `value` read at `time`: nil when accepted (it becomes the last value),
+    /// else why not.
+    public mutating func judge(_ value: Double?, at time: Double) -> Rejection? {
+        guard let value else { return .notANumber }
+        let problem: Rejection
+        if let last {
+            guard let found = self.problem(from: last, to: (value, time)) else {
+                accept(value, at: time)
+                return nil
+            }
+            problem = found
+        } else {
+            problem = .unconfirmed
+        }
+        if let previous = chain.last, self.problem(from: previous, to: (value, time)) == nil {
+            chain.append((value, time))
+        } else {
+            chain = [(value, time)]
+        }
+        if chain.count >= resetAfter {
+            accept(value, at: time)
+            return nil
+        }
+        return problem
+    }
+
+    /// Takes `value` at `time` as the last accepted value (a rule reloaded keeps its meter's).
+    public mutating func remember(_ value: Double, at time: Double) { accept(value, at: time) }
+
+    private mutating func accept(_ value: Double, at time: Double) {
+        last = (value, time)
+        chain = []
+    }
+
+    /// Why `next` cannot follow `earlier`, or nil when it can.
+    private func problem(from earlier: (value: Double, time: Double), to next: (value: Double, time: Double)) -> Rejection? {
+        if monotonic, next.value < earlier.value { return .wentDown }
+        if let maximumRate {
+            let hours = max(0, next.time - earlier.time) / 3600
+            if next.value - earlier.value > maximumRate * hours { return .tooFast }
+        }
+        return nil
+    }
+}
