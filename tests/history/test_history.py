@@ -197,7 +197,7 @@ def test_web_page_shows_the_last_readings_with_their_crops():
         test_every_match_kept_across_restart_and_kill()
     password = "pw-" + str(os.getpid())
     password_file = os.path.join(WORK, "password")
-    with open(password_file, "w") as f:
+    with open(os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(password + "\n")
     port = free_port()
     # The demo without rules: the page's WATCH starts it, and it adds no MATCH.
