@@ -61,35 +61,24 @@ if [[ ! -f "$R/.build-done" ]]; then
   for d in "$R"/opt/arm64-sysroot/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
   touch "$R/.build-done"
 fi
-# The bridges' and the networks' (OpenCV's imgproc, ONNX Runtime) arm64 -dev packages
-# (scripts/package --arch arm64 builds all four programs), unpacked into the sysroot as
-# above; a root made before they were added (or before ONNX Runtime) gets them here.
-if [[ ! -f "$R/.arm64-onnx-done" ]]; then
-  log "the bridges', OpenCV's and ONNX Runtime's arm64 -dev packages into the sysroot"
-  x="$P/arm64-extra"; rm -rf "$x"
-  debootstrap --foreign --arch=arm64 --variant=minbase \
-    --include=libmosquitto-dev,libmicrohttpd-dev,libopencv-imgproc-dev,libonnxruntime-dev \
-    trixie "$x" "$MIRROR" > "$P/arm64-extra-debootstrap.log" 2>&1 || die "debootstrap arm64 -dev packages (log: $P/arm64-extra-debootstrap.log)"
+# arm64 -dev packages added to the sysroot after it was first made (a root made before
+# gets them here): debootstrap's first stage fetches them, all are unpacked. NAME is the
+# stamp that says they are in.
+sysroot_packages() {
+  local name=$1 packages=$2 what=$3
+  [[ -f "$R/.arm64-$name-done" ]] && return
+  log "$what's arm64 -dev packages into the sysroot"
+  local x="$P/arm64-$name"; rm -rf "$x"
+  debootstrap --foreign --arch=arm64 --variant=minbase --include="$packages" \
+    trixie "$x" "$MIRROR" > "$P/arm64-$name-debootstrap.log" 2>&1 || die "debootstrap arm64 $what (log: $P/arm64-$name-debootstrap.log)"
   for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
-  rm -rf "$x"; touch "$R/.arm64-onnx-done"
-fi
-# ICU's -dev package (lectord's rules match through libicu's C API), for roots made before.
-if [[ ! -f "$R/.arm64-icu-done" ]]; then
-  log "ICU's arm64 -dev package into the sysroot"
-  x="$P/arm64-icu"; rm -rf "$x"
-  debootstrap --foreign --arch=arm64 --variant=minbase --include=libicu-dev \
-    trixie "$x" "$MIRROR" > "$P/arm64-icu-debootstrap.log" 2>&1 || die "debootstrap arm64 libicu-dev (log: $P/arm64-icu-debootstrap.log)"
-  for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
-  rm -rf "$x"; touch "$R/.arm64-icu-done"
-fi
-# FFmpeg's arm64 -dev packages (network cameras, --url), the same way.
-if [[ ! -f "$R/.arm64-ffmpeg-done" ]]; then
-  log "FFmpeg's arm64 -dev packages into the sysroot"
-  x="$P/arm64-ffmpeg"; rm -rf "$x"
-  debootstrap --foreign --arch=arm64 --variant=minbase \
-    --include=libavformat-dev,libavcodec-dev,libswscale-dev,libavutil-dev \
-    trixie "$x" "$MIRROR" > "$P/arm64-ffmpeg-debootstrap.log" 2>&1 || die "debootstrap arm64 FFmpeg packages (log: $P/arm64-ffmpeg-debootstrap.log)"
-  for d in "$x"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$d" "$R/opt/arm64-sysroot"; done
-  rm -rf "$x"; touch "$R/.arm64-ffmpeg-done"
-fi
+  rm -rf "$x"; touch "$R/.arm64-$name-done"
+}
+# scripts/package --arch arm64 builds all four programs: the bridges, the networks
+# (OpenCV's imgproc, ONNX Runtime), the rules' ICU, the history's SQLite, network
+# cameras' FFmpeg.
+sysroot_packages onnx libmosquitto-dev,libmicrohttpd-dev,libopencv-imgproc-dev,libonnxruntime-dev "the bridges', OpenCV's and ONNX Runtime"
+sysroot_packages icu libicu-dev "ICU"
+sysroot_packages sqlite libsqlite3-dev "SQLite"
+sysroot_packages ffmpeg libavformat-dev,libavcodec-dev,libswscale-dev,libavutil-dev "FFmpeg"
 echo "$R"
