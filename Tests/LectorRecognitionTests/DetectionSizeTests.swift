@@ -8,6 +8,7 @@ struct DetectionSizeTests {
         ("a new scene, nothing measured yet: quick", nil, true, 3000, 1920, 1440, DetectionSize.quick),
         ("a new scene where the full size takes most of the deadline", 3500, true, 3000, 1920, 1440, DetectionSize.quick),
         ("a new scene where the full size fits", 1100, true, 3000, 1920, 1440, DetectionSize.full),
+        ("a sixth of a core: the full size under half of the deadline, over 0.4 of it: quick", 1440, true, 3000, 1920, 1440, DetectionSize.quick),
         ("a still scene detected again: full", 3500, false, 3000, 1920, 1440, DetectionSize.full),
         ("a frame no larger than the quick size: full", nil, true, 3000, 640, 480, DetectionSize.full),
         ("a file read whole (no deadline): full", nil, true, RecognizerOptions.noDeadlineMilliseconds, 1920, 1440, DetectionSize.full),

@@ -27,7 +27,13 @@ struct DetectionSize: Equatable, Sendable {
     static let quick = 960
     /// A detection at full size is too slow for a new scene when it is estimated to take
     /// more than this share of the frame's deadline (the rest is left to read lines).
-    static let deadlineShare = 0.5
+    /// On ONNX Runtime the probe's estimate runs lower than on OpenCV's DNN (its fixed
+    /// costs are smaller): at a sixth of a core, 96 ms of probe estimated 1,440 ms for a
+    /// detection that took 1,705 ms, under half of the 3 s deadline, so a document photo
+    /// was detected at full size and its first TEXT came at the deadline with 11 of 24
+    /// lines (4.2 s from streaming; 2026-12-04). 0.4 sends that machine to ``quick``
+    /// and keeps a third of a core (estimates of 650–750 ms) at ``full``.
+    static let deadlineShare = 0.4
     /// What a detection at full size is taken to cost before one was timed: more than
     /// any machine lectord runs on should need (a third of a core: about 3.5 s), so that
     /// only a deadline far longer than a camera's (a file read with `--deadline-ms`)
