@@ -27,11 +27,11 @@ struct DetectionSize: Equatable, Sendable {
     static let quick = 960
     /// A detection at full size is too slow for a new scene when it is estimated to take
     /// more than this share of the frame's deadline (the rest is left to read lines).
-    /// On ONNX Runtime the probe's estimate runs lower than on OpenCV's DNN (its fixed
-    /// costs are smaller): at a sixth of a core, 96 ms of probe estimated 1,440 ms for a
-    /// detection that took 1,705 ms, under half of the 3 s deadline, so a document photo
-    /// was detected at full size and its first TEXT came at the deadline with 11 of 24
-    /// lines (4.2 s from streaming; 2026-12-04). 0.4 sends that machine to ``quick``.
+    /// It was a half: at a sixth of a core a document photo estimated at 1,440 ms (the
+    /// small probe's, below) was detected at full size in 1,705 ms, and its first TEXT
+    /// came at the deadline with 11 of 24 lines (4.2 s from streaming; 2026-12-04). 0.4
+    /// leaves margin for an estimate that runs a little low; a third of a core (the
+    /// probe's estimates 1,110–1,140 ms, detections 0.9–1.0 s) still detects at full size.
     static let deadlineShare = 0.4
     /// What a detection at full size is taken to cost before one was timed: more than
     /// any machine lectord runs on should need (a third of a core: about 3.5 s), so that
