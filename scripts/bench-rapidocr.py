@@ -2,9 +2,11 @@
 """scripts/eval-realworld.py's peer: RapidOCR (PP-OCRv6's small detector, recognizer and
 direction classifier on ONNX Runtime), as a user would run it, on one thread.
 
-Loads RapidOCR once, then reads requests from stdin, one image path per line, and
-answers each with one JSON line: {"text": the lines read, joined by newlines,
-"cpu_s": the process's CPU seconds for that read}. Run it with a Python that has
+Loads RapidOCR once and says what that cost, {"start_s": the process's CPU seconds once
+loaded: the interpreter, the imports and the three ONNX Runtime sessions, the same as
+lectord's start}; then reads requests from stdin, one image path per line, and answers
+each with one JSON line: {"text": the lines read, joined by newlines, "cpu_s": the
+process's CPU seconds for that read}. Run it with a Python that has
 `pip install rapidocr==3.10.0 onnxruntime==1.32.0` (scripts/eval-realworld.py
 --rapidocr PYTHON; by default .build/rapidocr-venv/bin/python3).
 """
@@ -23,6 +25,7 @@ def main():
         "EngineConfig.onnxruntime.intra_op_num_threads": 1,
         "EngineConfig.onnxruntime.inter_op_num_threads": 1,
     })
+    print(json.dumps({"start_s": time.process_time()}), flush=True)
     for line in sys.stdin:
         path = line.strip()
         if not path:

@@ -8,6 +8,7 @@ struct DetectionSizeTests {
         ("a new scene, nothing measured yet: quick", nil, true, 3000, 1920, 1440, DetectionSize.quick),
         ("a new scene where the full size takes most of the deadline", 3500, true, 3000, 1920, 1440, DetectionSize.quick),
         ("a new scene where the full size fits", 1100, true, 3000, 1920, 1440, DetectionSize.full),
+        ("a sixth of a core: the full size under half of the deadline, over 0.4 of it: quick", 1440, true, 3000, 1920, 1440, DetectionSize.quick),
         ("a still scene detected again: full", 3500, false, 3000, 1920, 1440, DetectionSize.full),
         ("a frame no larger than the quick size: full", nil, true, 3000, 640, 480, DetectionSize.full),
         ("a file read whole (no deadline): full", nil, true, RecognizerOptions.noDeadlineMilliseconds, 1920, 1440, DetectionSize.full),
@@ -39,13 +40,13 @@ struct DetectionSizeTests {
         #expect(size.wantsProbe(deadline: 3000, width: 1920, height: 1440))
         #expect(!size.wantsProbe(deadline: 3000, width: 640, height: 480), "detected at full size anyway")
         #expect(!size.wantsProbe(deadline: RecognizerOptions.noDeadlineMilliseconds, width: 1920, height: 1440), "a file read whole")
-        // 320×256 input pixels (240 rounded up to 32) against 1280×960: 15 times as many.
-        size.recordProbe(milliseconds: 60, width: 1920, height: 1440)
-        #expect(abs((size.fullMilliseconds ?? 0) - 900) < 0.001, "\(String(describing: size.fullMilliseconds))")
+        // 640×480 input pixels against 1280×960: 4 times as many.
+        size.recordProbe(milliseconds: 200, width: 1920, height: 1440)
+        #expect(abs((size.fullMilliseconds ?? 0) - 800) < 0.001, "\(String(describing: size.fullMilliseconds))")
         #expect(!size.wantsProbe(deadline: 3000, width: 1920, height: 1440), "timed once")
         #expect(size.side(newScene: true, deadline: 3000, width: 1920, height: 1440) == DetectionSize.full)
         var slow = DetectionSize()
-        slow.recordProbe(milliseconds: 200, width: 1920, height: 1440)
-        #expect(slow.side(newScene: true, deadline: 3000, width: 1920, height: 1440) == DetectionSize.quick, "a third of a core")
+        slow.recordProbe(milliseconds: 500, width: 1920, height: 1440)
+        #expect(slow.side(newScene: true, deadline: 3000, width: 1920, height: 1440) == DetectionSize.quick, "a sixth of a core")
     }
 }

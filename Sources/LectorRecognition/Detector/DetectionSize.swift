@@ -27,7 +27,12 @@ struct DetectionSize: Equatable, Sendable {
     static let quick = 960
     /// A detection at full size is too slow for a new scene when it is estimated to take
     /// more than this share of the frame's deadline (the rest is left to read lines).
-    static let deadlineShare = 0.5
+    /// It was a half: at a sixth of a core a document photo estimated at 1,440 ms (the
+    /// small probe's, below) was detected at full size in 1,705 ms, and its first TEXT
+    /// came at the deadline with 11 of 24 lines (4.2 s from streaming; 2026-12-04). 0.4
+    /// leaves margin for an estimate that runs a little low; a third of a core (the
+    /// probe's estimates 1,110–1,140 ms, detections 0.9–1.0 s) still detects at full size.
+    static let deadlineShare = 0.4
     /// What a detection at full size is taken to cost before one was timed: more than
     /// any machine lectord runs on should need (a third of a core: about 3.5 s), so that
     /// only a deadline far longer than a camera's (a file read with `--deadline-ms`)
@@ -77,13 +82,16 @@ struct DetectionSize: Equatable, Sendable {
         fullMilliseconds == nil && side(newScene: true, deadline: deadline, width: width, height: height) == Self.quick
     }
 
-    /// A blank image whose detection times the network: 320 × 256 input pixels, a
-    /// fifteenth of a 1920 × 1440 frame's at ``full``. Its time scaled up estimates high
-    /// (the network's fixed costs weigh more on a small input; a wait for the network
-    /// shared with the camera's other recognizers counts too): measured on the 2-core
-    /// EPYC guest, 50–70 ms against 660–750 ms for a blank 1440 × 1920 frame, an estimate
-    /// of 750–1,050 ms.
-    static let probe = GrayImage(width: 320, height: 240, pixels: [UInt8](repeating: 200, count: 320 * 240))
+    /// A blank image whose detection times the network: 640 × 480 input pixels, a quarter
+    /// of a 1920 × 1440 frame's at ``full``. Its time scaled up estimates high (the
+    /// network's fixed costs weigh more on a smaller input; a wait for the network shared
+    /// with the camera's other recognizers counts too). It was 320 × 240 (50–70 ms on the
+    /// 2-core EPYC guest on OpenCV's DNN); on ONNX Runtime that is about 14 ms of CPU,
+    /// less than a 17 % quota's share of one 100 ms period, so under a quota it timed 14
+    /// or 96 ms by where the period fell (estimates of 210 or 1,440 ms for a detection
+    /// that took 1.7–2.0 s; 2026-12-04): a probe spanning several periods averages that
+    /// out, as a slow core's own does not need.
+    static let probe = GrayImage(width: 640, height: 480, pixels: [UInt8](repeating: 200, count: 640 * 480))
 
     /// The network's input pixels for an image shrunk to `side` (each side a multiple of
     /// 32, as the detector rounds them; never enlarged).
