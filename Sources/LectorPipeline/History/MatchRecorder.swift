@@ -97,18 +97,20 @@ public final class MatchRecorder: Sendable {
                                         ("row_ms", String(format: "%.1f", MonotonicInstant.now().milliseconds(since: kept)))])
         }
 
-        /// Deletes the readings older than `history_keep_days` and the evidence older than
-        /// `evidence_keep_days` (also when no MATCH comes for days).
+        /// Deletes the readings older than `history_keep_days`, then the evidence older
+        /// than `evidence_keep_days` (also when no MATCH comes for days): rows go before
+        /// files, so a reader that sees the files gone sees the rows gone too.
         private func prune() {
             let now = Date().timeIntervalSince1970
-            evidence?.trim(now: now)
-            guard let store else { return }
-            do {
-                let deleted = try store.prune(before: now - keepDays * 86400)
-                if deleted > 0 { logger.info("history pruned", [("deleted", "\(deleted)")]) }
-            } catch {
-                logger.once("history-prune", .error, "the history was not pruned", [("reason", error.description)])
+            if let store {
+                do {
+                    let deleted = try store.prune(before: now - keepDays * 86400)
+                    if deleted > 0 { logger.info("history pruned", [("deleted", "\(deleted)")]) }
+                } catch {
+                    logger.once("history-prune", .error, "the history was not pruned", [("reason", error.description)])
+                }
             }
+            evidence?.trim(now: now)
         }
     }
 
