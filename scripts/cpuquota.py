@@ -130,6 +130,13 @@ class CPUQuota:
             self.close()
             raise
 
+    @property
+    def stopped_seconds(self):
+        """The longest a group that has spent its share of a period waits for the next:
+        every thread of it, even one that only needs a moment (a camera's reader), stops
+        that long, where on a really slower core the scheduler would run it in between."""
+        return PERIOD_US * (1 - self.percent / 100) / 1e6
+
     def popen(self, args, **kw):
         """A subprocess.Popen of `args` that runs in the group from its start: a shell
         moves itself into the group and then executes `args` (so its PID is theirs). Not a

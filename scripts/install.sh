@@ -97,6 +97,13 @@ install -m 0755 "$bin/lectord" "$bin/lector" "$bin/lector-mqtt" "$libexec/"
 rm -rf "$libexec/Lector_LectorCapture.resources"
 cp -R "$bin/Lector_LectorCapture.resources" "$libexec/"
 chmod -R u=rwX,go=rX "$libexec/Lector_LectorCapture.resources"
+# ONNX Runtime where Debian has no package of it (scripts/fetch-onnxruntime put it in
+# /usr/local/lib/lector): beside lectord, which looks in its own folder first ($ORIGIN),
+# so an install into another root or prefix carries it.
+onnxruntime="$(ldd "$bin/lectord" 2>/dev/null | awk '/libonnxruntime/ && $3 ~ "^/usr/local/lib/lector/" {print $3}')"
+if [[ -n "$onnxruntime" ]]; then
+  install -m 0644 "$(readlink -f "$onnxruntime")" "$libexec/$(basename "$onnxruntime")"
+fi
 ln -sfn "../libexec/lector/lectord" "$R$prefix/bin/lectord"
 ln -sfn "../libexec/lector/lector" "$R$prefix/bin/lector"
 ln -sfn "../libexec/lector/lector-mqtt" "$R$prefix/bin/lector-mqtt"

@@ -10,7 +10,8 @@
 #   --module NAME         also load kernel module NAME and its dependencies (repeatable)
 #   --out DIR             files the guest writes under /out (also $LECTOR_OUT) are copied
 #                         to host DIR after the run (through a virtio disk, as a tar)
-#   --memory MB           guest RAM (default 1024)
+#   --memory MB           guest RAM (default 2048: the initramfs holds lectord and every
+#                         library it links, about 240 MB with FFmpeg, ICU and ONNX Runtime)
 #   --smp N               guest vCPUs (default 2)
 #   --timeout SEC         guest script timeout (default 300); the host kills qemu at
 #                         SEC + ${LECTOR_VM_BOOT_ALLOWANCE:-120} s
@@ -37,7 +38,7 @@ usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
 
 # ---- arguments --------------------------------------------------------------------
 binaries=(); files=(); modules=(); vivid=1; vivid_opts=""
-outdir=""; memory=1024; smp=2; timeout_s=300; verbose=0
+outdir=""; memory=2048; smp=2; timeout_s=300; verbose=0
 allowance="${LECTOR_VM_BOOT_ALLOWANCE:-120}"   # boot + shutdown time on top of --timeout
 while (($#)); do
   case "$1" in

@@ -22,8 +22,10 @@ log() { echo "[vm/build-root] $*" >&2; }
 # systemctl/systemd-analyze), v4l-utils (vivid loop setup in the test), procps, kmod.
 # The root is the host's Debian release, so that what the host builds runs in it:
 # bookworm by default, trixie on Debian 13 (whose lectord also links libcamera 0.4 and
-# libstdc++; t64-renamed libraries). OpenCV's core, imgproc and dnn: the text-line
-# detector (CTextDetector) links them wherever the build found them.
+# libstdc++; t64-renamed libraries). OpenCV's core and imgproc: the text-line detector
+# (CTextDetector) links them wherever the build found them, with ONNX Runtime (Debian
+# 13's package; on Debian 12 scripts/install.sh puts PyPI's library beside lectord);
+# ICU (the rules), SQLite (the history) and FFmpeg (network cameras).
 # LECTOR_VM_SUITE=bookworm|trixie picks another release; LECTOR_VM_BARE=1 makes a bare
 # root instead (systemd, udev, dbus, kmod, procps, ca-certificates, and the virtio
 # network driver's module: a root to install Lector's packages into, which pull in the
@@ -35,12 +37,14 @@ case "$SUITE" in
     SUITE=trixie
     PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0t64 libjpeg62-turbo
               libtesseract5 libleptonica6 tesseract-ocr-eng libarchive13t64 libcurl4t64
-              libcamera0.4 libstdc++6 libopencv-core410 libopencv-imgproc410 libopencv-dnn410) ;;
+              libcamera0.4 libstdc++6 libopencv-core410 libopencv-imgproc410 libonnxruntime1.21
+              libicu76 libsqlite3-0 libavformat61 libavcodec61 libswscale8 libavutil59) ;;
   *)
     SUITE=bookworm
     PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
               libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss
-              libopencv-core406 libopencv-imgproc406 libopencv-dnn406) ;;
+              libopencv-core406 libopencv-imgproc406 libicu72 libsqlite3-0
+              libavformat59 libavcodec59 libswscale6 libavutil57) ;;
 esac
 MODULES=(vivid virtio_pci virtio_blk ext4)
 if [[ "${LECTOR_VM_BARE:-0}" == 1 ]]; then
