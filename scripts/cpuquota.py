@@ -144,6 +144,23 @@ class CPUQuota:
         procs = os.path.join(self.path, "cgroup.procs")
         return subprocess.Popen(["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + list(args), **kw)
 
+    def release_threads(self, pid, name):
+        """Moves the threads of process `pid` named `name` (their comm) out of the group,
+        back to the controller's root: the rest of the process stays slowed. cgroup v1
+        only (v2 keeps a process's threads together unless the group is made threaded):
+        returns how many threads were moved, 0 on v2."""
+        if self.kind != "v1":
+            return 0
+        moved = 0
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                if _read(f"/proc/{pid}/task/{tid}/comm").strip() == name:
+                    _write(os.path.join(self.root, "tasks"), tid)
+                    moved += 1
+            except OSError:
+                continue  # the thread ended
+        return moved
+
     def throttling(self):
         """(scheduling periods the group ran in, periods in which the quota stopped it)."""
         stat = dict(line.split() for line in _read(os.path.join(self.path, "cpu.stat")).splitlines())

@@ -246,7 +246,8 @@ def lag_rows(server, reader, since=0, quota=None):
     they also get the time the quota stops the whole group once its share of a period is
     spent (67 ms a period at a third of a core): the stream's reader thread, which needs a
     few milliseconds a frame, waits that long for the next period, where a really slower
-    core would run it in between (a quiet run without it: 6 of 93 TEXTs 0.1 frame over)."""
+    core would run it in between (a quiet run without it: 6 of 93 TEXTs 0.1 frame over),
+    unless that thread was moved out of the quota (`quota` None)."""
     sent = server.sent_times()
     slack = (real_time(2 / server.fps) + (quota.stopped_seconds if quota else 0)) * server.fps
     rows = []
@@ -284,19 +285,24 @@ def latency_third_of_a_core():
         with Reader("--url", server.url(), "--layout", "auto", "--deadline-ms", "10000", "--stack", "off", name="latency",
                     quota=quota) as reader:
             wait_for(lambda: reader.texts(), 90, "a TEXT at a third of a core")
+            # The recognizer is what is slowed: the stream's reader thread (a few ms a
+            # frame) leaves the quota where cgroup v1 allows it, so the quota's stops do
+            # not delay it as no scheduler of a really slow core would.
+            released = quota.release_threads(reader.proc.pid, "lector-netcam")
             start = time.monotonic()
             memory = [rss_kb(reader.proc.pid)]
             while time.monotonic() - start < LATENCY_SECONDS:
                 time.sleep(min(10, LATENCY_SECONDS / 4))
                 memory.append(rss_kb(reader.proc.pid))
-            rows = lag_rows(server, reader, since=start, quota=quota)
+            rows = lag_rows(server, reader, since=start, quota=None if released else quota)
     over = [(lag, bound) for _, lag, bound, _ in rows if lag > bound]
     worst = max(rows, key=lambda r: r[1] - r[3]) if rows else (0, "-", "-", "-")
     strict = sum(1 for _, lag, _, exact in rows if lag <= exact)
     suite.check("latency: the frame number read never more than one recognition + 2 frame intervals behind "
                 "(%d TEXTs with the counter read over %.0f s, %d within the bound unstretched by the load; the worst: "
-                "%s frames behind, one recognition + 2 intervals %s; load %.1f)"
-                % (len(rows), LATENCY_SECONDS, strict, worst[1], worst[3], os.getloadavg()[0]), len(rows) >= 5 and not over,
+                "%s frames behind, one recognition + 2 intervals %s; load %.1f; the stream's reader %s)"
+                % (len(rows), LATENCY_SECONDS, strict, worst[1], worst[3], os.getloadavg()[0],
+                   "outside the quota" if released else "in the quota, its stops allowed for"), len(rows) >= 5 and not over,
                 "over: %s" % over[:10])
     third = max(1, len(rows) // 3)
     first = sum(r[1] for r in rows[:third]) / third
