@@ -48,11 +48,12 @@ def late_run(arguments, late_message, seconds, env=None):
     return process, log, (late - ready if late and ready else None)
 
 
-def noise_run(noise, layout):
-    """lectord on the 4K noise frame with --deadline-ms 200: (process, log so far, seconds
-    from "camera ready" to the first "longer than the 200 ms deadline", or None in 15 s)."""
-    return late_run(["--replay", noise, "--replay-format", "GREY", "--size", "3840x2160", "--deadline-ms", "200", "--stdout",
-                     "--loop", "--stack", "off", "--gate", "off", "--layout", layout], "longer than the 200 ms deadline", 15)
+def noise_run(noise, layout, deadline_ms=200):
+    """lectord on the 4K noise frame with --deadline-ms `deadline_ms`: (process, log so far,
+    seconds from "camera ready" to the first "longer than the N ms deadline", or None in 15 s)."""
+    return late_run(["--replay", noise, "--replay-format", "GREY", "--size", "3840x2160", "--deadline-ms", str(deadline_ms),
+                     "--stdout", "--loop", "--stack", "off", "--gate", "off", "--layout", layout],
+                    "longer than the %d ms deadline" % deadline_ms, 15)
 
 
 def terminate(process):
@@ -142,12 +143,14 @@ def stuck_recognition():
 
     # The same frame with the text-line detector (the default layout once its model is
     # installed): the network cannot be stopped midway, so a detection that outlasts the
-    # deadline ends the read when it returns (about 0.5 s for a 4K frame here), and a
+    # deadline ends the read when it returns (about 0.12 s for a 4K frame here), and a
     # SIGTERM during one waits for it; both bounded, the daemon goes on.
     if "reading with the text-line detector" in subprocess.run([LECTORD, "--replay", FIXTURE, "--stdout", "--max-frames", "1"],
                                                                capture_output=True, text=True, timeout=120).stderr:
-        process, log, delay = noise_run(NOISE, "detector")
-        check(f"detector layout, 4K noise, --deadline-ms 200: the late read is ended {delay and round(delay, 2)} s after"
+        # 20 ms: on ONNX Runtime the 1280 px detection of the noise takes about 120 ms on a
+        # quiet machine, inside a 200 ms deadline (it outlasted it only under load).
+        process, log, delay = noise_run(NOISE, "detector", deadline_ms=20)
+        check(f"detector layout, 4K noise, --deadline-ms 20: the late read is ended {delay and round(delay, 2)} s after"
               f" the camera is ready (within {real_time(3.0):.1f} s)", delay is not None and delay <= real_time(3.0), log[-400:])
         time.sleep(0.5)
         status, elapsed = terminate(process)
