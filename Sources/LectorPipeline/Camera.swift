@@ -107,6 +107,7 @@ public final class Camera: @unchecked Sendable {
         finished.enter()
         for _ in 0..<loop.recognizers { finished.enter() }
         Thread.detachNewThread { [self] in
+            Thread.current.name = "lector-capture"
             do {
                 try source.run(into: sink, stop: stopSignal)
             } catch {

@@ -78,9 +78,11 @@ def main():
             number = state["number"]
             data = frames.gray(number, args.noise)
             buffer = Gst.Buffer.new_wrapped(data)
+            # Noted before the push: the encoder's thread can put the frame out before
+            # push-buffer returns here.
+            pushed.append(number)
             if source.emit("push-buffer", buffer) != Gst.FlowReturn.OK:
                 return
-            pushed.append(number)
             state["number"] = number + 1
             deadline += interval
             time.sleep(max(0, deadline - time.monotonic()))

@@ -48,7 +48,8 @@ final class EvidenceStore {
     /// Until when (monotonic seconds) the keeping is stopped after a failed write.
     private var stoppedUntil: Double?
 
-    /// Creates `directory` when missing and takes stock of the evidence already there.
+    /// Creates `directory` when missing and takes stock of the evidence already there
+    /// (``trim(now:)`` is left to the recorder's pruning).
     /// - Throws: ``RecordError`` when the directory cannot be made or read.
     init(directory: String, maximumBytes: Int, keepDays: Double, logger: Logger) throws(RecordError) {
         self.directory = directory
@@ -79,7 +80,7 @@ final class EvidenceStore {
             files.append(Kept(name: name, bytes: size, unixTime: modified))
             totalBytes += size
         }
-        trim(now: Date().timeIntervalSince1970)
+        // The recorder's first prune trims it, on its writer's thread, after the rows.
     }
 
     /// Whether a MATCH now gets evidence (not while the keeping is stopped by a failure).
