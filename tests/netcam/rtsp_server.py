@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """A real RTSP server for tests/netcam: GStreamer's gst-rtsp-server (Debian's
-gir1.2-gst-rtsp-server-1.0, python3-gi) streaming H.264 (x264enc, zero latency) of the
-frames of frames.py, pushed through appsrc at --fps with their running number.
+gir1.2-gst-rtsp-server-1.0, python3-gi) streaming H.264 (x264enc, zero latency) or
+H.265 (x265enc, --codec h265) of the frames of frames.py, pushed through appsrc at --fps
+with their running number.
 
-    rtsp_server.py --port N [--fps F] [--size WxH] [--user U --password P] [--log FILE]
+    rtsp_server.py --port N [--fps F] [--size WxH] [--codec h264|h265] [--user U --password P] [--log FILE]
 
 Listens on 127.0.0.1 only, path /cam. Every frame is logged to --log as it leaves the
 encoder, "NUMBER MONOTONIC_SECONDS" (the time.monotonic() clock lectord's tests also
@@ -34,6 +35,7 @@ def main():
     parser.add_argument("--fps", type=float, default=10)
     parser.add_argument("--size", default="640x480")
     parser.add_argument("--keyint", type=int, default=30)
+    parser.add_argument("--codec", choices=("h264", "h265"), default="h264")
     parser.add_argument("--bitrate", type=int, help="kbit/s (default: a pixel count's worth)")
     parser.add_argument("--noise", type=int, default=0, help="random darkening of each pixel, up to this much")
     parser.add_argument("--user")
@@ -50,13 +52,14 @@ def main():
     server.set_service(str(args.port))
     factory = GstRtspServer.RTSPMediaFactory()
     fps = args.fps
+    codec = args.codec[1:]  # 264 or 265
+    encoder = "x%senc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d ! rtph%spay" % (
+        codec, args.keyint, args.bitrate or max(500, width * height // 400), codec)
     factory.set_launch(
         "( appsrc name=source is-live=true format=time do-timestamp=true "
         "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=%d/1000 "
-        "! videoconvert ! video/x-raw,format=I420 "
-        "! x264enc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d "
-        "! rtph264pay name=pay0 pt=96 config-interval=1 )"
-        % (width, height, int(fps * 1000), args.keyint, args.bitrate or max(500, width * height // 400)))
+        "! videoconvert ! video/x-raw,format=I420 ! %s name=pay0 pt=96 config-interval=1 )"
+        % (width, height, int(fps * 1000), encoder))
     factory.set_shared(True)
     if args.user:
         auth = GstRtspServer.RTSPAuth()
