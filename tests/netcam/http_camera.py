@@ -5,9 +5,10 @@ of the frames of frames.py with their running number (the number advances at --f
 whether anyone watches or not).
 
     http_camera.py --port N [--fps F] [--size WxH] [--user U --password P]
-                   [--garbage] [--log FILE] [--frames-dir DIR]
+                   [--garbage] [--log FILE] [--frames-dir DIR] [--tls PEM]
 
-Listens on 127.0.0.1 only. With --user, both paths want HTTP Basic authentication.
+Listens on 127.0.0.1 only; with --tls (a PEM file with the key and its certificate),
+HTTPS. With --user, both paths want HTTP Basic authentication.
 --garbage answers every request with bytes that are no image. Every frame served is
 logged to --log as "NUMBER MONOTONIC_SECONDS". --frames-dir writes the JPEGs it serves
 (the same bytes) for a replay of the same frames. SIGSTOP/SIGCONT pause it.
@@ -17,6 +18,7 @@ import base64
 import http.server
 import os
 import socketserver
+import ssl
 import sys
 import threading
 import time
@@ -51,6 +53,7 @@ def main():
     parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--log")
     parser.add_argument("--frames-dir")
+    parser.add_argument("--tls")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     frames = Frames(width, height)
@@ -124,7 +127,11 @@ def main():
         allow_reuse_address = True
 
     server = Server(("127.0.0.1", args.port), Handler)
-    print("http camera on 127.0.0.1:%d" % args.port, flush=True)
+    if args.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    print("http%s camera on 127.0.0.1:%d" % ("s" if args.tls else "", args.port), flush=True)
     server.serve_forever()
 
 

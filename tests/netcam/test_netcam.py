@@ -6,6 +6,7 @@
   TEXTs of 20 s of each camera (10 s of H.265) within 0.05 of the same frames replayed
   from files (the frames the RTSP server encodes, rendered again; the JPEGs the HTTP
   camera served, as served).
+- https_mjpeg_reads: an MJPEG stream over HTTPS (a self-signed certificate) is read.
 - latency_third_of_a_core: lectord in a third of a core (scripts/cpuquota.py) with
   --deadline-ms 10000 on a 10 fps RTSP stream for LATENCY_SECONDS: the frame number read
   (the counter in the picture) is never more than one recognition (lectord's time on the
@@ -93,7 +94,8 @@ class Server(Process):
     def url(self, path=None, credentials=""):
         if self.kind == "rtsp":
             return "rtsp://%s127.0.0.1:%d/cam" % (credentials, self.port)
-        return "http://%s127.0.0.1:%d/%s" % (credentials, self.port, path or "stream")
+        scheme = "https" if "--tls" in self.args else "http"
+        return "%s://%s127.0.0.1:%d/%s" % (scheme, credentials, self.port, path or "stream")
 
     def sent_times(self):
         """When the server sent each frame: {number: monotonic seconds} (the last time, after a restart)."""
@@ -250,6 +252,23 @@ def mjpeg_reads_like_replay():
 @suite.test
 def snapshot_reads_like_replay():
     reads_like_replay("snapshot", "snapshot")
+
+
+@suite.test
+def https_mjpeg_reads():
+    """An HTTPS camera (a self-signed certificate, as cameras have): the words are read."""
+    pem = os.path.join(WORK, "camera.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=camera.local",
+                    "-keyout", pem, "-out", pem + ".crt"], check=True, capture_output=True, timeout=60)
+    with open(pem, "a") as key, open(pem + ".crt") as certificate:
+        key.write(certificate.read())
+    with Server("http", "--tls", pem) as server:
+        with Reader("--url", server.url("stream"), name="https") as reader:
+            wait_for(lambda: reader.texts(), 60, "a TEXT from the HTTPS camera")
+            time.sleep(5)
+            texts = reader.texts()
+    suite.check("https: an MJPEG stream over TLS is read (%d TEXTs, recall %.3f)" % (len(texts), mean_recall(texts)),
+                len(texts) > 0 and mean_recall(texts) > 0.9, "")
 
 
 # ---------------------------------------------------------------- latency
