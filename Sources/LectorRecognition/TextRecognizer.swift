@@ -158,7 +158,7 @@ public final class TextRecognizer {
                     if let detectors, detectors.modelPath == modelPath {
                         loaded = detectors
                     } else {
-                        loaded = try DetectorPool(modelPath: modelPath, threads: DetectorLayout.openCVThreads)
+                        loaded = try DetectorPool(modelPath: modelPath, threads: DetectorLayout.networkThreads)
                     }
                 } catch {
                     if options.layout == .detector { throw .detectorUnavailable(error.description) }
@@ -221,7 +221,7 @@ public final class TextRecognizer {
             let language = zone.profile.language ?? options.baseLanguage
             guard let path = try ResolvedEngine.resolve(.neural, language: language, model: options.engineModel).neuralModel else { continue }
             do {
-                let engine = try loaded[path] ?? NeuralLineEngine(modelPath: path, threads: DetectorLayout.openCVThreads)
+                let engine = try loaded[path] ?? NeuralLineEngine(modelPath: path, threads: DetectorLayout.networkThreads)
                 loaded[path] = engine
                 zones[zone.name] = (engine, try zone.profile.whitelist.map { try engine.mask(allowing: Set($0)) })
             } catch {

@@ -45,8 +45,9 @@ final class DetectorLayout {
     /// turned reads score at least this: upright text reads far above it, upside-down
     /// text far below.
     static let upsideDownCheckBelow = 0.6
-    /// OpenCV's worker threads for the detector (process-wide).
-    static let openCVThreads = 1
+    /// ONNX Runtime's threads per session of the detector and the neural line
+    /// recognizer (a camera's recognizers are its parallelism).
+    static let networkThreads = 1
     /// The first line a frame reads may take this long even past the frame's deadline,
     /// so that every frame reads at least one line and a scene is read whole on any
     /// machine: a line takes Tesseract 20–45 ms on these machines, about 3× that on a

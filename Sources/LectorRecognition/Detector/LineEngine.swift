@@ -60,7 +60,7 @@ extension ResolvedEngine {
         let resolved = try resolve(choice, language: language, model: model)
         guard let path = resolved.neuralModel else { return (nil, resolved.note) }
         do {
-            return (try NeuralLineEngine(modelPath: path, threads: DetectorLayout.openCVThreads), nil)
+            return (try NeuralLineEngine(modelPath: path, threads: DetectorLayout.networkThreads), nil)
         } catch {
             if choice == .neural { throw .engineUnavailable(error.description) }
             return (nil, error.description)
