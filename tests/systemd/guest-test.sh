@@ -100,6 +100,47 @@ echo "# $line"
 score="$(sed -E 's/.*: ([0-9.]+) .*/\1/' <<<"$line")"
 check "systemd-analyze security lectord.service: exposure $score <= 1.0" awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 1.0) }'
 
+# ---- a network camera: kept out by PrivateNetwork=yes, let in by the drop-in -------------
+# The host's HTTP camera (tests/systemd/run) at 10.0.2.2; its frames say NETWORK CAMERA.
+systemctl stop lectord.socket lectord.service
+cp /etc/lector/lectord.conf /tmp/lectord.conf.vivid
+cat > /etc/lector/lectord.conf <<CONF
+[camera]
+url = $(cat /lector-test/netcam-url)
+deadline_ms = 30000
+layout = tesseract
+CONF
+routed() { awk 'NR > 1 && $2 == "00000000" { found = 1 } END { exit !found }' /proc/net/route; }
+wait_for 60 routed || notok "the guest's network: no default route ($(networkctl list --no-pager 2>&1 | tr '\n' ' '))"
+systemctl start lectord.service
+# A camera opens when watched.
+timeout 60 lector watch > /dev/null 2>&1 &
+watcher=$!
+refused() { lector status --json 2>/dev/null | grep -q '"error":"[^"]'; }
+if wait_for 60 refused; then
+  ok "without the drop-in (PrivateNetwork=yes) the network camera is out of reach: $(lector status --json | grep -o '"error":"[^"]*"')"
+else notok "without the drop-in: no error in STATUS ($(lector status --json 2>&1 | head -c 300))"; fi
+kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+mkdir -p /etc/systemd/system/lectord.service.d
+cp /usr/local/share/doc/lector/network-camera.conf.example /etc/systemd/system/lectord.service.d/network-camera.conf
+systemctl daemon-reload
+systemctl restart lectord.service
+t0=$SECONDS
+if timeout 180 lector watch --json 2>/dev/null | grep -m1 -q "NETWORK CAMERA"; then
+  ok "with lectord.service.d/network-camera.conf lectord.service reads the network camera ($((SECONDS - t0)) s)"
+else notok "with the drop-in: no TEXT from the network camera in $((SECONDS - t0)) s ($(lector status --json 2>&1 | head -c 300))"; fi
+line="$(systemd-analyze security lectord.service 2>&1 | grep 'Overall exposure level')"
+echo "# with the network-camera drop-in: $line"
+score="$(sed -E 's/.*: ([0-9.]+) .*/\1/' <<<"$line")"
+check "systemd-analyze security lectord.service with the drop-in: exposure $score <= 1.5 (docs/cameras.md)" \
+  awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 1.5) }'
+check "the drop-in kept every other hardening setting (ProtectSystem=strict, NoNewPrivileges, IPAddressDeny=any)" \
+  bash -c '[[ "$(systemctl show -p ProtectSystem --value lectord.service)" == strict && "$(systemctl show -p NoNewPrivileges --value lectord.service)" == yes ]] && systemctl show -p IPAddressDeny --value lectord.service | grep -Eq "0\.0\.0\.0/0|any"'
+systemctl stop lectord.service
+rm /etc/systemd/system/lectord.service.d/network-camera.conf
+cp /tmp/lectord.conf.vivid /etc/lector/lectord.conf
+systemctl daemon-reload
+
 # ---- per-camera template: plugging the camera starts its instance, unplugging stops it --
 # vivid has no /dev/v4l/by-id link (no serial): a test-only udev rule gives it one.
 systemctl stop lectord.socket lectord.service
