@@ -65,7 +65,9 @@ static lector_netcam_fault fault_of(struct lector_netcam *camera, int code) {
         return LECTOR_NETCAM_UNREACHABLE;
     case AVERROR(EIO): case AVERROR(ECONNRESET): case AVERROR(EPIPE): case AVERROR_EOF:
         return LECTOR_NETCAM_ENDED;
-    case AVERROR_HTTP_UNAUTHORIZED: case AVERROR(EACCES): case AVERROR(EPERM):
+    case AVERROR(EAFNOSUPPORT): return LECTOR_NETCAM_NO_NETWORK;
+    case AVERROR(EPERM): return LECTOR_NETCAM_BLOCKED;  // connect() refused by the system
+    case AVERROR_HTTP_UNAUTHORIZED: case AVERROR(EACCES):  // EACCES: FFmpeg's RTSP 401
         return LECTOR_NETCAM_UNAUTHORIZED;
     case AVERROR_HTTP_FORBIDDEN: return LECTOR_NETCAM_FORBIDDEN;
     case AVERROR_HTTP_NOT_FOUND: case AVERROR_STREAM_NOT_FOUND: return LECTOR_NETCAM_NOT_FOUND;

@@ -118,7 +118,9 @@ timeout 60 lector watch > /dev/null 2>&1 &
 watcher=$!
 refused() { lector status --json 2>/dev/null | grep -q '"error":"[^"]'; }
 if wait_for 60 refused; then
-  ok "without the drop-in (PrivateNetwork=yes) the network camera is out of reach: $(lector status --json | grep -o '"error":"[^"]*"')"
+  said="$(lector status --json | grep -o '"error":"[^"]*"')"
+  check "without the drop-in (PrivateNetwork=yes) the network camera is out of reach, and STATUS says what to do: $said" \
+    grep -q "network-camera drop-in" <<<"$said"
 else notok "without the drop-in: no error in STATUS ($(lector status --json 2>&1 | head -c 300))"; fi
 kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 mkdir -p /etc/systemd/system/lectord.service.d

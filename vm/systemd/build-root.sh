@@ -3,7 +3,7 @@
 # for booting Lector's units under real systemd in qemu (see vm/systemd/boot.sh).
 #
 # Builds (once) with debootstrap --variant=minbase plus the packages below, adds the
-# cached kernel's modules that vivid, virtio and ext4 need (depmod'ed), and sets up a
+# cached kernel's modules that vivid, virtio (disk, network) and ext4 need (depmod'ed), and sets up a
 # passwordless root console, a hostname and a serial getty-free boot. The result is
 # cached as a directory keyed on a hash of the package list, suite, kernel and LAYOUT:
 #   $CACHE/sysroot-<hash>/            the root tree (read-only input for boot.sh)
@@ -46,10 +46,11 @@ case "$SUITE" in
               libopencv-core406 libopencv-imgproc406 libicu72 libsqlite3-0
               libavformat59 libavcodec59 libswscale6 libavutil57) ;;
 esac
-MODULES=(vivid virtio_pci virtio_blk ext4)
+# virtio_net: the guest's network card (vm/systemd/boot.sh --net), for a network camera
+# on the host (tests/systemd) and for apt (tests/packages).
+MODULES=(vivid virtio_pci virtio_blk ext4 virtio_net)
 if [[ "${LECTOR_VM_BARE:-0}" == 1 ]]; then
   PACKAGES=(systemd udev dbus kmod procps ca-certificates)
-  MODULES+=(virtio_net)
 fi
 MIRROR="${LECTOR_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
@@ -59,7 +60,7 @@ kdir="$CACHE/kernel/$kver"
 mbase="$(cat "$kdir/.modbase")"
 
 # Bump LAYOUT when the steps below change what the root holds.
-LAYOUT=1
+LAYOUT=2
 key="$(echo "${PACKAGES[*]} $SUITE $kver layout=$LAYOUT${LECTOR_VM_BARE:+ bare=$LECTOR_VM_BARE}" | sha256sum | cut -c1-12)"
 out="$CACHE/sysroot-$key"
 if [[ -f "$out/.done" ]]; then

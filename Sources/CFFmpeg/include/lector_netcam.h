@@ -36,6 +36,8 @@ typedef enum {
     LECTOR_NETCAM_NO_VIDEO,      ///< the stream holds no video
     LECTOR_NETCAM_UNSUPPORTED,   ///< a codec this FFmpeg cannot decode
     LECTOR_NETCAM_STOPPED,       ///< should_stop or lector_netcam_interrupt
+    LECTOR_NETCAM_NO_NETWORK,    ///< the process may not open IP sockets (EAFNOSUPPORT: a sandbox)
+    LECTOR_NETCAM_BLOCKED,       ///< the system refused to connect (EPERM: a firewall, IPAddressDeny=)
     LECTOR_NETCAM_OTHER,
 } lector_netcam_fault;
 

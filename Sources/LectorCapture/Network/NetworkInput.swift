@@ -18,6 +18,11 @@ public enum NetworkCameraError: Error, Equatable, CustomStringConvertible {
     case ended
     case noVideo
     case unsupported(String)
+    /// This process may not open IP sockets (a sandbox: a systemd unit without the
+    /// network-camera drop-in).
+    case noNetwork
+    /// The system refused to connect (a firewall, or a unit's `IPAddressAllow=`).
+    case blocked
     case other(String)
 
     public var description: String {
@@ -32,6 +37,10 @@ public enum NetworkCameraError: Error, Equatable, CustomStringConvertible {
         case .ended: "the camera closed the stream"
         case .noVideo: "the stream holds no video"
         case let .unsupported(detail): "the stream's codec cannot be decoded (\(detail))"
+        case .noNetwork:
+            "lectord may not open network sockets here (under systemd: add the network-camera drop-in, docs/cameras.md)"
+        case .blocked:
+            "the system refused the connection (a firewall, or the unit's IPAddressAllow= leaves the camera's address out: docs/cameras.md)"
         case let .other(detail): detail
         }
     }
@@ -144,6 +153,8 @@ final class NetworkInput: @unchecked Sendable {
         case LECTOR_NETCAM_ENDED: return .ended
         case LECTOR_NETCAM_NO_VIDEO: return .noVideo
         case LECTOR_NETCAM_UNSUPPORTED: return .unsupported(text)
+        case LECTOR_NETCAM_NO_NETWORK: return .noNetwork
+        case LECTOR_NETCAM_BLOCKED: return .blocked
         default: return .other(text.isEmpty ? "FFmpeg failed" : text)
         }
     }
