@@ -19,6 +19,10 @@ part_c() {
   local debs_c=("$dir"/lectord_*_arm64.deb "$dir"/lector_*_arm64.deb "$dir"/lector-models_*_all.deb)
   for f in "${debs_c[@]}"; do [[ -f "$f" ]] || { notok "arm64: no $f"; return; }; done
   names="$(depends_names "${debs_c[@]}" | tr '\n' ',' | sed 's/,$//')"
+  # debootstrap does not resolve a virtual package among the Depends of what it
+  # includes: libonnxruntime1.21 depends on libre2-11-absl20240722, which libre2-11
+  # provides (the second stage failed on it).
+  [[ ",$names," == *,libonnxruntime1.21,* ]] && names+=",libre2-11"
   note "arm64: lectord's and lector's Depends: $names"
   root="$W/root-c"; t=$SECONDS
   if debootstrap --foreign --arch=arm64 --variant=minbase --include="$names" trixie "$root" "$MIRROR" > "$W/c-debootstrap.log" 2>&1; then
