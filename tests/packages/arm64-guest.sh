@@ -25,6 +25,9 @@ echo "RESULT second-stage exit=$? seconds=$(since "$t0")"
 tail -20 $T/debootstrap/debootstrap.log > /tmp/second-stage.tail 2>/dev/null || tail -20 /tmp/second-stage.log > /tmp/second-stage.tail
 show second-stage.tail /tmp/second-stage.tail
 busybox mountpoint -q $T/proc || busybox mount -t proc proc $T/proc
+# /sys as on a real system: ONNX Runtime reads the processors from it (without it
+# lectord aborted: "Error in cpuinfo ... Attempt to use DefaultLogger").
+busybox mkdir -p $T/sys; busybox mountpoint -q $T/sys || busybox mount -t sysfs sysfs $T/sys
 in_root() { busybox chroot $T /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 OMP_THREAD_LIMIT=1 "$@"; }
 t0=$(now)
 in_root sh -c 'dpkg -i /lector-debs/lectord_*_arm64.deb /lector-debs/lector_*_arm64.deb /lector-debs/lector-models_*_all.deb' > /tmp/dpkg.log 2>&1
