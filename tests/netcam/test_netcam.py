@@ -392,8 +392,7 @@ def streaming_lines(reader):
 
 
 def restart(kind, path=None, times=1):
-    extra_server = ["--frames-dir", os.path.join(WORK, "x")] if False else []
-    server = Server("rtsp" if kind == "rtsp" else "http", *extra_server).start()
+    server = Server("rtsp" if kind == "rtsp" else "http").start()
     args = ["--url", server.url(path), "--stall-timeout-ms", "2000"] + (["--fps", "2"] if kind == "snapshot" else [])
     with Reader(*args, name="restart-" + kind) as reader:
         wait_for(lambda: reader.texts(), 60, "a TEXT from the %s camera" % kind)

@@ -80,7 +80,6 @@ final class EvidenceStore {
             files.append(Kept(name: name, bytes: size, unixTime: modified))
             totalBytes += size
         }
-        // The recorder's first prune trims it, on its writer's thread, after the rows.
     }
 
     /// Whether a MATCH now gets evidence (not while the keeping is stopped by a failure).
