@@ -7,9 +7,10 @@
 //   LectorOptions  every program's option table (LectorSystem)
 //   LectorClient   a client of lectord's socket (LectorProtocol, LectorSystem)
 //   LectorHistory  the reading history in SQLite (LectorProtocol, LectorSystem, CSQLite)
-//   LectorImaging → LectorCapture → LectorLive, LectorRecognition → LectorPipeline →
-//   LectorServer → LectorDaemon: the daemon, one target a stage of the flow (each
-//   target's top file, Sources/X/X.swift, says what it owns and may import)
+//   LectorImaging → LectorCapture → LectorLive, LectorEngine → LectorDetector →
+//   LectorRecognition → LectorPipeline → LectorServer → LectorDaemon: the daemon, one
+//   target a stage of the flow (each target's top file, Sources/X/X.swift, says what it
+//   owns and may import)
 //   LectorHTTP     the web page bridge lector-http (LectorClient and libmicrohttpd)
 //   LectorMQTT     the MQTT bridge lector-mqtt (LectorClient and libmosquitto)
 //
@@ -150,28 +151,35 @@ let package = Package(
         ),
         // Live text: stacking, line tracks, the consensus vote.
         .target(name: "LectorLive", dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem"]),
-        // Reading an image: Tesseract, the text-line detector and the neural line
-        // recognizer (ONNX Runtime), the recognizer pool.
+        // The engines that read an image: Tesseract on a thread of its own, CTC decoding.
+        .target(name: "LectorEngine", dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CTesseract"]),
+        // The text-line detector and the neural line recognizer (ONNX Runtime), and the
+        // layout that reads the lines it finds.
+        .target(
+            name: "LectorDetector",
+            dependencies: ["LectorImaging", "LectorEngine", "LectorProtocol", "LectorSystem"]
+                + (networkFlags == nil ? [] : ["CTextDetector"])
+        ),
+        // Reading an image: the recognizer, its layouts and zones, the recognizer pool.
         .target(
             name: "LectorRecognition",
-            dependencies: ["LectorImaging", "LectorProtocol", "LectorSystem", "CTesseract"]
-                + (networkFlags == nil ? [] : ["CTextDetector"])
+            dependencies: ["LectorImaging", "LectorEngine", "LectorDetector", "LectorProtocol", "LectorSystem"]
         ),
         // ICU's regular expressions with a step limit, for the rules (Debian's libicu-dev).
         .target(name: "CICURegex", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         // A camera: source to mailbox to recognition loop to publication, rules and hooks.
         .target(
             name: "LectorPipeline",
-            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorHistory", "LectorProtocol",
-                           "LectorSystem", "CICURegex"]
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorEngine", "LectorDetector", "LectorRecognition",
+                           "LectorHistory", "LectorProtocol", "LectorSystem", "CICURegex"]
         ),
         // The Unix socket server and the systemd service.
         .target(name: "LectorServer", dependencies: ["LectorImaging", "LectorPipeline", "LectorProtocol", "LectorSystem"]),
         // The daemon's wiring: options, configuration, signals, the run.
         .target(
             name: "LectorDaemon",
-            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorPipeline", "LectorServer",
-                           "LectorOptions", "LectorProtocol", "LectorSystem"]
+            dependencies: ["LectorImaging", "LectorCapture", "LectorLive", "LectorEngine", "LectorDetector", "LectorRecognition",
+                           "LectorPipeline", "LectorServer", "LectorOptions", "LectorProtocol", "LectorSystem"]
         ),
         .executableTarget(name: "lectord", dependencies: ["LectorDaemon"]),
         .executableTarget(name: "lector", dependencies: ["LectorClient", "LectorHistory", "LectorProtocol", "LectorSystem"]),
@@ -199,7 +207,7 @@ let package = Package(
         .target(name: "CBenchReference", dependencies: ["CTesseract"]),
         .executableTarget(
             name: "lector-bench",
-            dependencies: ["LectorDaemon", "LectorClient", "CBenchReference"],
+            dependencies: ["LectorDaemon", "LectorEngine", "LectorDetector", "LectorClient", "CBenchReference"],
             resources: [.copy("Frames")]
         ),
         // The protocol fuzz target (tests/fuzz/run builds it with libFuzzer;
@@ -222,12 +230,12 @@ let package = Package(
         .testTarget(name: "LectorProtocolTests", dependencies: ["LectorProtocol", "LectorTestSupport"]),
         .testTarget(name: "LectorSystemTests", dependencies: ["LectorSystem", "LectorTestSupport"]),
         .testTarget(name: "LectorImagingTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorPipeline", "LectorTestSupport"]),
-        .testTarget(name: "LectorCaptureTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
+        .testTarget(name: "LectorCaptureTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorEngine", "LectorDetector", "LectorRecognition", "LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
         .testTarget(name: "LectorLiveTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorLive", "LectorPipeline", "lector", "LectorTestSupport"]),
-        .testTarget(name: "LectorRecognitionTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorLive", "LectorRecognition", "LectorPipeline", "LectorTestSupport"]),
-        .testTarget(name: "LectorPipelineTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "lector", "LectorTestSupport"]),
-        .testTarget(name: "LectorServerTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorClient", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorServer", "LectorDaemon", "lector", "LectorTestSupport"]),
-        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorRecognition", "LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
+        .testTarget(name: "LectorRecognitionTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorLive", "LectorEngine", "LectorDetector", "LectorRecognition", "LectorPipeline", "LectorTestSupport"]),
+        .testTarget(name: "LectorPipelineTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorEngine", "LectorDetector", "LectorRecognition", "LectorPipeline", "LectorDaemon", "lector", "LectorTestSupport"]),
+        .testTarget(name: "LectorServerTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorClient", "LectorImaging", "LectorCapture", "LectorEngine", "LectorDetector", "LectorRecognition", "LectorPipeline", "LectorServer", "LectorDaemon", "lector", "LectorTestSupport"]),
+        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorImaging", "LectorCapture", "LectorEngine", "LectorDetector", "LectorRecognition", "LectorPipeline", "LectorDaemon", "LectorTestSupport"]),
         .testTarget(name: "LectorHistoryTests", dependencies: ["LectorHistory", "LectorProtocol", "LectorTestSupport"]),
         .testTarget(name: "LectorMQTTTests", dependencies: ["LectorProtocol", "LectorSystem", "LectorMQTT"]),
         .testTarget(name: "LectorHTTPTests", dependencies: ["LectorSystem", "LectorHTTP"]),

@@ -1,6 +1,7 @@
 import Foundation
-import LectorProtocol
+import LectorEngine
 import LectorPipeline
+import LectorProtocol
 import LectorRecognition
 import LectorServer
 import LectorSystem

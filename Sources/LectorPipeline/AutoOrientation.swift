@@ -1,4 +1,5 @@
 import Foundation
+import LectorEngine
 import LectorImaging
 import LectorProtocol
 import LectorRecognition

@@ -1,5 +1,6 @@
 import Foundation
 import LectorCapture
+import LectorEngine
 import LectorImaging
 import LectorLive
 import LectorProtocol

@@ -1,5 +1,7 @@
 import Foundation
 import LectorCapture
+import LectorDetector
+import LectorEngine
 import LectorImaging
 import LectorLive
 import LectorProtocol

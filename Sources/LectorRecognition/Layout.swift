@@ -1,3 +1,6 @@
+import LectorDetector
+import LectorEngine
+
 /// How the whole frame is laid out into lines before Tesseract reads them.
 public enum Layout: String, CaseIterable, Equatable, Sendable, CustomStringConvertible {
     /// Tesseract's own page layout (`--psm`) on the whole frame.

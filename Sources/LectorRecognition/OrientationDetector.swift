@@ -1,3 +1,4 @@
+import LectorEngine
 import LectorImaging
 import LectorProtocol
 import LectorSystem

@@ -1,3 +1,5 @@
+import LectorDetector
+import LectorEngine
 import LectorImaging
 import LectorProtocol
 import LectorSystem

@@ -1,3 +1,5 @@
+import LectorDetector
+import LectorEngine
 import LectorProtocol
 
 /// How one zone is read: Tesseract's settings and the image preparation before it.

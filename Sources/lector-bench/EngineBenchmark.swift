@@ -1,4 +1,6 @@
 import Foundation
+import LectorDetector
+import LectorEngine
 import LectorImaging
 import LectorProtocol
 import LectorRecognition

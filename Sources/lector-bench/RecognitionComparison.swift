@@ -1,6 +1,7 @@
 import CBenchReference
 import LectorCapture
 import LectorClient
+import LectorEngine
 import LectorImaging
 import LectorPipeline
 import LectorProtocol

@@ -1,6 +1,7 @@
 import Foundation
 @testable import LectorCapture
 @testable import LectorDaemon
+@testable import LectorEngine
 @testable import LectorImaging
 @testable import LectorPipeline
 @testable import LectorProtocol

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LectorDaemon
+@testable import LectorDetector
 @testable import LectorImaging
 @testable import LectorPipeline
 @testable import LectorProtocol

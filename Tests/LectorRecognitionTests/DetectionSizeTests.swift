@@ -1,3 +1,4 @@
+@testable import LectorDetector
 @testable import LectorRecognition
 import Testing
 

@@ -1,4 +1,6 @@
 import Foundation
+@testable import LectorDetector
+@testable import LectorEngine
 @testable import LectorImaging
 @testable import LectorProtocol
 @testable import LectorRecognition

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LectorEngine
 @testable import LectorImaging
 @testable import LectorPipeline
 @testable import LectorProtocol

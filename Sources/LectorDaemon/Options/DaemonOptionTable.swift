@@ -1,5 +1,6 @@
 import Foundation
 import LectorCapture
+import LectorDetector
 import LectorImaging
 import LectorLive
 import LectorOptions

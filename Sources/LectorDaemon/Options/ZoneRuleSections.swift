@@ -1,3 +1,4 @@
+import LectorDetector
 import LectorOptions
 import LectorPipeline
 import LectorProtocol

@@ -1,6 +1,7 @@
 #if canImport(CTextDetector)
 import CTextDetector
 #endif
+import LectorEngine
 import LectorImaging
 import LectorProtocol
 

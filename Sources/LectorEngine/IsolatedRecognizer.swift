@@ -18,14 +18,14 @@ import LectorSystem
 /// ``stopGrace`` for the engine to notice, then abandons it the same way.
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``.
-final class IsolatedRecognizer: @unchecked Sendable {
+package final class IsolatedRecognizer: @unchecked Sendable {
     /// How long after a stop (and, at least, past its deadline) a recognition is waited
     /// for before it is abandoned, in seconds.
-    static let stopGrace = 0.25
+    package static let stopGrace = 0.25
 
     /// How long past `deadline` milliseconds a recognition is waited for: one more
     /// deadline, at least ``stopGrace``.
-    static func deadlineGrace(_ deadline: Int) -> Double { max(stopGrace, Double(deadline) / 1000) }
+    package static func deadlineGrace(_ deadline: Int) -> Double { max(stopGrace, Double(deadline) / 1000) }
 
     private let language: String
     private let dataPath: String?
@@ -39,7 +39,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
 
-    init(language: String, dataPath: String?, pageSegmentation: Int, whitelist: String? = nil) throws(RecognitionError) {
+    package init(language: String, dataPath: String?, pageSegmentation: Int, whitelist: String? = nil) throws(RecognitionError) {
         self.language = language
         self.dataPath = dataPath
         self.pageSegmentation = pageSegmentation
@@ -52,10 +52,10 @@ final class IsolatedRecognizer: @unchecked Sendable {
     }
 
     /// Where the last finished recognition spent its time.
-    var lastTimings: RecognitionTimings { current?.lastTimings ?? RecognitionTimings() }
+    package var lastTimings: RecognitionTimings { current?.lastTimings ?? RecognitionTimings() }
 
     /// Stops a recognition in progress, or the next one; any thread.
-    func cancel() {
+    package func cancel() {
         let engine = lock.withLock {
             cancelled = true
             return current
@@ -65,7 +65,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
     }
 
     /// Lets recognition run again after ``cancel()``.
-    func resume() {
+    package func resume() {
         let engine = lock.withLock {
             cancelled = false
             return current
@@ -78,7 +78,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
     /// Recognizes `image` on the engine's thread, waiting at most its deadline plus
     /// ``deadlineGrace(_:)``.
     /// - Parameter settings: page segmentation and whitelist for this read (a zone's).
-    func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
+    package func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
                    settings: ReadSettings? = nil) throws(RecognitionError) -> RecognizedText {
         let job = EngineThread.Job(image: image, resolution: resolution, deadline: deadline, symbols: symbols, settings: settings)
         guard case let .text(text) = try run(job) else { return RecognizedText() }
@@ -89,7 +89,7 @@ final class IsolatedRecognizer: @unchecked Sendable {
     /// deadline and stop as a read: Tesseract cannot stop it midway, so past `deadline`
     /// plus ``deadlineGrace(_:)`` it is abandoned like a late read.
     /// - Returns: the estimate, nil when Tesseract could not tell.
-    func detectOrientation(_ image: GrayImage, resolution: Int, deadline: Int) throws(RecognitionError) -> OrientationEstimate? {
+    package func detectOrientation(_ image: GrayImage, resolution: Int, deadline: Int) throws(RecognitionError) -> OrientationEstimate? {
         let job = EngineThread.Job(image: image, resolution: resolution, deadline: deadline, symbols: false, orientation: true)
         guard case let .orientation(estimate) = try run(job) else { return nil }
         return estimate
@@ -123,5 +123,5 @@ final class IsolatedRecognizer: @unchecked Sendable {
     /// Whether any engine thread in the process was abandoned inside Tesseract and has
     /// not returned: the process must then end without running Tesseract's static
     /// destructors under it (see `lectord`'s exit).
-    static var anyAbandonedRunning: Bool { EngineThread.abandonedRunning.load(ordering: .relaxed) > 0 }
+    package static var anyAbandonedRunning: Bool { EngineThread.abandonedRunning.load(ordering: .relaxed) > 0 }
 }

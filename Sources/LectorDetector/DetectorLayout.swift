@@ -1,4 +1,5 @@
 import Foundation
+import LectorEngine
 import LectorImaging
 import LectorProtocol
 import LectorSystem
@@ -25,7 +26,7 @@ import LectorSystem
 /// several frames, its text growing at each, the first part soon after the detection.
 ///
 /// Not thread-safe, except ``cancel()`` and ``resume()``: one per recognizer.
-final class DetectorLayout {
+package final class DetectorLayout {
     /// Lines are detected again at least this often on a still scene.
     static let redetectSeconds = 4.0
     /// Crop height Tesseract reads best at (image pixels of a line box, after scaling;
@@ -47,7 +48,7 @@ final class DetectorLayout {
     static let upsideDownCheckBelow = 0.6
     /// ONNX Runtime's threads per session of the detector and the neural line
     /// recognizer (a camera's recognizers are its parallelism).
-    static let networkThreads = 1
+    package static let networkThreads = 1
     /// The first line a frame reads may take this long even past the frame's deadline,
     /// so that every frame reads at least one line and a scene is read whole on any
     /// machine: a line takes Tesseract 20–45 ms on these machines, about 3× that on a
@@ -55,7 +56,7 @@ final class DetectorLayout {
     static let firstLineMilliseconds = 5000
 
     /// Shared with the camera's other recognizers.
-    let detectors: DetectorPool
+    package let detectors: DetectorPool
     private let engine: IsolatedRecognizer
     /// The neural line recognizer (nil: Tesseract reads every line) and when it reads.
     private let neural: NeuralLineEngine?
@@ -68,11 +69,11 @@ final class DetectorLayout {
     /// What a detection costs on this machine now: the size a new scene is detected at.
     private var detectionSize = DetectionSize()
     /// The last read's statistics (benchmarks, FRAME's recognize time is the loop's).
-    private(set) var lastRead = DetectorRead()
+    package private(set) var lastRead = DetectorRead()
 
     /// - Parameters:
     ///   - neural: the neural line recognizer, read with as `engine` says (nil: Tesseract alone).
-    init(detectors: DetectorPool, language: String, dataPath: String?, neural: NeuralLineEngine? = nil,
+    package init(detectors: DetectorPool, language: String, dataPath: String?, neural: NeuralLineEngine? = nil,
          engine choice: LineEngine = .tesseract) throws(RecognitionError) {
         self.detectors = detectors
         engine = try IsolatedRecognizer(language: language, dataPath: dataPath, pageSegmentation: 7)
@@ -94,11 +95,11 @@ final class DetectorLayout {
     let padding = 8
 
     /// Whether the neural line recognizer reads lines too.
-    var readsNeural: Bool { neural != nil }
+    package var readsNeural: Bool { neural != nil }
 
-    func cancel() { engine.cancel() }
-    func resume() { engine.resume() }
-    var lastTimings: RecognitionTimings { engine.lastTimings }
+    package func cancel() { engine.cancel() }
+    package func resume() { engine.resume() }
+    package var lastTimings: RecognitionTimings { engine.lastTimings }
 
     /// Forgets the lines known (the next read detects).
     func forget() { known = nil }
@@ -117,7 +118,7 @@ final class DetectorLayout {
     /// - Throws: ``RecognitionError/deadlineExceeded(milliseconds:)`` only when a detection
     ///   that outlasted the deadline found no line; ``RecognitionError/cancelled`` and
     ///   the engine's other errors.
-    func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
+    package func recognize(_ image: GrayImage, resolution: Int, deadline: Int, symbols: Bool,
                    scene hint: SceneHint?) throws(RecognitionError) -> RecognizedText {
         let probe = try probeBeforeFirstScene(of: image, deadline: deadline, hint: hint)
         var read = FrameRead(image: image, resolution: resolution, symbols: symbols, deadline: deadline, started: .now(),
@@ -391,7 +392,7 @@ final class DetectorLayout {
     /// allocated) is part of loading it. At a sixth of a core the probe took 0.3 s after
     /// the camera streamed (2026-12-04).
     /// - Throws: ``RecognitionError/detectorFailed(_:)``.
-    func timeProbe(deadline: Int) throws(RecognitionError) {
+    package func timeProbe(deadline: Int) throws(RecognitionError) {
         guard detectionSize.wantsProbe(deadline: deadline, width: DetectionSize.full * 2, height: DetectionSize.full * 2) else { return }
         do { _ = try detectors.probeMilliseconds() } catch { throw .detectorFailed(error.description) }
     }

@@ -9,20 +9,20 @@ import LectorSystem
 /// words are dropped too. A line's or block's box is the union of what it keeps and its
 /// confidence the mean of its words', so a dropped page-wide whitespace "word" cannot
 /// inflate either.
-struct TreeBuilder {
+package struct TreeBuilder {
     private var blocks: [TextBlock] = []
     private var lines: [TextLine] = []
     private var words: [TextWord] = []
     private var wordOpen = false
 
-    mutating func startBlock() {
+    package mutating func startBlock() {
         closeLine()
         closeBlock()
     }
 
-    mutating func startLine() { closeLine() }
+    package mutating func startLine() { closeLine() }
 
-    mutating func addWord(text: String, box: PixelBox, confidence: Double, language: String?) {
+    package mutating func addWord(text: String, box: PixelBox, confidence: Double, language: String?) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         wordOpen = !trimmed.isEmpty && box.width > 0 && box.height > 0
         guard wordOpen else { return }
@@ -30,17 +30,17 @@ struct TreeBuilder {
     }
 
     /// What the recognizer ranked next at characters of the open word (offsets in its text).
-    mutating func addAlternatives(_ alternatives: [CharacterAlternative]) {
+    package mutating func addAlternatives(_ alternatives: [CharacterAlternative]) {
         guard wordOpen, !words.isEmpty else { return }
         words[words.count - 1].alternatives += alternatives
     }
 
-    mutating func addSymbol(_ symbol: TextSymbol) {
+    package mutating func addSymbol(_ symbol: TextSymbol) {
         guard wordOpen, !words.isEmpty else { return }
         words[words.count - 1].symbols.append(symbol)
     }
 
-    mutating func finish() -> RecognizedText {
+    package mutating func finish() -> RecognizedText {
         closeLine()
         closeBlock()
         return RecognizedText(blocks: blocks)
@@ -64,12 +64,12 @@ struct TreeBuilder {
     }
 
     /// The mean of `values`, 0 for none (a block's or line's confidence).
-    static func mean(_ values: [Double]) -> Double {
+    package static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
     }
 
     /// The value that occurs most often (ties: the smallest), nil for none (a block's language).
-    static func mostCommon(_ values: [String]) -> String? {
+    package static func mostCommon(_ values: [String]) -> String? {
         var counts: [String: Int] = [:]
         for value in values { counts[value, default: 0] += 1 }
         return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key

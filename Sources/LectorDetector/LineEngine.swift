@@ -1,3 +1,5 @@
+import LectorEngine
+
 /// Which engine reads the lines the text-line detector finds (`--engine`, config key
 /// `engine`, per camera and per zone).
 public enum LineEngine: String, CaseIterable, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import LectorEngine
 import LectorProtocol
 
 /// Builds blocks from read lines, as Tesseract's layout would: segments of one line
