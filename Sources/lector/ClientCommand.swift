@@ -214,7 +214,7 @@ public struct ClientCommand: Equatable, Sendable {
             case ("--since", .history):
                 let text = try scanner.value(for: argument)
                 guard let since = Self.since(text, now: Date()) else {
-                    throw UsageError("--since takes an RFC 3339 UTC time (2026-12-04T21:00:00Z, 2026-12-04) or a while ago (30m, 12h, 7d), not '\(text)'")
+                    throw UsageError("--since takes an RFC 3339 UTC time (2026-12-04T21:00:00Z, 2026-12-04) or a while ago since 1970 (30m, 12h, 7d), not '\(text)'")
                 }
                 command.history.since = since
             case ("--limit", .history): command.history.limit = try scanner.integer(for: argument, in: 1...HistoryQuery.maximumLimit)
@@ -276,11 +276,14 @@ public struct ClientCommand: Equatable, Sendable {
     }
 
     /// `--since`'s value as HISTORY's `since`: an RFC 3339 UTC time or date as given, or
-    /// `N` followed by s, m, h or d (that long before `now`); nil for anything else.
+    /// `N` followed by s, m, h or d (that long before `now`, not before 1970); nil for
+    /// anything else (also a while too long to be a time: `999999999999d`, `1e400s`).
     static func since(_ text: String, now: Date) -> String? {
         if let unit = text.last, let seconds = ["s": 1.0, "m": 60, "h": 3600, "d": 86400][String(unit)],
-           let count = Double(text.dropLast()), count >= 0 {
-            return MonotonicInstant.rfc3339(unixTime: now.timeIntervalSince1970 - count * seconds)
+           let count = Double(text.dropLast()) {
+            let unixTime = now.timeIntervalSince1970 - count * seconds
+            guard count >= 0, unixTime.isFinite, unixTime >= 0 else { return nil }
+            return MonotonicInstant.rfc3339(unixTime: unixTime)
         }
         let digits = text.prefix(10)
         guard digits.count == 10, digits.enumerated().allSatisfy({ index, character in
