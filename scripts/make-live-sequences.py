@@ -19,6 +19,7 @@ cycles through them; the stream a recognizer sees still changes every frame.
 Usage:
     scripts/make-live-sequences.py OUT_DIR [--fps 10] [--seconds 30] [--size 640x480]
         [--set stability|switch|work|all] [--unique 48] [--shake smooth|independent]
+        [--scenes 12] [--seed 1000] [--first-scene 0]
 
 Needs Pillow and numpy (Debian: python3-pil python3-numpy, installed by scripts/setup).
 """
@@ -203,6 +204,12 @@ def main():
     parser.add_argument("--unique", type=int, default=48, help="distinct frames rendered per scene")
     parser.add_argument("--quality", type=int, default=80, help="JPEG quality")
     parser.add_argument("--scenes", type=int, default=12, help="still scenes in the stability set")
+    parser.add_argument("--seed", type=int, default=1000,
+                        help="seed of the first still scene (scene i: seed + i; it places the card, "
+                             "picks its size, contrast and light, and draws every frame's jitter and noise)")
+    parser.add_argument("--first-scene", type=int, default=0,
+                        help="number of the first still scene (its text, kind and file name; with --seed "
+                             "a few scenes of a set can be generated on their own)")
     parser.add_argument("--shake", default="smooth", choices=sorted(SHAKES),
                         help="smooth: a damped random walk (tests/live); independent: every frame "
                              "jittered on its own, defocus and noise varying (tests/handheld)")
@@ -211,10 +218,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     if args.set in ("stability", "all"):
         # Still scenes: two thirds clean, one third small and dim.
-        for i in range(args.scenes):
+        for i in range(args.first_scene, args.first_scene + args.scenes):
             kind = "dim" if i % 3 == 2 else "clean"
             write_sequence(args.out, f"still-{i:02d}", size, args.fps,
-                           [(kind, TEXTS[i % len(TEXTS)], args.seconds, 1000 + i)], args.unique, args.quality, args.shake)
+                           [(kind, TEXTS[i % len(TEXTS)], args.seconds, args.seed + i)], args.unique, args.quality, args.shake)
     if args.set in ("switch", "all"):
         # Scene switches: a new card every few seconds.
         scenes = [("clean", TEXTS[(3 * i + 1) % len(TEXTS)], 4, 2000 + i) for i in range(8)]

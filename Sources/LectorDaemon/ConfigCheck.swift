@@ -12,36 +12,7 @@ public enum ConfigCheck {
     /// What would run, one line each, or the first problem found.
     /// - Throws: ``UsageError`` naming what is wrong (lectord then exits 2).
     public static func report(_ options: DaemonOptions, configPath: String?) throws(UsageError) -> [String] {
-        var lines = ["lectord \(LectorRelease.version): the configuration is valid",
-                     "configuration file: \(configPath ?? "none")"]
-        if let group = options.socketGroup, Syscalls.groupID(group) == nil {
-            throw UsageError("--socket-group: no such group '\(group)'")
-        }
-        let server = options.server
-        let socket = options.socketPath ?? SocketPath.standard()
-        if options.stdout && options.socketPath == nil {
-            lines.append("output: TEXT and FRAME lines on standard output (no socket)")
-        } else {
-            let group: String = options.socketGroup.map { " (group \($0), mode 0660)" } ?? " (mode 0660)"
-            let clientTimeout = ServerLoop.seconds(server.clientTimeout)
-            let idleTimeout = ServerLoop.seconds(server.idleTimeout)
-            var line = "socket: \(socket)\(group), at most \(server.maximumClients) clients"
-            line += ", client timeout \(clientTimeout) s, idle timeout \(idleTimeout) s, \(server.clientBufferBytes) bytes per client"
-            lines.append(line)
-        }
-        let running = options.alwaysOn || options.stdout ? "always" : "only while watched"
-        let exit: String = options.maxFrames.map { ", exit after \($0) frames" } ?? ""
-        lines.append("cameras run: \(running), log level \(options.logLevel.name)\(exit)")
-        if let directory = options.recordDirectory {
-            lines.append("record: captured frames into \(directory), at most \(options.recordMaximumMegabytes) MB")
-        }
-        if let history = options.historyPath ?? Daemon.defaultHistoryPath(environment: ProcessInfo.processInfo.environment) {
-            lines.append("history: every MATCH into \(history), kept \(String(format: "%g", options.historyKeepDays)) days")
-        }
-        if let directory = options.evidenceDirectory {
-            lines.append("evidence: frames and crops into \(directory), at most \(String(format: "%g", options.evidenceMaximumMegabytes)) MB, "
-                         + "kept \(String(format: "%g", options.evidenceKeepDays)) days")
-        }
+        var lines = try daemonLines(options, configPath: configPath)
         var languagesChecked = Set<String>()
         for camera in options.cameras {
             lines.append("camera \(camera.name): " + (try source(camera)))
@@ -99,6 +70,42 @@ public enum ConfigCheck {
                 lines.append(line)
                 if let warning = RuleSpec.patternWarning(rule.pattern) { lines.append("  warning: rule \(rule.qualifiedName): \(warning)") }
             }
+        }
+        return lines
+    }
+
+    /// The report's lines on the daemon as a whole: the file, the socket or standard
+    /// output, how cameras run, recording, history and evidence.
+    private static func daemonLines(_ options: DaemonOptions, configPath: String?) throws(UsageError) -> [String] {
+        var lines = ["lectord \(LectorRelease.version): the configuration is valid",
+                     "configuration file: \(configPath ?? "none")"]
+        if let group = options.socketGroup, Syscalls.groupID(group) == nil {
+            throw UsageError("--socket-group: no such group '\(group)'")
+        }
+        let server = options.server
+        let socket = options.socketPath ?? SocketPath.standard()
+        if options.stdout && options.socketPath == nil {
+            lines.append("output: TEXT and FRAME lines on standard output (no socket)")
+        } else {
+            let group: String = options.socketGroup.map { " (group \($0), mode 0660)" } ?? " (mode 0660)"
+            let clientTimeout = ServerLoop.seconds(server.clientTimeout)
+            let idleTimeout = ServerLoop.seconds(server.idleTimeout)
+            var line = "socket: \(socket)\(group), at most \(server.maximumClients) clients"
+            line += ", client timeout \(clientTimeout) s, idle timeout \(idleTimeout) s, \(server.clientBufferBytes) bytes per client"
+            lines.append(line)
+        }
+        let running = options.alwaysOn || options.stdout ? "always" : "only while watched"
+        let exit: String = options.maxFrames.map { ", exit after \($0) frames" } ?? ""
+        lines.append("cameras run: \(running), log level \(options.logLevel.name)\(exit)")
+        if let directory = options.recordDirectory {
+            lines.append("record: captured frames into \(directory), at most \(options.recordMaximumMegabytes) MB")
+        }
+        if let history = options.historyPath ?? Daemon.defaultHistoryPath(environment: ProcessInfo.processInfo.environment) {
+            lines.append("history: every MATCH into \(history), kept \(String(format: "%g", options.historyKeepDays)) days")
+        }
+        if let directory = options.evidenceDirectory {
+            lines.append("evidence: frames and crops into \(directory), at most \(String(format: "%g", options.evidenceMaximumMegabytes)) MB, "
+                         + "kept \(String(format: "%g", options.evidenceKeepDays)) days")
         }
         return lines
     }

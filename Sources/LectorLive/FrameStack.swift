@@ -14,7 +14,8 @@ import LectorSystem
 /// A new scene is never blurred with the old one: the stack starts again from the new
 /// frame when the shift is at the edge of the search (large motion), when the profiles
 /// no longer match, or when some 16×16 blocks of the mean differ from the aligned frame
-/// by more than noise can explain (content change). A hand-held camera turns as well as
+/// by more than noise can explain (content change) — in two frames in a row
+/// (``Settings/restartAfter``): a lone frame that does so is left out, not folded. A hand-held camera turns as well as
 /// shifts, and a global shift does not follow a turn: a block counts as changed only
 /// when no window of the frame within ``jitterRadius(width:height:)`` pixels of the
 /// shift matches it (a turn moves each block by a few pixels; new content matches no
@@ -31,6 +32,10 @@ public final class FrameStack {
     public enum Outcome: Sendable, Equatable {
         case folded
         case started(Start)
+        /// The frame showed another scene (or a large motion), but the frames before it
+        /// did not: it is left out, and the stack starts again only if the next frame
+        /// does too (``Settings/restartAfter``).
+        case skipped(Start)
     }
 
     /// Tuning, measured on the generated camera-like sequences (scripts/make-live-sequences.py).
@@ -47,6 +52,14 @@ public final class FrameStack {
         public var blockLevel = 16
         /// Changed blocks from which the content changed.
         public var changedBlocks = 3
+        /// Frames in a row that must show another scene (or a large motion) before the
+        /// stack starts again; the ones before are left out. One hand-held frame now and
+        /// then is turned, blurred or shifted far enough that the profiles or the block
+        /// test do not follow it (issue 49: on 1280×720 hand-held still scenes such a frame
+        /// restarted the stack, the next one restarted it again back, the gate lost its
+        /// reference and the still scene was read in most frames). A real change shows in
+        /// every frame after it and starts the stack one frame later.
+        public var restartAfter = 2
 
         public init(capacity: Int) { self.capacity = max(1, capacity) }
     }
@@ -71,6 +84,10 @@ public final class FrameStack {
     public private(set) var count = 0
     /// Counts starts: two reads with the same generation saw the same scene.
     public private(set) var generation = 0
+    /// Frames in a row, just before the next, that the stack did not explain (left out).
+    public private(set) var unexplainedInRow = 0
+    /// Whether the last frame was left out: the next one decides whether the scene changed.
+    public var awaitsConfirmation: Bool { count > 0 && unexplainedInRow > 0 }
     /// The newest frame's shift from the reference.
     public private(set) var shift = EstimatedShift(dx: 0, dy: 0)
     /// Block means of the current mean, in the reference's coordinates.
@@ -98,18 +115,28 @@ public final class FrameStack {
         if count == 0 { return start(luma, profiles, .first) }
         if luma.width != width || luma.height != height { return start(luma, profiles, .size) }
         let estimated = profiles.shift(from: reference, radius: settings.searchRadius, near: shift)
-        if abs(estimated.dx) >= settings.searchRadius || abs(estimated.dy) >= settings.searchRadius {
-            return start(luma, profiles, .motion)
+        if let reason = unexplained(luma, shift: estimated) {
+            unexplainedInRow += 1
+            return unexplainedInRow >= settings.restartAfter ? start(luma, profiles, reason) : .skipped(reason)
         }
-        if estimated.mismatch > settings.mismatchLimit { return start(luma, profiles, .content) }
-        if unexplainedBlocks(luma, shift: estimated) >= settings.changedBlocks { return start(luma, profiles, .content) }
+        unexplainedInRow = 0
         fold(luma, shift: estimated, frames: min(count + 1, settings.capacity))
         shift = estimated
         count = min(count + 1, settings.capacity)
         return .folded
     }
 
+    /// Why `luma`, estimated at `shift` from the reference, is not the stack's scene
+    /// (a large motion, or other content); nil when it is.
+    private func unexplained(_ luma: GrayImage, shift estimated: EstimatedShift) -> Start? {
+        if abs(estimated.dx) >= settings.searchRadius || abs(estimated.dy) >= settings.searchRadius { return .motion }
+        if estimated.mismatch > settings.mismatchLimit { return .content }
+        if unexplainedBlocks(luma, shift: estimated) >= settings.changedBlocks { return .content }
+        return nil
+    }
+
     private func start(_ luma: GrayImage, _ profiles: LumaProfiles, _ reason: Start) -> Outcome {
+        unexplainedInRow = 0
         width = luma.width
         height = luma.height
         let blocksWide = (width + Self.blockSide - 1) / Self.blockSide

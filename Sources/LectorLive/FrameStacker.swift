@@ -70,15 +70,18 @@ public final class FrameStacker: @unchecked Sendable {
     /// folded: ``busyFoldInterval`` while the recognizer has been busy that long,
     /// ``fullStackInterval`` for a full stack, else 0.
     private func foldInterval(at time: MonotonicInstant, recognizerBusy: Bool) -> Double {
+        // A frame was left out as another scene: the next one decides at once.
+        if stack.awaitsConfirmation { return 0 }
         if recognizerBusy, let lastIdle, time.milliseconds(since: lastIdle) >= Self.busyFoldInterval { return Self.busyFoldInterval }
         return stack.settings.capacity > 1 && stack.count >= stack.settings.capacity ? Self.fullStackInterval : 0
     }
 
     /// Folds `frame` into the stack and returns the stack's mean as a GREY frame with the
     /// newest frame's sequence and timestamp; nil when the stack is full and folded a
-    /// frame less than ``fullStackInterval`` ago, or when the recognizer has been busy
-    /// for ``busyFoldInterval`` and a frame was folded less than that ago (the frame
-    /// counts as dropped). `frame`'s buffer is given back on every path.
+    /// frame less than ``fullStackInterval`` ago, when the recognizer has been busy
+    /// for ``busyFoldInterval`` and a frame was folded less than that ago, or when the
+    /// stack left the frame out (``FrameStack/Outcome/skipped(_:)``: another scene in
+    /// this frame alone so far; the frame counts as dropped). `frame`'s buffer is given back on every path.
     /// - Parameters:
     ///   - recognizerBusy: a stacked frame is still waiting for the recognizer.
     ///   - beforeFolding: called once the frame is known to be folded, before the stack
@@ -111,8 +114,14 @@ public final class FrameStacker: @unchecked Sendable {
             latest = buffer
             return (outcome, buffer)
         }
-        if case let .started(reason) = outcome {
+        switch outcome {
+        case let .started(reason):
             logger?.debug("stack started", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])
+        case let .skipped(reason):
+            logger?.debug("frame left out of the stack", [("reason", reason.rawValue), ("seq", "\(frame.sequence)")])
+            return nil
+        case .folded:
+            break
         }
         var stacked = Frame(format: .grey, width: stack.width, height: stack.height, sequence: frame.sequence,
                             timestamp: frame.timestamp, buffer: buffer)

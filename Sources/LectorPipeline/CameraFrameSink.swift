@@ -48,7 +48,7 @@ public struct CameraFrameSink: FrameSink {
                     counters.countDropped()
                 }
                 guard let stacked else {
-                    counters.countDropped()  // a full stack's frame between two folds, or a slow recognizer's
+                    counters.countDropped()  // a full stack's frame between two folds, a slow recognizer's, or one left out
                     return
                 }
                 posted = stacked

@@ -6,7 +6,7 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, networks, engines, slowcpu
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, networks, known, engines, slowcpu
 
         /// Sections that run only when named in `--only`: engines reads 117 photos; the
         /// slow-machine mode is minutes long and needs root for its CPU quota (it runs

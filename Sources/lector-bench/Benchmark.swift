@@ -55,6 +55,7 @@ final class Benchmark {
             case .preview: PreviewBenchmark(bench: self).run()
             case .detector: DetectorBenchmark(bench: self).run()  // issue 17: per frame with and without the detector
             case .networks: NetworkBenchmark(bench: self).run()  // issue 40: CPU per detection and per line, one thread
+            case .known: KnownListBenchmark(bench: self).run()  // issue 45: a rule's known list of 100,000 plates per frame
             case .engines: EngineBenchmark(bench: self).run()  // issue 26: line engines on ../shared/testdata/realworld
             case .slowcpu: SlowMachineBenchmark(bench: self).run()  // issue 25: a third of a core, realworld photos as cameras
             }

@@ -200,64 +200,7 @@ public struct ClientCommand: Equatable, Sendable {
         var scanner = ArgumentScanner(Array(arguments.dropFirst()))
         var levelGiven = false
         while let argument = scanner.next() {
-            switch (argument, action) {
-            case ("--help", _), ("-h", _): command.showHelp = try scanner.flag(argument)
-            case ("--socket", _):
-                let path = try scanner.value(for: argument)
-                guard !path.isEmpty else { throw UsageError("--socket needs a path, not an empty one") }
-                command.socketPath = path
-            case ("--json", _): command.json = try scanner.flag(argument)
-            case ("--timeout", _): command.timeout = try scanner.number(for: argument, in: 0.1...86400)
-            case ("--device", .watch): command.devices.append(try scanner.value(for: argument))
-            case ("--device", .history): command.history.device = try scanner.value(for: argument)
-            case ("--rule", .history): command.history.rule = try scanner.value(for: argument)
-            case ("--since", .history):
-                let text = try scanner.value(for: argument)
-                guard let since = Self.since(text, now: Date()) else {
-                    throw UsageError("--since takes an RFC 3339 UTC time (2026-12-04T21:00:00Z, 2026-12-04) or a while ago (30m, 12h, 7d), not '\(text)'")
-                }
-                command.history.since = since
-            case ("--limit", .history): command.history.limit = try scanner.integer(for: argument, in: 1...HistoryQuery.maximumLimit)
-            case ("--csv", .history): command.csv = try scanner.flag(argument)
-            case ("--db", .history):
-                let path = try scanner.value(for: argument)
-                guard !path.isEmpty else { throw UsageError("--db needs a path, not an empty one") }
-                command.database = path
-            case ("--device", .snapshot), ("--device", .orientation):
-                command.devices = [try scanner.value(for: argument)]
-            case ("--level", .watch), ("--level", .poll):
-                command.level = try scanner.choice(for: argument, DetailLevel.init(rawValue:), choices: DetailLevel.allCases.map(\.rawValue))
-                levelGiven = true
-            case ("--min-confidence", .watch), ("--min-confidence", .poll):
-                command.minimumConfidence = try scanner.number(for: argument, in: 0...1)
-            case ("--changes-only", .watch): command.changesOnly = try scanner.flag(argument)
-            case ("--tracks", .watch): command.tracks = try scanner.flag(argument)
-            case ("--matches", .watch): command.matches = try scanner.flag(argument)
-            case ("--count", .watch): command.count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
-            case (_, .speak) where SpeakSettings.options.contains(argument): try command.speak.take(argument, from: &scanner)
-            case ("-o", .snapshot), ("--output", .snapshot): command.output = try scanner.value(for: argument)
-            case ("--boxes", .snapshot): command.boxes = try scanner.flag(argument)
-            case ("--max-width", .snapshot): command.maximumWidth = try scanner.integer(for: argument, in: 16...16384)
-            case ("--device-orientation", .orientation):
-                command.orientation.deviceOrientation = try scanner.choice(
-                    for: argument, DeviceOrientation.init(rawValue:), choices: DeviceOrientation.allCases.map(\.rawValue))
-            case ("--camera-position", .orientation):
-                command.orientation.cameraPosition = try scanner.choice(
-                    for: argument, CameraPosition.init(rawValue:), choices: CameraPosition.allCases.map(\.rawValue))
-            case ("--rotation", .orientation):
-                // auto (lectord 1.6): the quarter turn found from the text; .some(nil) stands for it here.
-                let rotation: Int? = try scanner.choice(for: argument, { (text: String) -> Int?? in
-                    text == "auto" ? .some(nil) : ValueSyntax.rotation(text).map { .some($0) }
-                },
-                                                        choices: ["0", "90", "180", "270", "auto"])
-                command.orientation.rotation = rotation
-                command.orientation.automaticRotation = rotation == nil ? true : nil
-            case ("--mirror", .orientation):
-                command.orientation.mirror = try scanner.choice(for: argument, { ["true": true, "false": false][$0] }, choices: ["true", "false"])
-            default:
-                throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument) for 'lector \(action.rawValue)'"
-                                                         : "unexpected argument '\(argument)'")
-            }
+            try command.take(argument, from: &scanner, levelGiven: &levelGiven)
         }
         if command.showHelp { return command }
         if action == .watch && command.json && !levelGiven { command.level = .word }
@@ -275,12 +218,77 @@ public struct ClientCommand: Equatable, Sendable {
         return command
     }
 
+    /// Takes one option of `lector ACTION` (and its value from `scanner`) into the command.
+    private mutating func take(_ argument: String, from scanner: inout ArgumentScanner, levelGiven: inout Bool) throws(UsageError) {
+        switch (argument, action) {
+        case ("--help", _), ("-h", _): showHelp = try scanner.flag(argument)
+        case ("--socket", _):
+            let path = try scanner.value(for: argument)
+            guard !path.isEmpty else { throw UsageError("--socket needs a path, not an empty one") }
+            socketPath = path
+        case ("--json", _): json = try scanner.flag(argument)
+        case ("--timeout", _): timeout = try scanner.number(for: argument, in: 0.1...86400)
+        case ("--device", .watch): devices.append(try scanner.value(for: argument))
+        case ("--device", .history): history.device = try scanner.value(for: argument)
+        case ("--rule", .history): history.rule = try scanner.value(for: argument)
+        case ("--since", .history):
+            let text = try scanner.value(for: argument)
+            guard let since = Self.since(text, now: Date()) else {
+                throw UsageError("--since takes an RFC 3339 UTC time (2026-12-04T21:00:00Z, 2026-12-04) or a while ago since 1970 (30m, 12h, 7d), not '\(text)'")
+            }
+            history.since = since
+        case ("--limit", .history): history.limit = try scanner.integer(for: argument, in: 1...HistoryQuery.maximumLimit)
+        case ("--csv", .history): csv = try scanner.flag(argument)
+        case ("--db", .history):
+            let path = try scanner.value(for: argument)
+            guard !path.isEmpty else { throw UsageError("--db needs a path, not an empty one") }
+            database = path
+        case ("--device", .snapshot), ("--device", .orientation):
+            devices = [try scanner.value(for: argument)]
+        case ("--level", .watch), ("--level", .poll):
+            level = try scanner.choice(for: argument, DetailLevel.init(rawValue:), choices: DetailLevel.allCases.map(\.rawValue))
+            levelGiven = true
+        case ("--min-confidence", .watch), ("--min-confidence", .poll):
+            minimumConfidence = try scanner.number(for: argument, in: 0...1)
+        case ("--changes-only", .watch): changesOnly = try scanner.flag(argument)
+        case ("--tracks", .watch): tracks = try scanner.flag(argument)
+        case ("--matches", .watch): matches = try scanner.flag(argument)
+        case ("--count", .watch): count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
+        case (_, .speak) where SpeakSettings.options.contains(argument): try speak.take(argument, from: &scanner)
+        case ("-o", .snapshot), ("--output", .snapshot): output = try scanner.value(for: argument)
+        case ("--boxes", .snapshot): boxes = try scanner.flag(argument)
+        case ("--max-width", .snapshot): maximumWidth = try scanner.integer(for: argument, in: 16...16384)
+        case ("--device-orientation", .orientation):
+            orientation.deviceOrientation = try scanner.choice(
+                for: argument, DeviceOrientation.init(rawValue:), choices: DeviceOrientation.allCases.map(\.rawValue))
+        case ("--camera-position", .orientation):
+            orientation.cameraPosition = try scanner.choice(
+                for: argument, CameraPosition.init(rawValue:), choices: CameraPosition.allCases.map(\.rawValue))
+        case ("--rotation", .orientation):
+            // auto (lectord 1.6): the quarter turn found from the text; .some(nil) stands for it here.
+            let rotation: Int? = try scanner.choice(for: argument, { (text: String) -> Int?? in
+                text == "auto" ? .some(nil) : ValueSyntax.rotation(text).map { .some($0) }
+            },
+                                                    choices: ["0", "90", "180", "270", "auto"])
+            orientation.rotation = rotation
+            orientation.automaticRotation = rotation == nil ? true : nil
+        case ("--mirror", .orientation):
+            orientation.mirror = try scanner.choice(for: argument, { ["true": true, "false": false][$0] }, choices: ["true", "false"])
+        default:
+            throw UsageError(argument.hasPrefix("-") ? "unknown option \(argument) for 'lector \(action.rawValue)'"
+                                                     : "unexpected argument '\(argument)'")
+        }
+    }
+
     /// `--since`'s value as HISTORY's `since`: an RFC 3339 UTC time or date as given, or
-    /// `N` followed by s, m, h or d (that long before `now`); nil for anything else.
+    /// `N` followed by s, m, h or d (that long before `now`, not before 1970); nil for
+    /// anything else (also a while too long to be a time: `999999999999d`, `1e400s`).
     static func since(_ text: String, now: Date) -> String? {
         if let unit = text.last, let seconds = ["s": 1.0, "m": 60, "h": 3600, "d": 86400][String(unit)],
-           let count = Double(text.dropLast()), count >= 0 {
-            return MonotonicInstant.rfc3339(unixTime: now.timeIntervalSince1970 - count * seconds)
+           let count = Double(text.dropLast()) {
+            let unixTime = now.timeIntervalSince1970 - count * seconds
+            guard count >= 0, unixTime.isFinite, unixTime >= 0 else { return nil }
+            return MonotonicInstant.rfc3339(unixTime: unixTime)
         }
         let digits = text.prefix(10)
         guard digits.count == 10, digits.enumerated().allSatisfy({ index, character in

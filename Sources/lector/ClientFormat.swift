@@ -49,27 +49,54 @@ enum ClientFormat {
 
     /// A kept MATCH readably: its time, then ``matchLine(_:)``, then what the history adds
     /// (`known NAME`, `rejected: REASON`, the crop's path).
+    /// Control characters of stored text are escaped (``printable(_:)``).
     static func historyLine(_ message: MatchMessage) -> String {
         var line = message.time + " " + matchLine(message)
         if let entry = message.known?.entry { line += " known " + (entry.name ?? entry.text) }
         if let rejected = message.rejected { line += " rejected: " + rejected }
         if let evidence = message.evidence { line += " " + evidence.crop }
-        return line
+        return printable(line)
     }
 
     /// The columns of `lector history --csv`.
     static let historyCSVHeader = "time,device,zone,rule,text,read,known,known_name,confidence,rejected,evidence_frame,evidence_crop"
 
-    /// A kept MATCH as a CSV row (RFC 4180: a field with a comma, quote or line break is quoted).
+    /// A kept MATCH as a CSV row (RFC 4180: a field with a comma, quote or line break is
+    /// quoted; ``csvField(_:)``).
     static func historyCSV(_ message: MatchMessage) -> String {
         let entry = message.known?.entry
         let fields = [message.time, message.device, message.zone ?? "", message.rule, message.text, message.read ?? "",
                       entry?.text ?? "", entry?.name ?? "", fixed(message.confidence), message.rejected ?? "",
                       message.evidence?.frame ?? "", message.evidence?.crop ?? ""]
-        return fields.map { field in
-            field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline })
-                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
-        }.joined(separator: ",")
+        return fields.map(csvField).joined(separator: ",")
+    }
+
+    /// One CSV field: a field that starts with `=`, `+`, `-`, `@`, a tab or a carriage
+    /// return (what spreadsheets take as a formula: `=HYPERLINK(…)` read off a sign) gets
+    /// a `'` before it, as OWASP's CSV-injection advice has it; then a field with a
+    /// comma, quote or line break is quoted (RFC 4180).
+    static func csvField(_ field: String) -> String {
+        let text = field.first.map { "=+-@\t\r".contains($0) } == true ? "'" + field : field
+        return text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline })
+            ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    /// `text` for a terminal line: control characters (a stored line break, an escape
+    /// sequence, a bidirectional override) are written as escapes (`\n`, `\u{1B}`).
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                && !(0x200C...0x200D).contains(scalar.value):
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// A TRACK message readably: `+ 3 "Batch 7731 expires"` (new), `~ 3 "…"` (changed),

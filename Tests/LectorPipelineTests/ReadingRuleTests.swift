@@ -1,6 +1,7 @@
 import Foundation
 @testable import LectorPipeline
 import LectorProtocol
+import LectorTestSupport
 import Testing
 
 /// Readings you can act on (issue 37): the look-alike corrector, known lists, one event
@@ -97,6 +98,48 @@ struct ReadingRuleTests {
         #expect(found.entry?.text == entry)
         #expect(found.entry?.distance == distance)
         if entry == nil { #expect(found == .unknown) }
+    }
+
+    /// The index finds what comparing with every entry finds (issue 45: the lookup no
+    /// longer scans the list), tie-breaks included: nearest after folding, then nearer
+    /// before folding, then first in the file.
+    @Test("the known list's index agrees with a scan of every entry", arguments: [0, 1, 2, 3])
+    func indexAgreesWithScan(maxDistance: Int) throws {
+        var random = SplitMix64(UInt64(7 + maxDistance))
+        let alphabet = Array("ABCDEFGHKMNPRSTUVWXYZ0123456789")
+        func plate(_ length: Int) -> String { String((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }) }
+        var seen = Set<String>(), lines: [String] = []
+        while lines.count < 3000 {
+            let text = plate(5 + Int(random.next() % 4))
+            if seen.insert(LookAlike.folded(text)).inserted { lines.append(text) }
+        }
+        let known = try KnownList(path: "/k", contents: lines.joined(separator: "\n"))
+        // Readings: entries with 0-3 characters changed, dropped or added, and random ones.
+        for round in 0..<600 {
+            var reading = Array(lines[Int(random.next() % UInt64(lines.count))])
+            for _ in 0..<(round % 4) {
+                let at = Int(random.next() % UInt64(reading.count))
+                switch random.next() % 3 {
+                case 0: reading[at] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                case 1: if reading.count > 1 { reading.remove(at: at) }
+                default: reading.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: at)
+                }
+            }
+            let text = round % 10 == 9 ? plate(6) : String(reading)
+            #expect(known.lookup(text, maxDistance: maxDistance) == known.lookupByScan(text, maxDistance: maxDistance), "\(text)")
+        }
+    }
+
+    @Test("of as near entries: nearer before folding, then first in the file", arguments: [
+        ("AC1X\nAC1Y\n", "AC1W", "AC1X"), ("AC1Y\nAC1X\n", "AC1W", "AC1Y"),  // as near, before folding too: the first
+        ("XC01\nAC0W\n", "ACO1", "XC01"),  // folded 1 and 1, before folding 2 and 2: the first
+        ("AC0W\nXCO1\n", "ACO1", "XCO1"),  // folded 1 and 1, before folding 2 and 1: the nearer
+        ("AC11\nAC01\n", "ACO1", "AC01"),  // folded 1 and 0: the nearest
+    ])
+    func tieBreaks(list: String, reading: String, expected: String) throws {
+        let known = try KnownList(path: "/k", contents: list)
+        #expect(known.lookup(reading, maxDistance: 2).entry?.text == expected)
+        #expect(known.lookup(reading, maxDistance: 2) == known.lookupByScan(reading, maxDistance: 2))
     }
 
     @Test("names come from TEXT<TAB>NAME")

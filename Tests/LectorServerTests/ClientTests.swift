@@ -27,6 +27,9 @@ struct ClientTests {
         (["history", "--since", "12h", "--json", "--db", "h.sqlite"], true),
         (["history", "--since", "yesterday"], false), (["history", "--limit", "0"], false), (["history", "--json", "--csv"], false),
         (["history", "--boxes"], false),
+        // Issue 45 point 8: a while too long to be a time is a usage error, not a trap.
+        (["history", "--since", "999999999999d"], false), (["history", "--since", "1e400s"], false),
+        (["history", "--since", "nans"], false), (["history", "--since", "-5m"], false),
     ])
     func parsing(arguments: [String], valid: Bool) {
         #expect(((try? ClientCommand.parse(arguments)) != nil) == valid)
@@ -40,6 +43,29 @@ struct ClientTests {
     func since(text: String, expected: String) {
         let now = Date(timeIntervalSince1970: 1_796_421_600)  // 2026-12-04T22:00:00Z
         #expect(ClientCommand.since(text, now: now) == expected)
+    }
+
+    @Test("history --since: a while before 1970, infinite or not a number is refused",
+          arguments: ["999999999999d", "1e400s", "infh", "nans", "30000d", "-1s"])
+    func sinceRefused(text: String) {
+        let now = Date(timeIntervalSince1970: 1_796_421_600)
+        #expect(ClientCommand.since(text, now: now) == nil)
+    }
+
+    @Test("history --csv: cells a spreadsheet would take as a formula start with '", arguments: [
+        ("=HYPERLINK(\"http://x\",\"y\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""), ("+SUM(A1:A9)", "'+SUM(A1:A9)"),
+        ("-2+3", "'-2+3"), ("@cmd", "'@cmd"), ("\tx", "'\tx"), ("AB 123", "AB 123"), ("a,b", "\"a,b\""), ("1-2", "1-2"), ("", ""),
+    ])
+    func csvField(field: String, expected: String) {
+        #expect(ClientFormat.csvField(field) == expected)
+    }
+
+    @Test("history lines: control characters of stored text are escaped", arguments: [
+        ("AB\n123", "AB\\n123"), ("\u{1B}[31mred", "\\u{1B}[31mred"), ("a\rb\tc", "a\\rb\\tc"), ("\u{202E}abc", "\\u{202E}abc"),
+        ("Zürich 12", "Zürich 12"), ("می\u{200C}خواهم", "می\u{200C}خواهم"),
+    ])
+    func printable(text: String, expected: String) {
+        #expect(ClientFormat.printable(text) == expected)
     }
 
     @Test("every command has --help")

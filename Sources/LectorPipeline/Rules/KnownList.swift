@@ -16,6 +16,10 @@ public struct KnownList: Equatable, Sendable {
     /// Where the list was read from.
     public let path: String
     public let entries: [Entry]
+    /// The entries' folded texts, searched within an edit distance.
+    private let index: KnownIndex
+
+    public static func == (a: KnownList, b: KnownList) -> Bool { a.path == b.path && a.entries == b.entries }
 
     /// A line of the file that is not an entry.
     public struct Problem: Error, Equatable, CustomStringConvertible {
@@ -55,11 +59,30 @@ public struct KnownList: Equatable, Sendable {
         }
         self.path = path
         self.entries = entries
+        index = KnownIndex(entries.map(\.folded))
     }
 
     /// The entry `reading` is, within `maxDistance` edits after folding: the nearest; of
-    /// as near entries, the one nearer before folding, then the first in the file.
+    /// as near entries, the one nearer before folding, then the first in the file. The
+    /// nearest are found in the list's index (``KnownIndex``), in time that does not
+    /// grow with the list.
     public func lookup(_ reading: String, maxDistance: Int) -> KnownLookup {
+        let compact = LookAlike.compacted(reading)
+        guard let nearest = index.nearest(to: LookAlike.folded(compact), within: maxDistance) else { return .unknown }
+        var best: (entry: Entry, raw: Int)?
+        for position in nearest.entries {  // in file order: the first of as near ones stays
+            let entry = entries[position]
+            let raw = Self.editDistance(compact.uppercased(), LookAlike.compacted(entry.text).uppercased(), atMost: .max) ?? .max
+            if let current = best, current.raw <= raw { continue }
+            best = (entry, raw)
+        }
+        guard let best else { return .unknown }
+        return .entry(KnownEntry(text: best.entry.text, name: best.entry.name, distance: nearest.distance))
+    }
+
+    /// The same by comparing the reading with every entry in turn: the reference the
+    /// index is checked against (tests, lector-bench).
+    public func lookupByScan(_ reading: String, maxDistance: Int) -> KnownLookup {
         let compact = LookAlike.compacted(reading)
         let folded = LookAlike.folded(compact)
         var best: (entry: Entry, distance: Int, raw: Int)?

@@ -1,0 +1,121 @@
+/// The folded texts of a known list as a trie, searched within an edit distance: a
+/// lookup walks the trie keeping one row of the Levenshtein table per prefix, and leaves
+/// a branch once every cell of its row is past the distance. It visits the prefixes near
+/// the reading, not the whole list, so its time does not grow with the list (issue 45:
+/// a linear search over 100,000 plates cost about 0.5 s per frame). Exact texts are
+/// found by a table first.
+///
+/// Nodes live in flat arrays (first child, next sibling), a few bytes per character of
+/// the list.
+struct KnownIndex: Sendable {
+    /// Each node's character (the root's is unused).
+    private var labels: [Character] = [" "]
+    private var firstChild: [Int32] = [-1]
+    private var nextSibling: [Int32] = [-1]
+    /// The entry whose folded text ends at each node, or -1.
+    private var entryAt: [Int32] = [-1]
+    /// Each folded text's entry.
+    private var exact: [String: Int] = [:]
+    /// The longest text's length in characters: the deepest row of a search.
+    private var depth = 0
+
+    /// - Parameter texts: folded texts, distinct; entry i is `texts[i]`.
+    init(_ texts: [String]) {
+        exact.reserveCapacity(texts.count)
+        for (index, text) in texts.enumerated() {
+            exact[text] = index
+            var node = 0
+            var length = 0
+            for character in text {
+                node = child(of: node, labelled: character) ?? appendChild(of: node, labelled: character)
+                length += 1
+            }
+            entryAt[node] = Int32(index)
+            depth = max(depth, length)
+        }
+    }
+
+    private func child(of node: Int, labelled character: Character) -> Int? {
+        var child = Int(firstChild[node])
+        while child >= 0 {
+            if labels[child] == character { return child }
+            child = Int(nextSibling[child])
+        }
+        return nil
+    }
+
+    private mutating func appendChild(of node: Int, labelled character: Character) -> Int {
+        let new = labels.count
+        labels.append(character)
+        firstChild.append(-1)
+        nextSibling.append(firstChild[node])
+        entryAt.append(-1)
+        firstChild[node] = Int32(new)
+        return new
+    }
+
+    /// The entries within `limit` edits of `query` (insertions, deletions, substitutions)
+    /// and their distances, all of those nearest to it; empty when none is that near.
+    func nearest(to query: String, within limit: Int) -> (entries: [Int], distance: Int)? {
+        if let index = exact[query] { return ([index], 0) }  // texts are distinct: the only one at 0
+        guard limit > 0 else { return nil }
+        var search = Search(query: Array(query), limit: limit, depth: depth)
+        visitChildren(of: 0, level: 0, search: &search)
+        return search.found.isEmpty ? nil : (search.found.sorted(), search.best)
+    }
+
+    /// One search's state: the query, a row of the table per level, what was found.
+    private struct Search {
+        let query: [Character]
+        var limit: Int
+        /// Row `level` of the table at `rows[level * width ..< (level + 1) * width]`.
+        var rows: [Int]
+        let width: Int
+        var found: [Int] = []
+        var best = Int.max
+
+        init(query: [Character], limit: Int, depth: Int) {
+            self.query = query
+            self.limit = limit
+            width = query.count + 1
+            rows = [Int](repeating: 0, count: (depth + 1) * width)
+            for column in 0..<width { rows[column] = column }
+        }
+
+        /// Fills row `level + 1` for the character `label` after row `level`; returns its
+        /// last cell (the distance of the prefix to the query) and its smallest.
+        mutating func extend(level: Int, label: Character) -> (last: Int, smallest: Int) {
+            let above = level * width, here = above + width
+            rows[here] = rows[above] + 1
+            var smallest = rows[here]
+            for column in 1..<width {
+                let substitution = rows[above + column - 1] + (query[column - 1] == label ? 0 : 1)
+                let cell = min(rows[above + column] + 1, rows[here + column - 1] + 1, substitution)
+                rows[here + column] = cell
+                smallest = min(smallest, cell)
+            }
+            return (rows[here + width - 1], smallest)
+        }
+
+        /// An entry at `distance`: kept if nearest so far; the search then looks no farther.
+        mutating func offer(_ entry: Int, distance: Int) {
+            if distance < best {
+                best = distance
+                found = [entry]
+                limit = distance
+            } else if distance == best {
+                found.append(entry)
+            }
+        }
+    }
+
+    private func visitChildren(of node: Int, level: Int, search: inout Search) {
+        var child = Int(firstChild[node])
+        while child >= 0 {
+            let (last, smallest) = search.extend(level: level, label: labels[child])
+            if entryAt[child] >= 0, last <= search.limit { search.offer(Int(entryAt[child]), distance: last) }
+            if smallest <= search.limit, firstChild[child] >= 0 { visitChildren(of: child, level: level + 1, search: &search) }
+            child = Int(nextSibling[child])
+        }
+    }
+}
