@@ -43,7 +43,7 @@ public final class EvidenceLedger {
             let tables = try database.value("SELECT count(*) FROM sqlite_master")
             if application == .integer(0) && tables == .integer(0) {
                 try database.execute("""
-                    PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+                    PRAGMA journal_mode=WAL;
                     BEGIN;
                     CREATE TABLE evidence_file (name TEXT PRIMARY KEY, bytes INTEGER NOT NULL, unix_time REAL NOT NULL);
                     PRAGMA application_id = \(Self.applicationID);
@@ -51,9 +51,9 @@ public final class EvidenceLedger {
                     """)
             } else if application != .integer(Self.applicationID) {
                 throw HistoryError.foreign(path: path, reason: "not lectord's evidence ledger")
-            } else {
-                try database.execute("PRAGMA synchronous=NORMAL")
             }
+            // A small log (at most about 64 kB between checkpoints): the ledger shares the evidence's disk.
+            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=16")
         } catch let error as HistoryError {
             throw error
         } catch let error as SQLiteError {

@@ -17,6 +17,18 @@ public struct FileStatus: Equatable, Sendable {
     /// The device and inode: which file it is.
     public var identity: [UInt64]
 
+    public init(type: mode_t, permissions: mode_t, owner: uid_t, group: gid_t, bytes: Int, modified: Double, links: Int,
+                identity: [UInt64]) {
+        self.type = type
+        self.permissions = permissions
+        self.owner = owner
+        self.group = group
+        self.bytes = bytes
+        self.modified = modified
+        self.links = links
+        self.identity = identity
+    }
+
     init(_ info: stat) {
         type = info.st_mode & S_IFMT
         permissions = info.st_mode & 0o7777
