@@ -40,12 +40,12 @@ public final class SQLiteDatabase {
     public let path: String
 
     /// Opens `path`; `readOnly` never writes it (nor creates it), else it is created when
-    /// missing and never opened through a symbolic link (`SQLITE_OPEN_NOFOLLOW`).
+    /// missing (``DatabaseFile/prepare(_:group:)`` refuses a link there first; links in
+    /// the folders above are followed, as `SQLITE_OPEN_NOFOLLOW` would not).
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
     public init(path: String, readOnly: Bool) throws(SQLiteError) {
         var opened: OpaquePointer?
-        let writing = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : writing) | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &opened, flags, nil)
         guard status == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
