@@ -80,7 +80,7 @@ final class HistoryWriter: @unchecked Sendable {
                     if evidence?.giveUpOldest() == true || freed == 1 { continue }
                 }
                 logger.once("history-write", .error, "MATCHes wait to be kept in the history; tried again every second",
-                            [("reason", error.description), ("waiting", "\(pending.count)")])
+                            [("reason", error.description)])
                 waiting.store(true, ordering: .relaxed)
                 updateKeepingEvidence()
                 return
