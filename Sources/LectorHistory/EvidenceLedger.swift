@@ -43,7 +43,6 @@ public final class EvidenceLedger {
             let tables = try database.value("SELECT count(*) FROM sqlite_master")
             if application == .integer(0) && tables == .integer(0) {
                 try database.execute("""
-                    PRAGMA journal_mode=WAL;
                     BEGIN;
                     CREATE TABLE evidence_file (name TEXT PRIMARY KEY, bytes INTEGER NOT NULL, unix_time REAL NOT NULL);
                     PRAGMA application_id = \(Self.applicationID);
@@ -52,8 +51,9 @@ public final class EvidenceLedger {
             } else if application != .integer(Self.applicationID) {
                 throw HistoryError.foreign(path: path, reason: "not lectord's evidence ledger")
             }
-            // A small log (at most about 64 kB between checkpoints): the ledger shares the evidence's disk.
-            try database.execute("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=16")
+            // A rollback journal, not a write-ahead log (and its 32 kB index): the ledger
+            // shares the evidence's disk, and only lectord's writer thread opens it.
+            try database.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL")
         } catch let error as HistoryError {
             throw error
         } catch let error as SQLiteError {

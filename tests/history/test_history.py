@@ -162,8 +162,10 @@ def test_every_match_kept_across_restart_and_kill():
     check("each kept frame decodes at the camera's size (640x480), each crop holds its line's box", not bad, bad)
     gone_index = [i for i, m in enumerate(named) if m not in present]
     check("pruning deleted the oldest evidence first", not gone_index or min(gone_index) >= len(present), gone_index)
-    total = sum(os.path.getsize(os.path.join(evidence, name)) for name in os.listdir(evidence))
+    total = sum(os.path.getsize(os.path.join(evidence, name)) for name in os.listdir(evidence) if name.endswith(".jpg"))
     check(f"the evidence stays within --evidence-max-mb {EVIDENCE_MB}: {total} bytes", total <= EVIDENCE_MB * 1048576)
+    record = sum(os.path.getsize(os.path.join(evidence, name)) for name in os.listdir(evidence) if name.startswith("lector-evidence"))
+    check(f"its record (lector-evidence.sqlite) stays small: {record} bytes", 0 < record <= 64 * 1024)
     check("evidence was pruned (the runs made more than the bound)", gone_index, len(named))
     # The filters, on the file.
     since = stored[len(stored) // 2]["time"]
@@ -303,7 +305,7 @@ def test_a_full_disk_stops_the_keeping_not_the_reading():
     MATCH is still published and kept in the history, no row names a file not written."""
     full = os.path.join(WORK, "full")
     os.makedirs(full, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=120k", "tmpfs", full], capture_output=True, text=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=120k,mode=0755", "tmpfs", full], capture_output=True, text=True)
     if mounted.returncode != 0:
         raise SkipTest("cannot mount a small tmpfs (needs root): " + mounted.stderr.strip())
     try:

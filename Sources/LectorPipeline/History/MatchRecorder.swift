@@ -16,7 +16,8 @@ import Synchronization
 /// waits for them or asks HISTORY, whose rows only name files that were written (a
 /// failed write leaves `evidence` out of the row). The queue is bounded: when the writer
 /// falls behind (a disk stalled), MATCHes are published without evidence and not kept,
-/// logged once, and recognition goes on.
+/// logged once, and recognition goes on. A row that meets a lock or a full disk waits in
+/// ``HistoryWriter``'s own bounded queue and is tried again every second.
 ///
 /// A history file that cannot be used (another program's, damaged) is refused at start
 /// with the reason logged; lectord reads on without it and HISTORY says why.
