@@ -9,6 +9,9 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <errno.h>
 
 int lector_accept4_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -63,4 +66,11 @@ int lector_bytes_readable(int fd) {
 
 int lector_become_child_subreaper(void) {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+int lector_rename_noreplace(int directory, const char *from, const char *to) {
+    if (renameat2(directory, from, directory, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    if (linkat(directory, from, directory, to, 0) != 0) return -1;
+    return unlinkat(directory, from, 0);
 }

@@ -125,7 +125,8 @@ extension Daemon {
         return try MatchRecorder(settings: .init(historyPath: historyPath, historyKeepDays: options.historyKeepDays,
                                                  evidenceDirectory: options.evidenceDirectory,
                                                  evidenceMaximumBytes: Int(options.evidenceMaximumMegabytes * 1_048_576),
-                                                 evidenceKeepDays: options.evidenceKeepDays), logger: logger)
+                                                 evidenceKeepDays: options.evidenceKeepDays,
+                                                 historyGroup: options.socketGroup.flatMap(Syscalls.groupID)), logger: logger)
     }
 
     /// `$STATE_DIRECTORY/history.sqlite` (its first directory), nil outside systemd.

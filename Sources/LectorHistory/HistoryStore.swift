@@ -20,15 +20,21 @@ public final class HistoryStore {
     public var path: String { database.path }
 
     /// Opens (and for writing, creates) the history at `path`.
-    /// - Parameter readOnly: never writes the file; a missing file is an error.
-    /// - Throws: ``HistoryError``: not a database, another program's, a newer schema, damaged.
-    public init(path: String, readOnly: Bool) throws(HistoryError) {
+    /// - Parameters:
+    ///   - readOnly: never writes the file; a missing file is an error.
+    ///   - group: for writing, the group that may read the files (mode 0640; else 0600).
+    ///   - busyMilliseconds: how long a call waits for another connection's lock.
+    /// - Throws: ``HistoryError``: refused (a symbolic link…), read-only, not a database,
+    ///   another program's, a newer schema, damaged.
+    public init(path: String, readOnly: Bool, group: UInt32? = nil, busyMilliseconds: Int32 = 5000) throws(HistoryError) {
+        if !readOnly { try DatabaseFile.prepare(path, group: group) }
         do {
             database = try SQLiteDatabase(path: path, readOnly: readOnly)
         } catch {
             throw Self.classify(error, path: path)
         }
-        database.setBusyTimeout(milliseconds: 5000)
+        if !readOnly && database.isReadOnly { throw .readOnly(path: path) }
+        database.setBusyTimeout(milliseconds: busyMilliseconds)
         try prepare(readOnly: readOnly)
     }
 
@@ -148,6 +154,12 @@ public final class HistoryStore {
         } catch {
             throw Self.classify(error, path: path)
         }
+    }
+
+    /// Moves what the write-ahead log holds into the file and empties the log: after a
+    /// full disk, room for the next rows. Fails quietly when a reader holds the log.
+    public func checkpoint() {
+        try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// `since` comparable as text with MATCH `time` (`…:00.000Z`): a whole second written

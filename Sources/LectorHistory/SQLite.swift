@@ -11,6 +11,12 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// Another connection holds a lock (`SQLITE_BUSY`, `SQLITE_LOCKED`): try again later.
+    public var isLocked: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+
+    /// The disk is full (`SQLITE_FULL`; a write or a WAL index that could not grow, `SQLITE_IOERR_…`).
+    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL || code & 0xff == SQLITE_IOERR }
+
     /// The file is not a database, or its pages are damaged.
     public var isDamagedFile: Bool { code & 0xff == SQLITE_NOTADB || code & 0xff == SQLITE_CORRUPT }
 
@@ -33,7 +39,9 @@ public final class SQLiteDatabase {
     private let handle: OpaquePointer
     public let path: String
 
-    /// Opens `path`; `readOnly` never writes it (nor creates it), else it is created when missing.
+    /// Opens `path`; `readOnly` never writes it (nor creates it), else it is created when
+    /// missing (``DatabaseFile/prepare(_:group:)`` refuses a link there first; links in
+    /// the folders above are followed, as `SQLITE_OPEN_NOFOLLOW` would not).
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
     public init(path: String, readOnly: Bool) throws(SQLiteError) {
         var opened: OpaquePointer?
@@ -50,6 +58,10 @@ public final class SQLiteDatabase {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Whether SQLite opened the file read-only although writing was asked for (the file
+    /// or its file system is read-only). The corresponding C function is `sqlite3_db_readonly`.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Waits up to `milliseconds` for another connection's lock before failing with `SQLITE_BUSY`.
     public func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }

@@ -12,6 +12,24 @@ extension Syscalls {
         _ = try retrying("chown", -1) { Int(Glibc.chown(path, uid_t.max, group)) }
     }
 
+    /// Creates an empty regular file at `path` with exactly `mode` (whatever the umask),
+    /// or does nothing when `path` exists (a link included, which is never followed).
+    /// - Returns: whether the file was created.
+    /// The corresponding C functions are `open` (`O_CREAT | O_EXCL | O_NOFOLLOW`), `fchmod` and `close`.
+    @discardableResult
+    public static func createEmptyFile(_ path: String, mode: mode_t) throws(SystemError) -> Bool {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY
+        let descriptor: Int32
+        do {
+            descriptor = Int32(try retrying("open", -1) { Int(Glibc.open(path, flags, mode)) })
+        } catch where error.errno == EEXIST {
+            return false
+        }
+        defer { close(descriptor) }
+        _ = try retrying("fchmod", descriptor) { Int(Glibc.fchmod(descriptor, mode)) }
+        return true
+    }
+
     /// The corresponding C function is `unlink`.
     public static func unlink(_ path: String) throws(SystemError) {
         _ = try retrying("unlink", -1) { Int(Glibc.unlink(path)) }
@@ -37,6 +55,14 @@ extension Syscalls {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return (info.st_mode & S_IFMT, info.st_mode & 0o7777, info.st_uid)
+    }
+
+    /// `path`'s status, without following a symbolic link; nil when it does not exist.
+    /// The corresponding C function is `lstat`.
+    public static func linkStatus(_ path: String) -> FileStatus? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileStatus(info)
     }
 
     /// Whether `path` is a socket (not following a symbolic link).

@@ -16,6 +16,10 @@ extension Syscalls {
     /// The real user id of this process. The corresponding C function is `getuid`.
     public static var userID: uid_t { Glibc.getuid() }
 
+    /// The effective user id: who owns the files this process creates.
+    /// The corresponding C function is `geteuid`.
+    public static var effectiveUserID: uid_t { Glibc.geteuid() }
+
     /// The calling thread's kernel id (as logs and `top -H` show it).
     /// The corresponding C function is `gettid` (from the `CLectorSystem` shim).
     public static var threadID: Int32 { lector_gettid() }

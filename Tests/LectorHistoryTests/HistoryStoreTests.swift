@@ -89,4 +89,44 @@ struct HistoryStoreTests {
             #expect(error.description.contains(file))
         }
     }
+
+    @Test("the files are 0600 whatever the umask (0640 with a group), and a looser old file is made private")
+    func privateModes() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let store = try filled("modes.sqlite")
+        let modes = try ["", "-wal", "-shm"].map { suffix in
+            try FileManager.default.attributesOfItem(atPath: path("modes.sqlite") + suffix)[.posixPermissions] as? Int
+        }
+        #expect(modes == [0o600, 0o600, 0o600], "\(modes)")
+        _ = store
+        FileManager.default.createFile(atPath: path("old.sqlite"), contents: nil, attributes: [.posixPermissions: 0o644])
+        _ = try HistoryStore(path: path("old.sqlite"), readOnly: false, group: getgid())
+        #expect(try FileManager.default.attributesOfItem(atPath: path("old.sqlite"))[.posixPermissions] as? Int == 0o640)
+    }
+
+    @Test("a symbolic link as the history is refused, and what it points at left as it was")
+    func linkRefused() throws {
+        FileManager.default.createFile(atPath: path("empty"), contents: nil)
+        try FileManager.default.createSymbolicLink(atPath: path("link.sqlite"), withDestinationPath: path("empty"))
+        #expect {
+            _ = try HistoryStore(path: path("link.sqlite"), readOnly: false)
+        } throws: { error in
+            guard let error = error as? HistoryError, case .refused = error else { return false }
+            return error.description.contains("symbolic link")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: path("empty"))[.size] as? Int == 0)
+    }
+
+    @Test("the evidence ledger keeps its rows across a reopening, oldest first, and forgets removed ones")
+    func ledger() throws {
+        let ledger = try EvidenceLedger(folder: folder.path)
+        try ledger.add(.init(name: "b.jpg", bytes: 2, unixTime: 20))
+        try ledger.add(.init(name: "a.jpg", bytes: 1, unixTime: 10))
+        try ledger.add(.init(name: "c.jpg", bytes: 3, unixTime: 30))
+        try ledger.remove(["b.jpg"])
+        let again = try EvidenceLedger(folder: folder.path)
+        #expect(try again.entries().map(\.name) == ["a.jpg", "c.jpg"])
+        #expect(throws: HistoryError.self) { _ = try HistoryStore(path: again.path, readOnly: true) }
+    }
 }

@@ -43,4 +43,10 @@ int lector_bytes_readable(int fd);
 /// with errno set.
 int lector_become_child_subreaper(void);
 
+/// renameat2(2) with RENAME_NOREPLACE: renames `from` to `to` (both relative to
+/// `directory`) unless `to` exists (EEXIST). A file system without the flag (EINVAL)
+/// gets linkat(2) then unlinkat(2), which refuse an existing name as well. 0, or -1 with
+/// errno set.
+int lector_rename_noreplace(int directory, const char *from, const char *to);
+
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import LectorCapture
+import LectorHistory
 import LectorImaging
 import LectorProtocol
 import LectorSystem
@@ -10,9 +11,13 @@ import LectorSystem
 ///
 /// Names sort in capture order: `<time>-<camera>-<seq>.jpg` for a frame (one file for
 /// all the MATCHes of that frame) and `<time>-<camera>-<seq>-<n>.crop.jpg` for a crop,
-/// with the MATCH's time as `20261204T213005.123Z`. Each file is written to a temporary
-/// name (`….jpg.part`, deleted at start when a kill left one) and renamed: a reader
-/// never finds half a JPEG.
+/// with the MATCH's time as `20261204T213005.123Z`. Each file is recorded in the folder's
+/// ``EvidenceLedger``, then written to a new temporary name (`….jpg.part`, `O_EXCL`,
+/// `O_NOFOLLOW`) and renamed without replacing anything: a reader never finds half a
+/// JPEG, and no file or link already in the folder is written through or replaced.
+/// Only files lectord can prove it wrote are deleted: recorded in the ledger, named as
+/// evidence, regular files of lectord's user ([EvidenceFolder]). A folder that others
+/// may write in is refused; one removed (or moved away) is made again at the next MATCH.
 ///
 /// A write that fails (a full disk) stops the keeping for ``pause`` seconds, logged once;
 /// the MATCHes of that time name no evidence. Recognition never waits for it: only
@@ -32,53 +37,76 @@ final class EvidenceStore {
         var paths: MatchEvidence
     }
 
-    private struct Kept {
-        var name: String
-        var bytes: Int
-        var unixTime: Double
-    }
+    private typealias Kept = EvidenceLedger.Entry
 
     let directory: String
     let maximumBytes: Int
     let keepSeconds: Double
     private let logger: Logger
-    /// Files in the directory, oldest first.
+    /// The folder as opened; nil while it cannot be used (made again at the next MATCH).
+    private var folder: EvidenceFolder?
+    /// Files in the directory lectord wrote, oldest first, and their names.
     private var files: [Kept] = []
+    private var names: Set<String> = []
     private var totalBytes = 0
     /// Until when (monotonic seconds) the keeping is stopped after a failed write.
     private var stoppedUntil: Double?
 
-    /// Creates `directory` when missing and takes stock of the evidence already there
-    /// (``trim(now:)`` is left to the recorder's pruning).
-    /// - Throws: ``RecordError`` when the directory cannot be made or read.
+    /// Creates `directory` when missing, refuses one others may write in, and takes stock
+    /// of the evidence its ledger records (``trim(now:)`` is left to the recorder's pruning).
+    /// - Throws: ``RecordError`` when the directory cannot be made, is refused, or its ledger cannot be used.
     init(directory: String, maximumBytes: Int, keepDays: Double, logger: Logger) throws(RecordError) {
         self.directory = directory
         self.maximumBytes = maximumBytes
         keepSeconds = keepDays * 86400
         self.logger = logger.with("evidence", directory)
-        let manager = FileManager.default
-        do {
-            if !manager.fileExists(atPath: directory) {
-                try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                // Readable by lectord's group (lector-http's SupplementaryGroups=lector), whatever the umask.
-                try? Syscalls.chmod(directory, mode: 0o750)
+        let folder = try EvidenceFolder.open(directory)
+        self.folder = folder
+        takeStock(of: folder)
+    }
+
+    /// Reads the ledger: files still there are counted; a row whose file is missing (a
+    /// write a kill cut short) is dropped with its `.part`, and so is one whose name now
+    /// holds something else (a link, another user's file).
+    private func takeStock(of folder: EvidenceFolder) {
+        files = []
+        names = []
+        totalBytes = 0
+        var forgotten: [String] = []
+        for entry in (try? folder.ledger.entries()) ?? [] {
+            if folder.isOwn(entry.name), let status = folder.handle.status(of: entry.name) {
+                files.append(Kept(name: entry.name, bytes: status.bytes, unixTime: entry.unixTime))
+                names.insert(entry.name)
+                totalBytes += status.bytes
+                continue
             }
+            let part = entry.name + Self.partial
+            if folder.handle.status(of: entry.name) == nil, let status = folder.handle.status(of: part), status.isRegular,
+               status.owner == Syscalls.effectiveUserID {
+                try? folder.handle.remove(part)
+            }
+            forgotten.append(entry.name)
+        }
+        try? folder.ledger.remove(forgotten)
+    }
+
+    /// The folder, made again (and its stock taken again) when it was removed or moved away.
+    private func currentFolder() -> EvidenceFolder? {
+        if let folder, folder.handle.isStillAtPath() { return folder }
+        let wasThere = folder != nil
+        folder?.handle.close()
+        folder = nil
+        do {
+            let opened = try EvidenceFolder.open(directory)
+            folder = opened
+            takeStock(of: opened)
+            logger.clearOnce("evidence-folder")
+            if wasThere { logger.warning("the evidence folder was removed or moved away: made again") }
+            return opened
         } catch {
-            throw RecordError("cannot create the evidence directory \(directory): \(error.localizedDescription)")
-        }
-        let names: [String]
-        do { names = try manager.contentsOfDirectory(atPath: directory) } catch {
-            throw RecordError("cannot list the evidence directory \(directory): \(error.localizedDescription)")
-        }
-        for name in names where name.hasSuffix(Self.partial) {
-            try? manager.removeItem(atPath: directory + "/" + name)  // a write a kill cut short
-        }
-        for name in names.sorted() where name.hasSuffix(".jpg") {
-            let attributes = try? manager.attributesOfItem(atPath: directory + "/" + name)
-            let size = attributes?[.size] as? Int ?? 0
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            files.append(Kept(name: name, bytes: size, unixTime: modified))
-            totalBytes += size
+            logger.once("evidence-folder", .error, "evidence not kept: the folder cannot be used; tried again at each MATCH",
+                        [("reason", "\(error)")])
+            return nil
         }
     }
 
@@ -100,14 +128,16 @@ final class EvidenceStore {
     /// - Returns: whether both files are there.
     func keep(_ item: Item) -> Bool {
         let now = Date().timeIntervalSince1970
+        guard let folder = currentFolder() else { return false }
         do {
-            if !FileManager.default.fileExists(atPath: item.paths.frame) {
+            let frameName = Self.name(item.paths.frame)
+            if !names.contains(frameName) {
                 try write(try JPEGEncoder.encode(pixels: item.frame.pixels, width: item.frame.width, height: item.frame.height,
-                                                 components: 1), to: item.paths.frame, now: now)
+                                                 components: 1), as: frameName, in: folder, now: now)
             }
             let crop = item.frame.cropped(to: Self.cropBox(item.box, width: item.frame.width, height: item.frame.height))
             try write(try JPEGEncoder.encode(pixels: crop.pixels, width: crop.width, height: crop.height, components: 1),
-                      to: item.paths.crop, now: now)
+                      as: Self.name(item.paths.crop), in: folder, now: now)
         } catch {
             stoppedUntil = Self.monotonicSeconds() + Self.pause
             logger.once("evidence-write", .error, "evidence not kept: the keeping stops for a while, reading goes on",
@@ -123,6 +153,18 @@ final class EvidenceStore {
         return true
     }
 
+    /// Deletes the oldest quarter of the evidence (at least one file) and stops the
+    /// keeping for ``pause`` seconds: room for the history's rows on a full disk.
+    /// - Returns: whether a file was deleted.
+    @discardableResult
+    func giveUpOldest() -> Bool {
+        stoppedUntil = Self.monotonicSeconds() + Self.pause
+        guard !files.isEmpty else { return false }
+        delete(count: max(1, files.count / 4))
+        logger.once("evidence-given-up", .warning, "the disk is full: the oldest evidence is deleted to keep the history's rows")
+        return true
+    }
+
     /// A line's box with a margin, clipped to the frame (never empty).
     static func cropBox(_ box: PixelBox, width: Int, height: Int) -> PixelBox {
         let margin = Int((Double(box.height) * cropMargin).rounded())
@@ -133,29 +175,62 @@ final class EvidenceStore {
 
     private static func monotonicSeconds() -> Double { Double(MonotonicInstant.now().nanoseconds) / 1e9 }
 
+    private static func name(_ path: String) -> String { (path as NSString).lastPathComponent }
+
     private struct WriteFailure: Error, CustomStringConvertible {
         let description: String
     }
 
-    private func write(_ bytes: [UInt8], to path: String, now: Double) throws {
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path + Self.partial))
-            try? Syscalls.chmod(path + Self.partial, mode: 0o640)  // lector-http (group lector) shows them
-            try FileManager.default.moveItem(atPath: path + Self.partial, toPath: path)
+    /// Records `name`, writes `bytes` to a new `name.part` and renames it to `name`,
+    /// which must not exist: nothing in the folder is written through or replaced.
+    private func write(_ bytes: [UInt8], as name: String, in folder: EvidenceFolder, now: Double) throws {
+        let entry = Kept(name: name, bytes: bytes.count, unixTime: now)
+        do { try folder.ledger.add(entry) } catch { throw WriteFailure(description: "\(name): \(error)") }
+        let part = name + Self.partial
+        do throws(SystemError) {
+            do throws(SystemError) {
+                try folder.handle.createFile(part, mode: 0o640, bytes: bytes)  // lector-http (group lector) shows them
+            } catch where error.errno != EEXIST {
+                try? folder.handle.remove(part)  // ours, half written
+                throw error
+            }
+            do throws(SystemError) { try folder.handle.renameWithoutReplacing(part, to: name) } catch {
+                try? folder.handle.remove(part)
+                throw error
+            }
         } catch {
-            try? FileManager.default.removeItem(atPath: path + Self.partial)
-            throw WriteFailure(description: "\(path): \(error.localizedDescription)")
+            try? folder.ledger.remove([name])
+            let taken = error.errno == EEXIST ? " (the name is taken by a file lectord did not write: left alone)" : ""
+            throw WriteFailure(description: "\(directory)/\(error.call == "openat" ? part : name): \(error.reason)\(taken)")
         }
-        files.append(Kept(name: (path as NSString).lastPathComponent, bytes: bytes.count, unixTime: now))
+        files.append(entry)
+        names.insert(name)
         totalBytes += bytes.count
     }
 
     /// Deletes the oldest files while the store is over its bound or they are too old.
     func trim(now: Double) {
-        while let oldest = files.first, totalBytes > maximumBytes || oldest.unixTime < now - keepSeconds {
-            files.removeFirst()
-            totalBytes -= oldest.bytes
-            try? FileManager.default.removeItem(atPath: directory + "/" + oldest.name)
+        var count = 0
+        var bytes = totalBytes
+        for file in files {
+            guard bytes > maximumBytes || file.unixTime < now - keepSeconds else { break }
+            bytes -= file.bytes
+            count += 1
         }
+        delete(count: count)
+    }
+
+    /// Deletes the `count` oldest files lectord can prove are its own, then their rows
+    /// (a row whose file was replaced by something else is only forgotten).
+    private func delete(count: Int) {
+        guard count > 0 else { return }
+        let oldest = files.prefix(count)
+        files.removeFirst(count)
+        for file in oldest {
+            totalBytes -= file.bytes
+            names.remove(file.name)
+            if let folder, folder.isOwn(file.name) { try? folder.handle.remove(file.name) }
+        }
+        try? folder?.ledger.remove(oldest.map(\.name))
     }
 }

@@ -16,7 +16,8 @@ import Synchronization
 /// waits for them or asks HISTORY, whose rows only name files that were written (a
 /// failed write leaves `evidence` out of the row). The queue is bounded: when the writer
 /// falls behind (a disk stalled), MATCHes are published without evidence and not kept,
-/// logged once, and recognition goes on.
+/// logged once, and recognition goes on. A row that meets a lock or a full disk waits in
+/// ``HistoryWriter``'s own bounded queue and is tried again every second.
 ///
 /// A history file that cannot be used (another program's, damaged) is refused at start
 /// with the reason logged; lectord reads on without it and HISTORY says why.
@@ -26,7 +27,9 @@ public final class MatchRecorder: Sendable {
     /// Why HISTORY is refused when lectord keeps no history.
     public static let noHistory = "lectord keeps no history (start it with --history PATH)"
     /// Seconds between prunings of the history (`history_keep_days`).
-    static let pruneInterval = 3600.0
+    static let pruneInterval = 3600
+    /// Seconds between tries at rows a lock or a full disk held back.
+    static let retryInterval = 1.0
 
     /// Where and how long things are kept.
     public struct Settings: Sendable {
@@ -35,9 +38,12 @@ public final class MatchRecorder: Sendable {
         public var evidenceDirectory: String?
         public var evidenceMaximumBytes: Int
         public var evidenceKeepDays: Double
+        /// The group that may read the history's files (mode 0640; without one 0600).
+        public var historyGroup: UInt32?
 
         public init(historyPath: String?, historyKeepDays: Double, evidenceDirectory: String?, evidenceMaximumBytes: Int,
-                    evidenceKeepDays: Double) {
+                    evidenceKeepDays: Double, historyGroup: UInt32? = nil) {
+            self.historyGroup = historyGroup
             self.historyPath = historyPath
             self.historyKeepDays = historyKeepDays
             self.evidenceDirectory = evidenceDirectory
@@ -46,77 +52,17 @@ public final class MatchRecorder: Sendable {
         }
     }
 
-    /// What the writer thread is given: a MATCH to keep, or the hourly pruning.
+    /// What the writer thread is given: a MATCH to keep, the hourly pruning, or another
+    /// try at the rows a lock or a full disk held back.
     private enum Job {
         case keep(MatchMessage, unixTime: Double, evidence: EvidenceStore.Item?)
         case prune
-    }
-
-    /// What the writer thread owns (its store, evidence and pruning time: touched by it
-    /// only), and whether evidence is kept now (read by the publish step).
-    private final class Writer: @unchecked Sendable {
-        let store: HistoryStore?
-        let evidence: EvidenceStore?
-        let keepDays: Double
-        let logger: Logger
-        let keepingEvidence: Atomic<Bool>
-
-        init(store: HistoryStore?, evidence: EvidenceStore?, keepDays: Double, logger: Logger) {
-            self.store = store
-            self.evidence = evidence
-            self.keepDays = keepDays
-            self.logger = logger
-            keepingEvidence = Atomic(evidence != nil)
-        }
-
-        func write(_ job: Job) {
-            switch job {
-            case let .keep(match, unixTime, item): keep(match, unixTime: unixTime, evidence: item)
-            case .prune: prune()
-            }
-        }
-
-        /// The evidence files first, then the row that names them (without them when
-        /// they could not be written).
-        private func keep(_ match: MatchMessage, unixTime: Double, evidence item: EvidenceStore.Item?) {
-            var match = match
-            let started = MonotonicInstant.now()
-            if let item, let evidence {
-                if !evidence.keep(item) { match.evidence = nil }
-                keepingEvidence.store(evidence.isKeeping, ordering: .relaxed)
-            }
-            let kept = MonotonicInstant.now()
-            guard let store else { return }
-            do {
-                try store.insert(match, unixTime: unixTime)
-                logger.clearOnce("history-write")
-            } catch {
-                logger.once("history-write", .error, "a MATCH was not kept in the history", [("reason", error.description)])
-            }
-            logger.debug("MATCH kept", [("rule", match.rule), ("evidence_ms", String(format: "%.1f", kept.milliseconds(since: started))),
-                                        ("row_ms", String(format: "%.1f", MonotonicInstant.now().milliseconds(since: kept)))])
-        }
-
-        /// Deletes the readings older than `history_keep_days`, then the evidence older
-        /// than `evidence_keep_days` (also when no MATCH comes for days): rows go before
-        /// files, so a reader that sees the files gone sees the rows gone too.
-        private func prune() {
-            let now = Date().timeIntervalSince1970
-            if let store {
-                do {
-                    let deleted = try store.prune(before: now - keepDays * 86400)
-                    if deleted > 0 { logger.info("history pruned", [("deleted", "\(deleted)")]) }
-                } catch {
-                    logger.once("history-prune", .error, "the history was not pruned", [("reason", error.description)])
-                }
-            }
-            evidence?.trim(now: now)
-        }
+        case retry
     }
 
     private let settings: Settings
     private let queue = BoundedWorkQueue<Job>(limit: queueLimit)
-    private let writer: Writer
+    private let writer: HistoryWriter
     /// Why the history is not kept (a refused file), for HISTORY's ERROR.
     public let historyRefusal: String?
     /// A read-only connection for HISTORY replies (one caller at a time), opened by the first.
@@ -124,7 +70,7 @@ public final class MatchRecorder: Sendable {
     /// Whether the history is kept (its file was accepted).
     private let keepsHistory: Bool
     private let logger: Logger
-    /// Ends the thread that offers the writer a ``Job/prune`` every ``pruneInterval`` seconds.
+    /// Ends the thread that offers the writer a ``Job/prune`` every ``pruneInterval`` seconds (and ``Job/retry`` every second while rows wait).
     private let pruningStopped = StopSignal()
 
     /// Opens the history (a refused file is logged, and the rest goes on without it) and
@@ -137,7 +83,8 @@ public final class MatchRecorder: Sendable {
         var refusal: String?
         if let path = settings.historyPath {
             do {
-                store = try HistoryStore(path: path, readOnly: false)
+                store = try HistoryStore(path: path, readOnly: false, group: settings.historyGroup,
+                                         busyMilliseconds: HistoryWriter.busyMilliseconds)
                 logger.info("history kept", [("file", path)])
             } catch {
                 refusal = error.description
@@ -151,13 +98,27 @@ public final class MatchRecorder: Sendable {
             evidence = try EvidenceStore(directory: directory, maximumBytes: settings.evidenceMaximumBytes,
                                          keepDays: settings.evidenceKeepDays, logger: logger)
         }
-        let writer = Writer(store: store, evidence: evidence, keepDays: settings.historyKeepDays, logger: logger)
+        let writer = HistoryWriter(store: store, evidence: evidence, keepDays: settings.historyKeepDays, logger: logger)
         self.writer = writer
-        queue.start(name: "lector-history", niceness: 10) { job in writer.write(job) }
-        // Pruning at start, then hourly, on the writer's thread.
+        queue.start(name: "lector-history", niceness: 10) { job in
+            switch job {
+            case let .keep(match, unixTime, item): writer.keep(match, unixTime: unixTime, evidence: item)
+            case .prune: writer.prune()
+            case .retry: writer.flush()
+            }
+        }
+        // Pruning at start, then hourly; another try every second while rows wait; on the writer's thread.
         Thread.detachNewThread { [queue, pruningStopped] in
             Thread.current.name = "lector-prune"
-            repeat { queue.offer([.prune]) } while !pruningStopped.wait(seconds: Self.pruneInterval)
+            var seconds = 0
+            repeat {
+                if seconds % Self.pruneInterval == 0 {
+                    queue.offer([.prune])
+                } else if writer.waiting.load(ordering: .relaxed) && queue.hasRoom {
+                    queue.offer([.retry])
+                }
+                seconds += 1
+            } while !pruningStopped.wait(seconds: Self.retryInterval)
         }
     }
 
@@ -210,6 +171,7 @@ public final class MatchRecorder: Sendable {
     public func stop() {
         pruningStopped.raise()
         queue.stop()
+        writer.finish()
     }
 }
 
