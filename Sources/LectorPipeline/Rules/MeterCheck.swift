@@ -18,6 +18,10 @@ public struct MeterCheck: Sendable {
         case tooFast = "too_fast"
         /// No value accepted yet, and not yet `reset_after` agreeing readings.
         case unconfirmed
+        /// Fewer digits than the display's positions (`digits`): a digit missed, not a smaller value.
+        case missingDigit = "missing_digit"
+        /// More digits than the display has (`digits`), or than a meter value can hold (15).
+        case tooManyDigits = "too_many_digits"
     }
 
     public let monotonic: Bool
@@ -36,7 +40,7 @@ public struct MeterCheck: Sendable {
     }
 
     /// The number a meter reading shows: its digits, with one `.` or `,` as the decimal
-    /// point (spaces left out); nil when there is none.
+    /// point (spaces left out); nil when there is none, or it is not finite as a Double.
     public static func value(of text: String) -> Double? {
         var digits = ""
         for character in text {
@@ -49,8 +53,8 @@ public struct MeterCheck: Sendable {
                 return nil
             }
         }
-        guard digits.contains(where: \.isNumber) else { return nil }
-        return Double(digits)
+        guard digits.contains(where: \.isNumber), let value = Double(digits), value.isFinite else { return nil }
+        return value
     }
 
     /// Judges `value` read at `time`: nil when accepted (it becomes the last value),

@@ -227,7 +227,8 @@ public final class RuleBook: @unchecked Sendable {
         }
         rule.lastText[seen.place] = text
         var rejected: String?
-        if rule.meter != nil {
+        if spec.checksDigits { rejected = spec.display.rejection(of: reading.matched)?.rawValue }
+        if rule.meter != nil, rejected == nil {
             let value = MeterCheck.value(of: reading.matched)
             // The meter's value read again (after another reading in between) is no news.
             if let value, value == rule.meter?.last?.value { return nil }
