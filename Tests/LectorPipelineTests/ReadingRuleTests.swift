@@ -175,6 +175,28 @@ struct ReadingRuleTests {
         #expect(judged == verdicts)
     }
 
+    @Test("a first value is accepted once the same value was read in reset_after frames", arguments: [
+        // (judged value, then the values frames read; reset_after 3; the frame that accepts it, nil: none)
+        (100.0, [100.0, 100.0, 100.0], 1), (100.0, [100.0, 99.0, 100.0], 2), (100.0, [99.0, 98.0, 101.0], nil),
+    ] as [(Double, [Double], Int?)])
+    func firstValue(judged: Double, frames: [Double], accepting: Int?) {
+        var check = MeterCheck(monotonic: true, maximumRate: nil, resetAfter: 3)
+        #expect(check.judge(judged, at: 0) == .unconfirmed)
+        let accepted = frames.enumerated().first { check.saw($0.element, at: Double($0.offset + 1)) }?.offset
+        #expect(accepted == accepting)
+        #expect(check.last?.value == (accepting == nil ? nil : judged))
+        if accepting != nil { #expect(check.judge(judged - 1, at: 10) == .wentDown) }
+    }
+
+    @Test("a meter restored from the history checks its next reading against its value")
+    func restored() {
+        var check = MeterCheck(monotonic: true, maximumRate: 10, resetAfter: 3)
+        check.remember(100, at: -3600)
+        #expect(check.judge(105, at: 0) == nil)
+        #expect(check.judge(104, at: 1) == .wentDown)
+        #expect(check.judge(500, at: 2) == .tooFast)
+    }
+
     @Test("a rule reader corrects, folds and finds a known plate among a line's words", arguments: [
         ("OSG=719 Heatlag and Colling", "OSG719", "0SG719"), ("Metro 2DA044", "2DA044", "2DA044"), ("SI-819AK FELICIA", "SI819AK", "SI819AK"),
         ("W=053011", "W053011", "W053011"), ("NORTH", "NORTH", nil),
