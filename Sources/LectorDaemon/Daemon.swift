@@ -77,6 +77,8 @@ public final class Daemon: Sendable {
         let alwaysOn = options.alwaysOn || options.stdout
         let hub = makeHub(cameras: cameras, alwaysOn: alwaysOn)
         targets.hub = hub
+        // A camera with rules reads whether or not a client watches (its hooks, history, evidence).
+        hub.setRuled(Set(options.cameras.filter { !$0.rules.isEmpty }.map(\.name)))
         let server: SocketServer?
         do {
             server = try makeServer(on: listener, hub: hub, history: recorder)
@@ -317,6 +319,7 @@ extension Daemon {
             }
         }
         hub.setAlwaysOn(plan.effective.alwaysOn || plan.effective.stdout)
+        hub.setRuled(Set(plan.effective.cameras.filter { !$0.rules.isEmpty }.map(\.name)))
         server?.reconfigure(plan.effective.server)
         logger.level = plan.effective.logLevel
         effective.withLock { $0 = plan.effective }
