@@ -34,7 +34,8 @@
 #   PREFIX/share/man/man1/lector.1, PREFIX/share/man/man8/{lectord,lector-mqtt,lector-http}.8
 #                                              generated from the programs' --help (scripts/make-man)
 # Then (on a live system) reloads systemd and udev. It enables nothing: run
-#   systemctl enable --now lectord.socket
+#   systemctl enable --now lectord.service     (from boot: rules and hooks run with no client)
+# or, for cameras read only while a client watches, lectord.socket alone.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -184,7 +185,7 @@ if live; then
   udevadm control --reload 2>/dev/null && udevadm trigger --subsystem-match=video4linux 2>/dev/null || true
   # An upgrade: units that run now restart on the new binaries (stopped ones stay stopped).
   systemctl try-restart lectord.service lector-mqtt.service lector-http.service lector-speak.service 'lectord@*.service' 2>/dev/null || true
-  log "done. Start it with: systemctl enable --now lectord.socket   (or lectord.service)"
+  log "done. Start it with: systemctl enable --now lectord.service   (from boot; or lectord.socket: started by the first client)"
 else
   log "done${root:+ (into $root)}."
 fi

@@ -16,9 +16,15 @@ glass, the unlit segments faintly visible, slanted like most meters), and with
 (a bright patch) or a hand (a dark shape) over it. The truth then lists those frames
 per reading (`hidden`).
 
+`--digits N` fixes the display's digit positions (leading zeros shown), `--decimals N`
+draws a decimal point before the last N digits (the truth's text has it), drawn faint
+in a fraction `--faint-point` of the readings (a camera often loses it), and `--start V`
+gives the first value (a meter seen again after a restart continues).
+
 Usage:
     scripts/make-meter-sequence.py OUT_DIR [--fps 5] [--seconds-per-reading 3]
         [--readings 8] [--size 640x480] [--seed 7] [--style font|lcd] [--hide N]
+        [--digits N] [--decimals N] [--faint-point F] [--start V]
 
 Writes OUT_DIR/meter.mjpeg and OUT_DIR/meter.json.
 Needs Pillow and numpy (Debian: python3-pil python3-numpy, installed by scripts/setup).
@@ -41,20 +47,31 @@ SERIAL_RECT = (120, 330, 400, 50)    # the printed label: the `serial` zone
 SERIAL_TEXT = "SN AX-4471"
 
 
-def readings(count, rng):
-    """A meter counting up: 7 or 8 digits, leading zeros kept, each change a few units."""
+def readings(count, rng, digits=None, start=None):
+    """A meter counting up: 7 or 8 digits (or `digits`), leading zeros kept, each change
+    a few units."""
     value = rng.randint(1_000_000, 9_000_000)
-    digits = rng.choice([7, 8])
+    digits = digits or rng.choice([7, 8])
+    if start is not None:
+        value = start
+    elif digits < 7:
+        value = rng.randint(10 ** (digits - 1), 5 * 10 ** (digits - 1))
     out = []
     for _ in range(count):
         out.append(str(value).zfill(digits)[-digits:])
-        value += rng.randint(1, 997)
+        value += rng.randint(1, 997 if digits >= 7 else 97)
     return out
 
 
-def scene(size, reading, lcd=False):
+def with_point(reading, decimals):
+    """`reading`'s digits with the point before the last `decimals`."""
+    return reading[:-decimals] + "." + reading[-decimals:] if decimals else reading
+
+
+def scene(size, reading, lcd=False, decimals=0, point=30):
     """The meter at twice the output resolution, before the camera's noise: the reading in
-    a font, or (`lcd`) as seven-segment digits."""
+    a font, or (`lcd`) as seven-segment digits, with a decimal point (of gray `point`)
+    before the last `decimals` digits."""
     w, h = size[0] * 2, size[1] * 2
     sx, sy = w / 640, h / 480
     image = Image.new("L", (w, h), 58)
@@ -68,6 +85,10 @@ def scene(size, reading, lcd=False):
             for segment in "abcdefg":
                 lit = segment in SEGMENTS[digit]
                 draw.polygon(segment_polygon(digit_origin(index, len(reading), sx, sy), segment, sx, sy), fill=30 if lit else 176)
+        if decimals:
+            left, top, pitch = digit_origin(len(reading) - decimals - 1, len(reading), sx, sy)
+            cx, cy, r = left + pitch * 0.62 + pitch * 0.16, top + 52 * sy, 4 * sy
+            draw.rectangle((cx - r, cy - r, cx + r, cy + r), fill=point)
     else:
         font = ImageFont.truetype(DIGITS_FONT, int(52 * sy))
         box = draw.textbbox((0, 0), reading, font=font)
@@ -92,8 +113,10 @@ SEGMENTS = {"0": "abcdef", "1": "bc", "2": "abged", "3": "abgcd", "4": "fgbc", "
 def digit_origin(index, count, sx, sy):
     """Top-left of digit `index` of `count` in the display window (scaled)."""
     x, y, rw, rh = READING_RECT
-    pitch = (rw - 60) / count
-    return ((x + 24 + index * pitch) * sx, (y + 14) * sy, pitch * sx)
+    # Digits as wide as an 8-digit display's: a shorter display is narrower, centred.
+    pitch = (rw - 60) / max(count, 8)
+    left = x + 24 + (max(count, 8) - count) * pitch / 2
+    return ((left + index * pitch) * sx, (y + 14) * sy, pitch * sx)
 
 
 def segment_polygon(origin, segment, sx, sy):
@@ -148,6 +171,10 @@ def main():
     parser.add_argument("--quality", type=int, default=85)
     parser.add_argument("--style", choices=["font", "lcd"], default="font")
     parser.add_argument("--hide", type=int, default=0, help="frames of each reading with a digit hidden (lcd)")
+    parser.add_argument("--digits", type=int, default=None, help="the display's digit positions")
+    parser.add_argument("--decimals", type=int, default=0, help="digits after a decimal point (lcd)")
+    parser.add_argument("--faint-point", type=float, default=0, help="readings whose point is drawn faint (fraction)")
+    parser.add_argument("--start", type=int, default=None, help="the first value (its digits, without the point)")
     args = parser.parse_args()
     size = tuple(int(v) for v in args.size.split("x"))
     rng = random.Random(args.seed)
@@ -158,8 +185,9 @@ def main():
              "serial": SERIAL_TEXT, "readings": []}
     frame = 0
     with open(os.path.join(args.out, "meter.mjpeg"), "wb") as stream:
-        for reading in readings(args.readings, rng):
-            base = scene(size, reading, lcd=args.style == "lcd")
+        for reading in readings(args.readings, rng, args.digits, args.start):
+            faint = args.decimals and rng.random() < args.faint_point
+            base = scene(size, reading, lcd=args.style == "lcd", decimals=args.decimals, point=150 if faint else 30)
             hidden = []
             for number in range(per):
                 shown = base
@@ -169,7 +197,8 @@ def main():
                 buffer = io.BytesIO()
                 camera_frame(shown, size, rng, nprng).save(buffer, "JPEG", quality=args.quality)
                 stream.write(buffer.getvalue())
-            truth["readings"].append({"text": reading, "first": frame, "last": frame + per - 1, "hidden": hidden})
+            truth["readings"].append({"text": with_point(reading, args.decimals), "first": frame, "last": frame + per - 1,
+                                      "hidden": hidden, "faint_point": bool(faint)})
             frame += per
     with open(os.path.join(args.out, "meter.json"), "w") as out:
         json.dump(truth, out, indent=1)

@@ -143,6 +143,12 @@ enum ClientFormat {
                    + "\(message.clients) clients, \(message.watchers) watching"]
         for device in message.devices {
             var line = "\(device.name ?? device.path): \(device.state.rawValue)"
+            switch device.runningReason {  // proto_minor 13
+            case "rules": line += " (runs for its rules)"
+            case "always_on": line += " (always on)"
+            case "watched": line += " (watched)"
+            default: break
+            }
             line += ", captured \(device.captured) recognized \(device.recognized)"
             line += " dropped \(device.dropped) rejected \(device.rejected)"
             line += ", \(fixed(device.captureFPS, 1)) fps captured, \(fixed(device.recognizeFPS, 1)) fps recognized"

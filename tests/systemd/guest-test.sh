@@ -29,6 +29,21 @@ out="$(systemd-analyze verify lectord.service lectord.socket 'lectord@dev-video0
 if [[ -z "$out" ]]; then ok "systemd-analyze verify: clean for lectord.service, lectord.socket, lectord@.service"
 else notok "systemd-analyze verify: $out"; fi
 
+# ---- from boot, with rules and no client (lectord.service enabled; tests/systemd/run) ---
+booted() { [[ "$(systemctl is-enabled lectord.service)" == enabled && "$(show lectord.service ActiveState)" == active ]]; }
+if wait_for 60 booted; then ok "lectord.service is enabled and active from boot, before any client"
+else notok "lectord.service after boot: $(systemctl is-enabled lectord.service), $(show lectord.service ActiveState)"; fi
+t0=$SECONDS
+if wait_for 240 test -s /var/lib/lector/boot-hook.out; then
+  ok "after boot, with no client, the rule's hook ran: '$(head -1 /var/lib/lector/boot-hook.out)' ($((SECONDS - t0)) s after the checks began)"
+else notok "after boot no hook ran in 240 s: $(lector status --json 2>&1 | head -c 400)"; fi
+kept() { lector history --db /var/lib/lector/history.sqlite --json 2>/dev/null | grep -q '"rule":"hello"'; }
+if wait_for 30 kept; then ok "its MATCH is a row of the history (/var/lib/lector/history.sqlite)"
+else notok "no row of rule hello in the history: $(lector history --db /var/lib/lector/history.sqlite 2>&1 | head -c 300)"; fi
+check "STATUS: the camera runs for its rules, nobody watching" bash -c 'lector status --json | grep -q "\"running_reason\":\"rules\""'
+systemctl disable --now lectord.service lectord.socket 2>&1 | sed 's/^/# /'
+cp /lector-test/lectord.conf.vivid /etc/lector/lectord.conf
+
 # ---- vivid in loop mode, showing a frame with known text ------------------------------
 modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x2 num_outputs=1 output_types=0x0 \
   || { notok "modprobe vivid"; finish; }
