@@ -27,9 +27,14 @@ final class EvidenceStore {
 
     /// What to keep for one accepted MATCH.
     struct Item {
+        /// The upright gray image the recognizer read (the boxes are in it).
         var frame: GrayImage
         var box: PixelBox
         var paths: MatchEvidence
+        /// The frame as captured, for the evidence in colour (``uprightPicture()``).
+        var color: ColorSource?
+        /// How the captured frame turns upright.
+        var transform: OrientationTransform?
     }
 
     private struct Kept {
@@ -101,13 +106,12 @@ final class EvidenceStore {
     func keep(_ item: Item) -> Bool {
         let now = Date().timeIntervalSince1970
         do {
+            let picture = item.uprightPicture()
             if !FileManager.default.fileExists(atPath: item.paths.frame) {
-                try write(try JPEGEncoder.encode(pixels: item.frame.pixels, width: item.frame.width, height: item.frame.height,
-                                                 components: 1), to: item.paths.frame, now: now)
+                try write(try picture.jpeg(), to: item.paths.frame, now: now)
             }
-            let crop = item.frame.cropped(to: Self.cropBox(item.box, width: item.frame.width, height: item.frame.height))
-            try write(try JPEGEncoder.encode(pixels: crop.pixels, width: crop.width, height: crop.height, components: 1),
-                      to: item.paths.crop, now: now)
+            let crop = picture.cropped(to: Self.cropBox(item.box, width: picture.width, height: picture.height))
+            try write(try crop.jpeg(), to: item.paths.crop, now: now)
         } catch {
             stoppedUntil = Self.monotonicSeconds() + Self.pause
             logger.once("evidence-write", .error, "evidence not kept: the keeping stops for a while, reading goes on",
