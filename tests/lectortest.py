@@ -391,6 +391,22 @@ def serve_lines(path, lines, linger=2):
 WORD = re.compile(r"[A-Za-z0-9]+")
 
 
+def jpeg_colour(path):
+    """What libjpeg's djpeg makes of a JPEG file: (components, chroma, width, height);
+    components is 0 when it does not decode. chroma is the mean over the pixels of
+    max(R, G, B) - min(R, G, B) (0 for gray; a few units for a colour photo's mostly gray
+    parts, far more for a car's paint or a sign)."""
+    result = subprocess.run(["djpeg", "-pnm", path], capture_output=True, timeout=30)
+    if result.returncode != 0 or result.stderr:
+        return 0, 0.0, 0, 0
+    magic, size, _, pixels = result.stdout.split(b"\n", 3)
+    width, height = (int(v) for v in size.split())
+    if magic == b"P5":
+        return 1, 0.0, width, height
+    spread = sum(max(pixels[i:i + 3]) - min(pixels[i:i + 3]) for i in range(0, 3 * width * height, 3))
+    return 3, spread / (width * height), width, height
+
+
 def words(text):
     """The words of `text` as the suites score them: runs of letters and digits, lower case."""
     return [w.lower() for w in WORD.findall(text)]

@@ -141,11 +141,12 @@ lector_jpeg_status lector_jpeg_read_size(lector_jpeg_decoder *decoder,
     return LECTOR_JPEG_OK;
 }
 
-lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
-                                           const uint8_t *data, size_t size,
-                                           int scale_denominator,
-                                           uint8_t *out, size_t out_capacity,
-                                           int *width, int *height) {
+/// Decodes into `out` in `space` (JCS_GRAYSCALE, JCS_YCbCr or JCS_RGB); `space` NULL: gray.
+/// With a space asked for, a gray JPEG decodes gray and a YCbCr one as YCbCr (no
+/// conversion); others as RGB. `*space` says which.
+static lector_jpeg_status decode(lector_jpeg_decoder *decoder, const uint8_t *data, size_t size,
+                                 int scale_denominator, uint8_t *out, size_t out_capacity,
+                                 int *width, int *height, int *space) {
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
     if (setjmp(decoder->error.escape)) {
         jpeg_abort_decompress(cinfo);
@@ -154,14 +155,19 @@ lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
     lector_jpeg_status status = start(decoder, data, size);
     if (status != LECTOR_JPEG_OK) return status;
 
-    cinfo->out_color_space = JCS_GRAYSCALE;
+    if (space == NULL || cinfo->jpeg_color_space == JCS_GRAYSCALE) {
+        cinfo->out_color_space = JCS_GRAYSCALE;
+    } else {
+        cinfo->out_color_space = cinfo->jpeg_color_space == JCS_YCbCr ? JCS_YCbCr : JCS_RGB;
+    }
+    if (space != NULL) *space = (int)cinfo->out_color_space;
     cinfo->scale_num = 1;
     cinfo->scale_denom = (unsigned)(scale_denominator > 0 ? scale_denominator : 1);
     cinfo->dct_method = JDCT_ISLOW;
     jpeg_calc_output_dimensions(cinfo);
     *width = (int)cinfo->output_width;
     *height = (int)cinfo->output_height;
-    size_t stride = cinfo->output_width;
+    size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
     if (out == NULL || out_capacity < stride * cinfo->output_height) {
         jpeg_abort_decompress(cinfo);
         return LECTOR_JPEG_BUFFER_TOO_SMALL;
@@ -179,6 +185,25 @@ lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
     jpeg_finish_decompress(cinfo);
     if (decoder->error.premature_end) return LECTOR_JPEG_CORRUPT;
     return LECTOR_JPEG_OK;
+}
+
+lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
+                                           const uint8_t *data, size_t size,
+                                           int scale_denominator,
+                                           uint8_t *out, size_t out_capacity,
+                                           int *width, int *height) {
+    return decode(decoder, data, size, scale_denominator, out, out_capacity, width, height, NULL);
+}
+
+lector_jpeg_status lector_jpeg_decode_color(lector_jpeg_decoder *decoder,
+                                            const uint8_t *data, size_t size,
+                                            uint8_t *out, size_t out_capacity,
+                                            int *width, int *height, int *components, int *ycbcr) {
+    int space = JCS_GRAYSCALE;
+    lector_jpeg_status status = decode(decoder, data, size, 1, out, out_capacity, width, height, &space);
+    *components = space == JCS_GRAYSCALE ? 1 : 3;
+    *ycbcr = space == JCS_YCbCr;
+    return status;
 }
 
 lector_jpeg_status lector_jpeg_encode(const uint8_t *pixels, int width, int height,

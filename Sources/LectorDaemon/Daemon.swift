@@ -142,6 +142,13 @@ extension Daemon {
     /// hub, the server and `--stdout` through `targets`; `matchRecorder` keeps their MATCHes.
     private func startCamera(_ spec: CameraSpec, targets: PublicationTargets, recorders: inout [FrameRecorder],
                              matchRecorder: MatchRecorder?) throws -> Camera {
+        let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
+                                                    cameras: options.cameras.count)
+        // Evidence in colour: each recognizer keeps the frame it reads borrowed until its
+        // rules decide, so a camera gets a driver buffer more per recognizer beyond the first.
+        let holdsCaptured = matchRecorder?.keepsEvidence == true && !spec.rules.isEmpty
+        var spec = spec
+        if holdsCaptured, spec.capture.buffers == nil, recognizers > 1 { spec.capture.buffers = 3 + recognizers }
         let source = try SourceFactory.makeSource(for: spec, logger: logger)
         let publisher = stdoutPublisher
         let stop = self.stop
@@ -155,16 +162,16 @@ extension Daemon {
         let rules = RuleBook(device: spec.name, rules: spec.rules, logger: logger)
         ruleBooks.withLock { $0[spec.name] = rules }
         if let matchRecorder, spec.rules.contains(where: \.isMeter) { restoreMeters(rules, from: matchRecorder) }
-        let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
-                                                    cameras: options.cameras.count)
         let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
                                 orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
-                                logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
+                                holdsCaptured: holdsCaptured, logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
             var publication = made
             publication.matches = rules.matches(in: made)
             if let matchRecorder {
-                publication.matches = matchRecorder.record(publication.matches, frame: made.upright, unixTime: made.text.unixTime)
+                publication.matches = matchRecorder.record(publication.matches, frame: made.upright, held: made.held,
+                                                           transform: made.text.transform, unixTime: made.text.unixTime)
             }
+            publication.held = nil  // given back once this returns; the hub keeps no captured frame
             targets.hub?.record(publication)
             targets.server?.publish(publication)
             if publisher?.publish(publication) == .finished { stop.raise() }

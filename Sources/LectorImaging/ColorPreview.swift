@@ -12,6 +12,14 @@ public struct CapturedFrame: Sendable, Equatable {
     public var bytesPerLine: Int
     public var bytes: [UInt8]
 
+    public init(format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, bytes: [UInt8]) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.bytesPerLine = bytesPerLine
+        self.bytes = bytes
+    }
+
     public init(_ frame: Frame) {
         format = frame.format
         width = frame.width

@@ -24,6 +24,9 @@ public struct Frame: Sendable {
     public let buffer: any FrameBuffer
     /// Set on a frame made by a ``FrameStacker``: what its image averages.
     public var stackInfo: StackedFrameInfo?
+    /// A stacked frame's newest captured frame, kept borrowed for the evidence of a MATCH
+    /// (only where evidence is kept); given back with this frame.
+    public var held: HeldCapture?
 
     public init(
         format: PixelFormat, width: Int, height: Int, bytesPerLine: Int? = nil, bytesUsed: Int? = nil,
@@ -44,8 +47,12 @@ public struct Frame: Sendable {
         UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<bytesUsed])
     }
 
-    /// Returns the buffer to its source (a driver buffer is queued again). Call once.
-    public func giveBack() { buffer.giveBack() }
+    /// Returns the buffer to its source (a driver buffer is queued again), and the
+    /// captured frame it holds, if any. Call once.
+    public func giveBack() {
+        buffer.giveBack()
+        held?.release()
+    }
 
     /// The file the frame was replayed from, or nil.
     public var origin: String? { buffer.origin }
@@ -62,10 +69,14 @@ public protocol FrameBuffer: AnyObject, Sendable {
     func giveBack()
     /// Where the bytes came from, for messages about them (a replayed file), or nil.
     var origin: String? { get }
+    /// The image file a replayed frame was decoded from (its bytes, for the evidence's
+    /// colour: the frame itself is gray), or nil.
+    var imageFile: (bytes: [UInt8], path: String)? { get }
 }
 
 extension FrameBuffer {
     public var origin: String? { nil }
+    public var imageFile: (bytes: [UInt8], path: String)? { nil }
     public var byteCount: Int { bytes.count }
 }
 
@@ -82,16 +93,21 @@ public final class HeapFrameBuffer: FrameBuffer, @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
     /// Copies `bytes` into a new buffer.
-    /// - Parameter origin: the file the bytes were read from, named in messages about them.
-    public init(copying bytes: some Collection<UInt8>, origin: String? = nil) {
+    /// - Parameters:
+    ///   - origin: the file the bytes were read from, named in messages about them.
+    ///   - imageFile: the bytes of the image file `bytes` were decoded from (a colour
+    ///     PNG replayed as GREY), kept for evidence in colour.
+    public init(copying bytes: some Collection<UInt8>, origin: String? = nil, imageFile: [UInt8]? = nil) {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         storage.copyBytes(from: bytes)
         count = bytes.count
         self.origin = origin
+        self.imageFile = imageFile.map { ($0, origin ?? "image") }
     }
 
     private let count: Int
     public let origin: String?
+    public let imageFile: (bytes: [UInt8], path: String)?
 
     deinit { storage.deallocate() }
 

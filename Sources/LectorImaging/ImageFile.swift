@@ -52,6 +52,48 @@ public enum ImageFile {
         return GrayImage(width: grayWidth, height: grayHeight, pixels: Array(UnsafeBufferPointer(start: data, count: grayWidth * grayHeight)))
     }
 
+    /// Whether an image file's header says it holds colour (more than one sample a
+    /// pixel, or a colour map); false when it cannot be read.
+    public static func hasColor(_ bytes: [UInt8]) -> Bool {
+        silenceLeptonica
+        var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0, bitsPerSample: Int32 = 0, samples: Int32 = 0, colormap: Int32 = 0
+        let header = bytes.withUnsafeBufferPointer {
+            pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, &bitsPerSample, &samples, &colormap)
+        }
+        return header == 0 && (samples > 1 || colormap != 0)
+    }
+
+    /// Decodes an image file's bytes in colour (full-range Y, Cb, Cr planes; one gray
+    /// plane for a gray file); `path` names it in errors. For the evidence of a replayed
+    /// image's MATCH, not per frame.
+    public static func decodeColor(_ bytes: [UInt8], path: String, limits: FrameLimits = .standard) throws(ReadError) -> ColorImage {
+        guard hasColor(bytes) else { return ColorImage(planes: [try decodeGray(bytes, path: path, limits: limits)]) }
+        var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0, bitsPerSample: Int32 = 0, samples: Int32 = 0, colormap: Int32 = 0
+        _ = bytes.withUnsafeBufferPointer {
+            pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, &bitsPerSample, &samples, &colormap)
+        }
+        if let refusal = limits.refusal(width: Int(width), height: Int(height)) { throw ReadError(path: path, reason: refusal) }
+        var pix = bytes.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) }
+        defer { pixDestroy(&pix) }
+        guard pix != nil else { throw ReadError(path: path, reason: "corrupt or unsupported image data") }
+        var color = pixConvertTo32(pix)
+        defer { pixDestroy(&color) }
+        guard color != nil, let words = pixGetData(color) else { throw ReadError(path: path, reason: "cannot convert to colour") }
+        let colorWidth = Int(pixGetWidth(color)), colorHeight = Int(pixGetHeight(color)), wordsPerLine = Int(pixGetWpl(color))
+        var planes = (0..<3).map { _ in GrayImage(width: colorWidth, height: colorHeight) }
+        for y in 0..<colorHeight {
+            for x in 0..<colorWidth {
+                // Leptonica's RGBA word: red in the most significant byte, whatever the byte order.
+                let word = words[y * wordsPerLine + x]
+                let (luma, blue, red) = ColorImage.ycbcr(red: Int(word >> 24 & 0xFF), green: Int(word >> 16 & 0xFF), blue: Int(word >> 8 & 0xFF))
+                planes[0].pixels[y * colorWidth + x] = luma
+                planes[1].pixels[y * colorWidth + x] = blue
+                planes[2].pixels[y * colorWidth + x] = red
+            }
+        }
+        return ColorImage(planes: planes)
+    }
+
     /// Leptonica prints every error to stderr; Lector reports errors itself.
     private static let silenceLeptonica: Void = { _ = setMsgSeverity(6) }()  // L_SEVERITY_NONE
 }

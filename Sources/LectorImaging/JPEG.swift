@@ -9,7 +9,7 @@ import LectorSystem
 /// Not thread-safe: one decoder per recognizer.
 public final class JPEGDecoder {
     fileprivate let handle: OpaquePointer
-    private let limits: FrameLimits
+    fileprivate let limits: FrameLimits
 
     /// - Parameter limits: checked against the header before anything is decoded; they
     ///   also bound the scans of a progressive JPEG and libjpeg's coefficient buffers.
@@ -102,5 +102,37 @@ public enum JPEGEncoder {
         }
         defer { lector_jpeg_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
+    }
+}
+
+extension JPEGDecoder {
+    /// Decodes `data` at full size in colour as stored: a gray JPEG as gray (1 component),
+    /// a YCbCr one as full-range Y, Cb, Cr (`ycbcr`), others as RGB; 3 bytes a pixel in colour.
+    /// - Throws: as ``decodeGray(_:scale:into:format:)``.
+    public func decodeColor(_ data: UnsafeRawBufferPointer, format: PixelFormat = .mjpeg) throws(FrameError)
+        -> (pixels: [UInt8], width: Int, height: Int, components: Int, ycbcr: Bool) {
+        guard let base = data.baseAddress, data.count >= 4 else {
+            throw .corrupt(format: format, reason: "too short for a JPEG (\(data.count) bytes)")
+        }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        var pixels: [UInt8] = []
+        var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0, ycbcr: Int32 = 0
+        for _ in 0..<2 {
+            let status = pixels.withUnsafeMutableBufferPointer { out in
+                lector_jpeg_decode_color(handle, bytes, data.count, out.baseAddress, out.count, &width, &height, &components, &ycbcr)
+            }
+            switch status {
+            case LECTOR_JPEG_OK:
+                return (pixels, Int(width), Int(height), Int(components), ycbcr != 0)
+            case LECTOR_JPEG_BUFFER_TOO_SMALL:
+                if let refusal = limits.refusal(width: Int(width), height: Int(height)) { throw .tooLarge(format: format, reason: refusal) }
+                pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * Int(max(1, components)))
+            case LECTOR_JPEG_TOO_LARGE:
+                throw .tooLarge(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
+            default:
+                throw .corrupt(format: format, reason: String(cString: lector_jpeg_decoder_message(handle)))
+            }
+        }
+        throw .corrupt(format: format, reason: "decoder size changed between attempts")
     }
 }

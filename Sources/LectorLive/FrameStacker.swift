@@ -47,15 +47,21 @@ public final class FrameStacker: @unchecked Sendable {
     private var lastIdle: MonotonicInstant?
     private let logger: Logger?
     private let colorPreview: ColorPreviewDemand?
+    /// Whether each stacked frame keeps its newest captured frame borrowed (``Frame/held``)
+    /// for the evidence of a MATCH, instead of giving it back once folded.
+    private let holdsCaptured: Bool
 
     /// - Parameters:
     ///   - capacity: frames averaged at most (1: none, still aligned and signed).
     ///   - colorPreview: while it is wanted, each stacked frame carries a copy of the
     ///     frame as captured.
-    public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, logger: Logger? = nil) {
+    ///   - holdsCaptured: each stacked frame keeps the frame it folded last borrowed,
+    ///     uncopied, until the stacked frame is given back (evidence in colour).
+    public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, holdsCaptured: Bool = false, logger: Logger? = nil) {
         stack = FrameStack(settings: .init(capacity: capacity))
         shared = StackedFrameBuffer.Shared(stack: stack)
         self.colorPreview = colorPreview
+        self.holdsCaptured = holdsCaptured
         self.logger = logger
     }
 
@@ -81,7 +87,8 @@ public final class FrameStacker: @unchecked Sendable {
     /// frame less than ``fullStackInterval`` ago, when the recognizer has been busy
     /// for ``busyFoldInterval`` and a frame was folded less than that ago, or when the
     /// stack left the frame out (``FrameStack/Outcome/skipped(_:)``: another scene in
-    /// this frame alone so far; the frame counts as dropped). `frame`'s buffer is given back on every path.
+    /// this frame alone so far; the frame counts as dropped). `frame`'s buffer is given
+    /// back on every path (with `holdsCaptured`, a folded frame's when the stacked frame is).
     /// - Parameters:
     ///   - recognizerBusy: a stacked frame is still waiting for the recognizer.
     ///   - beforeFolding: called once the frame is known to be folded, before the stack
@@ -104,7 +111,8 @@ public final class FrameStacker: @unchecked Sendable {
             throw error
         }
         let captured = colorPreview?.keep(frame)
-        frame.giveBack()
+        let held = holdsCaptured ? HeldCapture(frame) : nil
+        if held == nil { frame.giveBack() }
         beforeFolding()
         let (outcome, buffer) = shared.lock.withLock {
             // The previous stacked frame keeps its mean if it can still be read.
@@ -128,6 +136,7 @@ public final class FrameStacker: @unchecked Sendable {
         stacked.stackInfo = StackedFrameInfo(stacked: stack.count, generation: stack.generation, shift: stack.shift,
                                              signature: stack.signature, capturedFormat: frame.format,
                                              isFull: stack.count >= stack.settings.capacity, captured: captured)
+        stacked.held = held
         return stacked
     }
 }

@@ -63,6 +63,8 @@ public final class Bridge: @unchecked Sendable {
     private var throttle = LogThrottle()
     /// Whether lectord is reachable, as last published on `<root>/lectord` (nil: not yet).
     private var lectordState: String?
+    /// Crops of accepted MATCHes that lectord's writer has not written yet.
+    private var cropWait = CropWait()
 
     /// A bridge that has not started yet (``run()`` starts it).
     public init(configuration: BridgeConfiguration, logger: Logger) {
@@ -131,6 +133,7 @@ public final class Bridge: @unchecked Sendable {
                 nextStatus = now.addingTimeInterval(configuration.statusInterval)
             }
             releaseHeldStatuses(now: now)
+            publishWaitingCrops(now: now)
             sendCommands()
             flush()
             // Wake for the next STATUS request (or the next attempt to reach lectord) and
@@ -139,6 +142,7 @@ public final class Bridge: @unchecked Sendable {
             for camera in cameras.values where camera.heldStatus {
                 deadline = min(deadline, camera.statusPublished.addingTimeInterval(configuration.statusInterval))
             }
+            if let look = cropWait.nextLook(after: now) { deadline = min(deadline, look) }
             let timeout = max(0.001, deadline.timeIntervalSinceNow)
             var descriptors = [wake]
             if let descriptor = link.descriptor { descriptors.append(descriptor) }
@@ -460,10 +464,23 @@ public final class Bridge: @unchecked Sendable {
         }
         enqueue(state, line, qos: 1, kind: .state)
         guard let crop = match.evidence?.crop else { return }
-        do {
-            enqueue("\(state)/crop", try RegularFile.read(crop, maximumBytes: Self.maximumCropBytes), qos: 1, kind: .state)
-        } catch {
-            logger.once("crop", .warning, "cannot read a reading's crop", [("file", crop), ("error", "\(error)")])
+        // lectord's writer writes the file a little after the MATCH: published once it is there.
+        cropWait.add(CropWait.Crop(topic: "\(state)/crop", path: crop, since: Date()))
+        publishWaitingCrops(now: Date())
+    }
+
+    /// Publishes the waiting crops whose files are written now, in their MATCHes' order.
+    private func publishWaitingCrops(now: Date) {
+        for outcome in cropWait.look(now: now, maximumBytes: Self.maximumCropBytes, read: RegularFile.read) {
+            switch outcome {
+            case let .ready(crop, payload):
+                enqueue(crop.topic, payload, qos: 1, kind: .state)
+            case let .unreadable(crop, reason):
+                logger.once("crop", .warning, "cannot read a reading's crop", [("file", crop.path), ("error", reason)])
+            case let .gaveUp(crop):
+                logger.once("crop", .warning, "a reading's crop was not written in time; not published",
+                            [("file", crop.path), ("waited_s", String(format: "%.0f", CropWait.patience))])
+            }
         }
     }
 

@@ -77,9 +77,10 @@ extension Discovery {
         static let known = Template.object
             + "{{ ('ON' if s.get('known') is mapping else 'OFF') if 'known' in s else 'None' }}"
         /// The attributes: the known entry's name, text and distance, confidence, time, read.
+        /// (`known_name`, not `name`: Home Assistant drops an MQTT attribute called `name`.)
         static let attributes = Template.object
             + "{% set k = s.get('known') if s.get('known') is mapping else {} %}"
-            + "{{ {'name': k.get('name'), 'known': k.get('text'), 'distance': k.get('distance'), "
+            + "{{ {'known_name': k.get('name'), 'known': k.get('text'), 'distance': k.get('distance'), "
             + "'confidence': s.get('confidence'), 'time': s.get('time'), 'read': s.get('read', s.get('text')), "
             + "'corrections': s.get('corrections', 0)} | tojson }}"
     }

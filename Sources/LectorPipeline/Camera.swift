@@ -39,8 +39,10 @@ public final class Camera: @unchecked Sendable {
     ///     time, in capture order; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
     ///   - name: the camera's name in messages, requests and logs (`[camera NAME]`); nil: the source's.
+    ///   - holdsCaptured: each frame read stays borrowed as captured until published
+    ///     (``Publication/held``): evidence in colour (`--evidence`).
     public init(source: any FrameSource, name: String? = nil, recognizer options: RecognizerOptions, recognizers: Int = 1,
-                orientation: OrientationSettings, live: LiveSettings = LiveSettings(), logger: Logger,
+                orientation: OrientationSettings, live: LiveSettings = LiveSettings(), holdsCaptured: Bool = false, logger: Logger,
                 recorder: FrameRecorder? = nil, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         let name = name ?? source.name
@@ -55,9 +57,10 @@ public final class Camera: @unchecked Sendable {
         self.logger = logger.with("device", name)
         let colorPreview = ColorPreviewDemand()
         let options = Self.reading(options, from: source)
-        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview, logger: self.logger) : nil
+        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview,
+                                                        holdsCaptured: holdsCaptured, logger: self.logger) : nil
         loop = try RecognitionLoop(device: name, options: options,
-                                   recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview,
+                                   recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview, holdsCaptured: holdsCaptured,
                                    mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,
                                    warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
                                    reportZones: { zones in if let changed = info.setZones(zones) { stateChanged(changed) } },

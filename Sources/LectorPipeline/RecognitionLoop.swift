@@ -24,6 +24,9 @@ public struct Publication: Sendable {
     public var upright: GrayImage
     /// The captured frame as delivered, kept only while colour previews are asked for.
     public var captured: CapturedFrame?
+    /// The frame as captured, still borrowed while the rules decide (where evidence is
+    /// kept): an accepted MATCH's evidence is made from it. Released once published.
+    public var held: HeldCapture?
     /// What this frame did to the camera's line tracks (TRACK messages).
     public var tracks: [TrackEvent]
     /// The voted text of each line's track, in the order of the text's lines
@@ -34,8 +37,9 @@ public struct Publication: Sendable {
 
     /// - Parameter textLine: `text.message().bytes`, encoded once by the caller.
     public init(text: TextReport, textLine: [UInt8], frame: FrameReport, upright: GrayImage, captured: CapturedFrame? = nil,
-                tracks: [TrackEvent] = [], consensus: String? = nil) {
+                held: HeldCapture? = nil, tracks: [TrackEvent] = [], consensus: String? = nil) {
         self.captured = captured
+        self.held = held
         self.text = text
         self.textLine = textLine
         self.frame = frame
@@ -107,6 +111,8 @@ public final class RecognitionLoop: @unchecked Sendable {
     private var lastPublished: MonotonicInstant?
     /// `rotation auto`: checks the quarter turn of the captured luma when a scene changes.
     public let autoOrientation: AutoOrientation
+    /// Whether a frame stays borrowed until its publication is done (evidence in colour).
+    private let holdsCaptured: Bool
 
     /// What one recognizer thread reuses from frame to frame.
     private final class Worker: @unchecked Sendable {
@@ -114,9 +120,13 @@ public final class RecognitionLoop: @unchecked Sendable {
         var luma = GrayImage(width: 0, height: 0)
     }
 
-    /// - Parameter recognizers: recognizer threads (and Tesseract engines), at least 1.
+    /// - Parameters:
+    ///   - recognizers: recognizer threads (and Tesseract engines), at least 1.
+    ///   - holdsCaptured: each frame (or a stacked frame's newest captured one) stays
+    ///     borrowed, uncopied, until it is published (``Publication/held``), for evidence in colour.
     public init(device: String, options: RecognizerOptions, recognizers: Int = 1, live: LiveSettings = LiveSettings(),
-                colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
+                colorPreview: ColorPreviewDemand = ColorPreviewDemand(), holdsCaptured: Bool = false,
+                mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
                 reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
@@ -125,6 +135,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         self.reportZones = reportZones
         liveSettings = live
         self.colorPreview = colorPreview
+        self.holdsCaptured = holdsCaptured
         tracker = LineTracker(device: device, settings: live.tracks)
         self.mailbox = mailbox
         self.counters = counters
@@ -232,6 +243,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         let (live, setup) = readingSettings()
         if skipsUnchangedScene(frame, setup: setup, live: live) { return }
         guard let prepared = prepare(frame, worker: worker) else { return }
+        // Published (or not) by now: the captured frame goes back to its source.
+        defer { prepared.held?.release() }
         guard let (text, progress) = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
         logger.clearOnce("frame")
         let recognized = MonotonicInstant.now()
@@ -250,6 +263,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         var inForce: (orientation: ImageOrientation, automatic: Bool)
         /// The frame as captured, kept while colour previews are asked for.
         var captured: CapturedFrame?
+        /// The frame as captured, still borrowed (where evidence is kept).
+        var held: HeldCapture?
         var sharpness: Double
         /// When preparing ended (recognition's start).
         var prepared: MonotonicInstant
@@ -299,8 +314,15 @@ public final class RecognitionLoop: @unchecked Sendable {
         // A colour preview was asked for lately: keep the frame as captured (a stacked
         // frame carries the copy its stacker kept).
         let captured = frame.stackInfo.map(\.captured) ?? colorPreview.keep(frame)
-        // The luma is a copy: the driver can have its buffer back before recognition.
-        frame.giveBack()
+        // The luma is a copy: the driver can have its buffer back before recognition,
+        // unless evidence is kept: then the captured frame stays borrowed until published
+        // (a stacked frame's mean goes back now, its newest captured frame later).
+        let held = frame.held ?? (holdsCaptured && frame.stackInfo == nil ? HeldCapture(frame) : nil)
+        if frame.held != nil {
+            frame.buffer.giveBack()
+        } else if held == nil {
+            frame.giveBack()
+        }
 
         autoOrientation.update(luma, stack: frame.stackInfo, at: frame.timestamp, control: orientation, deadline: pool.options.deadline)
         let inForce = orientation.inForce
@@ -309,7 +331,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         transform.apply(luma, into: &upright)
         let sharpness = FocusMeasure.sharpness(of: luma)
         return PreparedFrame(luma: luma, upright: upright, transform: transform, inForce: inForce, captured: captured,
-                             sharpness: sharpness, prepared: MonotonicInstant.now())
+                             held: held, sharpness: sharpness, prepared: MonotonicInstant.now())
     }
 
     /// Reads the upright image with recognizer `slot`, after saying (once per change)
@@ -465,7 +487,7 @@ public final class RecognitionLoop: @unchecked Sendable {
                                           done: MonotonicInstant.now())
             // Inside the ordered step, so that results reach clients in capture order.
             publish(Publication(text: report, textLine: line, frame: frameReport, upright: prepared.upright,
-                                captured: prepared.captured, tracks: events, consensus: consensus))
+                                captured: prepared.captured, held: prepared.held, tracks: events, consensus: consensus))
         }
     }
 

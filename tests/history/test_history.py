@@ -18,7 +18,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from lectortest import (ENV, LECTOR_HTTP, LECTORD, ROOT, Client, Daemon, Process, SkipTest, Suite, free_port,  # noqa: E402
-                        lector, wait_for, workdir)
+                        jpeg_colour, lector, wait_for, workdir)
 
 suite = Suite("history")
 check = suite.check
@@ -363,6 +363,59 @@ def test_bad_files_are_refused_and_lectord_reads_on():
         check(f"{name} is left as it was", open(path, "rb").read() == before)
 
 
+CODES = os.path.join(WORK, "codes")
+
+# (file, --replay-format, rotation, colour): the same colour frame (a yellow plate with a
+# code on blue) as each kind of camera delivers it; a GREY camera's evidence is gray.
+COLOUR_CASES = [("first.yuyv", "YUYV", 0, True), ("first.nv12", "NV12", 0, True), ("first.grey", "GREY", 0, False),
+                ("first.jpg", None, 0, True), ("first.yuyv", "YUYV", 90, True), ("frames/000-0.png", None, 270, True)]
+
+
+@suite.test
+def test_evidence_is_the_frame_as_the_camera_saw_it():
+    """An accepted MATCH's frame and crop in colour, upright, from YUYV, NV12, MJPEG and a
+    PNG replay (turned 90 and 270 degrees too); gray from a GREY camera."""
+    code = open(os.path.join(CODES, "codes.txt")).read().split()[0]
+    for name, fourcc, rotation, colour in COLOUR_CASES:
+        label = f"{name} ({fourcc or 'file'}, rotation {rotation})"
+        conf = os.path.join(WORK, "colour.conf")
+        evidence = os.path.join(WORK, "colour-evidence-" + name.replace("/", "-") + str(rotation))
+        raw = f"replay_format = {fourcc}\nsize = 640x480\n" if fourcc else ""
+        with open(conf, "w") as f:
+            f.write(f"[camera gate]\nreplay = {os.path.join(CODES, name)}\n{raw}loop = true\nfps = 3\nrotation = {rotation}\n\n"
+                    f"[rule gate/code]\nmatch = ^[A-Z]{{3}}[0-9]{{3}}$\n")
+        proc = subprocess.Popen([LECTORD, "--config", conf, "--stdout", "--evidence", evidence], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=ENV)
+        match = None
+        try:
+            deadline = time.time() + 60
+            for line in proc.stdout:
+                if b'"class":"MATCH"' in line:
+                    match = json.loads(line)
+                    break
+                if time.time() > deadline:
+                    break
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+        if not check(f"{label}: a MATCH with evidence", match and match.get("evidence") and match["text"] == code, match):
+            continue
+        frame = jpeg_colour(match["evidence"]["frame"])
+        crop = jpeg_colour(match["evidence"]["crop"])
+        upright = (480, 640) if rotation in (90, 270) else (640, 480)
+        box = match["box"]
+        print(f"     {label}: frame {frame[0]} components, chroma {frame[1]:.0f}, {frame[2]}x{frame[3]}; "
+              f"crop {crop[0]} components, chroma {crop[1]:.0f}, {crop[2]}x{crop[3]}")
+        if colour:
+            # The plate is yellow on blue: a colour crop's mean spread is far above a gray one's 0.
+            check(f"{label}: frame and crop are colour JPEGs (3 components, real chroma)",
+                  frame[0] == 3 and crop[0] == 3 and frame[1] > 40 and crop[1] > 40, (frame, crop))
+        else:
+            check(f"{label}: a gray camera's frame and crop are gray JPEGs", frame[0] == 1 and crop[0] == 1, (frame, crop))
+        check(f"{label}: the frame is upright ({upright[0]}x{upright[1]}), the crop holds the line's box",
+              frame[2:] == upright and crop[2] >= box["width"] and crop[3] >= box["height"], (frame, crop, box))
+
+
 DEMO_CONFIG = os.path.join(WORK, "demo.conf")
 
 # Issue 45's hostile neighbours (tests/history/test_neighbours.py), each a check of its own.
@@ -415,6 +468,8 @@ def setup():
         f.write("[camera demo]\ndemo = true\nfps = 5\n\n[rule demo/words]\nmatch = [A-Za-z]{3,}\n")
     subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-meter-sequence.py"), SEQUENCE,
                     "--readings", "6", "--seconds-per-reading", "2"], check=True)
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-code-frames.py"), CODES, "--codes", "1", "--raw"],
+                   check=True)
 
 
 if __name__ == "__main__":

@@ -377,6 +377,56 @@ def lectord_stopped_then_another_camera():
 
 
 @test
+def rule_reading_known_and_crop():
+    """A gate camera with a rule, a known list and --evidence (4 colour codes in turn, 2
+    listed): the rule's sensor shows the reading, its `known` binary sensor turns on for a
+    listed code and off for another, and its image entity serves the crop lectord kept."""
+    ha = WORLD["ha"]
+    codes_dir = os.path.join(WORK, "codes")
+    subprocess.run(["/usr/bin/python3", os.path.join(lectortest.ROOT, "scripts/make-code-frames.py"), codes_dir,
+                    "--codes", "4", "--copies", "4"], check=True)
+    codes = open(os.path.join(codes_dir, "codes.txt")).read().split()
+    known = {codes[0]: "the van", codes[2]: "the post"}
+    known_file = write(os.path.join(WORK, "known.txt"), "".join("%s\t%s\n" % item for item in known.items()))
+    evidence = os.path.join(WORK, "evidence")
+    conf = write(os.path.join(WORK, "gate.conf"), "[camera gate]\nreplay = %s\nloop = true\nfps = 3\n\n"
+                 "[rule gate/code]\nmatch = ^[A-Z]{3}[0-9]{3}$\nknown = %s\n" % (os.path.join(codes_dir, "frames"), known_file))
+    WORLD["lectord"].stop()
+    WORLD["lectord"] = Lectord("lectord-gate", "--config", conf, "--evidence", evidence).start()
+    node = "lector_%s_gate_rule_code" % HOSTNAME
+    sensor, binary, image = "sensor." + node, "binary_sensor.%s_known" % node, "image.%s_crop" % node
+    wait_for(lambda: {sensor, binary, image} <= set(ha.states()), SETTLE_SECONDS, "the rule's three entities", interval=0.5)
+    check("the rule's sensor, known binary sensor and crop image exist", True)
+    for listed in (True, False):
+        def shown():
+            reading, verdict = ha.state(sensor), ha.state(binary)
+            if reading and verdict and reading["state"] in codes and (reading["state"] in known) == listed:
+                expected = "on" if listed else "off"
+                return (reading, verdict) if verdict["state"] == expected else None
+            return None
+        reading, verdict = wait_for(shown, 2 * SETTLE_SECONDS, "a %s code on the sensor" % ("listed" if listed else "unlisted"),
+                                    interval=0.3)
+        if listed:
+            check("sensor shows a listed code (%s), known binary sensor on, its name in the attributes" % reading["state"],
+                  verdict["state"] == "on" and reading["attributes"].get("known_name") == known[reading["state"]],
+                  (reading, verdict))
+        else:
+            check("sensor shows an unlisted code (%s), known binary sensor off" % reading["state"], verdict["state"] == "off",
+                  (reading, verdict))
+    state = wait_state(ha, image, lambda s: s["state"] not in ("unknown", "unavailable"), "a crop on the image entity")
+    status, body = ha.api("/api/image_proxy/%s" % image, raw=True)
+    crops = [open(os.path.join(evidence, name), "rb").read() for name in os.listdir(evidence) if name.endswith(".crop.jpg")]
+    path = os.path.join(WORK, "served-crop.jpg")
+    with open(path, "wb") as f:
+        f.write(body)
+    components, chroma, width, height = lectortest.jpeg_colour(path)
+    check("the image entity (%s) serves a crop lectord kept: a colour JPEG %dx%d" % (state["state"], width, height),
+          status == 200 and body in crops and components == 3 and chroma > 40, (status, body[:40], len(crops), components))
+    problems = [line for line in WORLD["bridge"].logtext().splitlines() if "crop" in line and line.startswith("warning")]
+    check("lector-mqtt never failed to read a crop", not problems, problems[:5])
+
+
+@test
 def log_free_of_mqtt_warnings():
     """home-assistant.log: no WARNING/ERROR line that mentions mqtt or lector."""
     time.sleep(2)

@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import lectortest  # noqa: E402
 from lectortest import (DEMO_DIR, ENV, FIXTURES, LECTORD, LECTOR_MQTT as BRIDGE, ROOT, STARTUP_SECONDS, Client,  # noqa: E402
-                        Daemon, SkipTest, Suite, cpu_seconds, free_port, real_time, stop_all, wait_for, workdir)
+                        Daemon, SkipTest, Suite, cpu_seconds, free_port, jpeg_colour, real_time, stop_all, wait_for, workdir)
 
 FIXTURE = os.path.join(FIXTURES, "hello-640x480.png")
 ENV.pop("CREDENTIALS_DIRECTORY", None)
@@ -783,6 +783,61 @@ def colliding_camera_names_keep_their_topics():
         require(found.get("a.b") == 0, found)
         bridge.stop()
         lectord.stop()
+
+
+@test
+def a_crop_for_every_match():
+    """lectord with --evidence names a MATCH's files before its writer has written them:
+    the bridge publishes each accepted MATCH's crop on …/rule/NAME/crop once it exists
+    (24 colour codes in turn, 3 frames each): a crop per MATCH, in order, the bytes of
+    the file the MATCH names, colour JPEGs, and no "does not exist" in the bridge's log."""
+    codes = os.path.join(WORK, "codes")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-code-frames.py"), codes, "--codes", "24"], check=True)
+    conf = os.path.join(WORK, "codes.conf")
+    with open(conf, "w") as f:
+        f.write("[camera gate]\nreplay = %s\nfps = 3\n\n[rule gate/code]\nmatch = ^[A-Z]{3}[0-9]{3}$\n"
+                % os.path.join(codes, "frames"))
+    broker = Broker("crop-broker").start()
+    watcher_out = open(os.path.join(WORK, "crop-watcher.txt"), "w")
+    watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x", "-t", "lector/crop/gate/rule/#"],
+                               stdout=watcher_out, stderr=subprocess.DEVNULL)
+    socket_path = os.path.join(WORK, "crop.sock")
+    lectord = Daemon("--config", conf, "--evidence", os.path.join(WORK, "crop-evidence"), socket_path=socket_path,
+                     log_path=os.path.join(WORK, "crop-lectord.log"))
+    # The bridge first: it watches from lectord's first frame on (or within its reconnect backoff).
+    bridge = Bridge("crop-bridge", socket_path, "mqtt://127.0.0.1:%d" % broker.port, "crop").start()
+    lectord.start()
+
+    def state():
+        devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
+        return devices[0]["state"] if devices else None
+    wait_for(lambda: state() == "streaming", 60, "the replay of the codes to start (the bridge watching)")
+    wait_for(lambda: state() == "idle", 240, "the replay of the codes to end")
+    time.sleep(3)
+    bridge.stop()
+    watcher.terminate()
+    watcher.wait(timeout=10)
+    watcher_out.close()
+    messages = parse_sub(open(os.path.join(WORK, "crop-watcher.txt")).read())
+    base = "lector/crop/gate/rule/code"
+    matches = [json.loads(m["payload"]) for m in messages if m["topic"] == base and m["payload"]]
+    crops = [m["payload"] for m in messages if m["topic"] == base + "/crop" and m["payload"]]
+    named = [m for m in matches if "evidence" in m]
+    print("    %d MATCHes (%d with evidence), %d crops on %s/crop" % (len(matches), len(named), len(crops), base))
+    require(len(named) >= 20 and len(named) == len(matches), "%d MATCHes, %d with evidence" % (len(matches), len(named)))
+    require(len(crops) == len(named), "%d crops for %d MATCHes" % (len(crops), len(named)))
+    files = [open(m["evidence"]["crop"], "rb").read() for m in named]
+    require(crops == files, "the crops published are not the files the MATCHes name, in order")
+    path = os.path.join(WORK, "crop-last.jpg")
+    with open(path, "wb") as f:
+        f.write(crops[-1])
+    components, chroma, width, height = jpeg_colour(path)
+    require(components == 3 and chroma > 40, "the last crop: %d components, chroma %.0f" % (components, chroma))
+    print("    each crop is its MATCH's file; the last: a colour JPEG %dx%d, chroma %.0f" % (width, height, chroma))
+    log = bridge.logtext()
+    require("does not exist" not in log and "not written in time" not in log and "cannot read a reading's crop" not in log,
+            [line for line in log.splitlines() if "crop" in line][:5])
+    lectord.stop()
 
 
 @test

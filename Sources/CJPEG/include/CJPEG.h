@@ -40,6 +40,15 @@ lector_jpeg_status lector_jpeg_decode_gray(lector_jpeg_decoder *decoder,
                                            uint8_t *out, size_t out_capacity,
                                            int *width, int *height);
 
+/// Decodes `data` at full size in colour, as stored: a gray JPEG as gray (`*components`
+/// 1), a YCbCr one as full-range Y, Cb, Cr without conversion (`*ycbcr` 1), others as
+/// RGB; 3 bytes a pixel for colour. On LECTOR_JPEG_BUFFER_TOO_SMALL nothing is written
+/// and `*width`, `*height`, `*components` say what it needs.
+lector_jpeg_status lector_jpeg_decode_color(lector_jpeg_decoder *decoder,
+                                            const uint8_t *data, size_t size,
+                                            uint8_t *out, size_t out_capacity,
+                                            int *width, int *height, int *components, int *ycbcr);
+
 /// Reads only the header: the image's full width and height.
 lector_jpeg_status lector_jpeg_read_size(lector_jpeg_decoder *decoder,
                                          const uint8_t *data, size_t size,

@@ -58,7 +58,7 @@ public enum ReplayError: Error, Equatable, CustomStringConvertible {
 
 /// Replays frames from files, like gpsd's gpsfake: an image file or a directory of
 /// them (sorted by name; JPEGs are replayed as MJPEG frames, other images are decoded
-/// by Leptonica into GREY frames), an MJPEG file (concatenated JPEGs), or a raw frame
+/// by Leptonica into GREY frames, a colour file's bytes kept for evidence in colour), an MJPEG file (concatenated JPEGs), or a raw frame
 /// file of one pixel format and size. A file that cannot be decoded is delivered as a
 /// rejected frame and the replay goes on.
 public final class ReplaySource: FrameSource {
@@ -208,8 +208,10 @@ public final class ReplaySource: FrameSource {
         }
         do {
             let image = try ImageFile.decodeGray(bytes, path: path, limits: limits)
+            // A colour file keeps its bytes: an accepted MATCH's evidence is decoded from them in colour.
             return [.frame(format: .grey, width: image.width, height: image.height,
-                           buffer: HeapFrameBuffer(copying: image.pixels, origin: path))]
+                           buffer: HeapFrameBuffer(copying: image.pixels, origin: path,
+                                                   imageFile: ImageFile.hasColor(bytes) ? bytes : nil))]
         } catch {
             return [.unreadable(path: path, reason: error.reason)]
         }

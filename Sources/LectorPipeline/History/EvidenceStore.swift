@@ -32,9 +32,14 @@ final class EvidenceStore {
 
     /// What to keep for one accepted MATCH.
     struct Item {
+        /// The upright gray image the recognizer read (the boxes are in it).
         var frame: GrayImage
         var box: PixelBox
         var paths: MatchEvidence
+        /// The frame as captured, for the evidence in colour (``uprightPicture()``).
+        var color: ColorSource?
+        /// How the captured frame turns upright.
+        var transform: OrientationTransform?
     }
 
     private typealias Kept = EvidenceLedger.Entry
@@ -130,14 +135,13 @@ final class EvidenceStore {
         let now = Date().timeIntervalSince1970
         guard let folder = currentFolder() else { return false }
         do {
+            let picture = item.uprightPicture()
             let frameName = Self.name(item.paths.frame)
             if !names.contains(frameName) {
-                try write(try JPEGEncoder.encode(pixels: item.frame.pixels, width: item.frame.width, height: item.frame.height,
-                                                 components: 1), as: frameName, in: folder, now: now)
+                try write(try picture.jpeg(), as: frameName, in: folder, now: now)
             }
-            let crop = item.frame.cropped(to: Self.cropBox(item.box, width: item.frame.width, height: item.frame.height))
-            try write(try JPEGEncoder.encode(pixels: crop.pixels, width: crop.width, height: crop.height, components: 1),
-                      as: Self.name(item.paths.crop), in: folder, now: now)
+            let crop = picture.cropped(to: Self.cropBox(item.box, width: picture.width, height: picture.height))
+            try write(try crop.jpeg(), as: Self.name(item.paths.crop), in: folder, now: now)
         } catch {
             stoppedUntil = Self.monotonicSeconds() + Self.pause
             logger.once("evidence-write", .error, "evidence not kept: the keeping stops for a while, reading goes on",

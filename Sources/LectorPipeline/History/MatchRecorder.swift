@@ -69,6 +69,9 @@ public final class MatchRecorder: Sendable {
     private let reader = Mutex<HistoryStore?>(nil)
     /// Whether the history is kept (its file was accepted).
     private let keepsHistory: Bool
+    /// Whether accepted MATCHes get evidence files (`--evidence`): cameras then hold
+    /// their captured frames until published, for evidence in colour.
+    public var keepsEvidence: Bool { settings.evidenceDirectory != nil }
     private let logger: Logger
     /// Ends the thread that offers the writer a ``Job/prune`` every ``pruneInterval`` seconds (and ``Job/retry`` every second while rows wait).
     private let pruningStopped = StopSignal()
@@ -127,19 +130,25 @@ public final class MatchRecorder: Sendable {
     /// no disk, no encoding, never waits.
     /// - Parameters:
     ///   - frame: the upright image the matches' boxes are in.
+    ///   - held: the frame as captured, still borrowed: when a MATCH is kept, its bytes are
+    ///     copied here (the only copy of a frame's colour) for the writer to decode.
+    ///   - transform: how `held` turns upright (into `frame`).
     ///   - unixTime: the frame's capture time.
-    public func record(_ matches: [MatchMessage], frame: GrayImage, unixTime: Double) -> [MatchMessage] {
+    public func record(_ matches: [MatchMessage], frame: GrayImage, held: HeldCapture? = nil, transform: OrientationTransform? = nil,
+                       unixTime: Double) -> [MatchMessage] {
         guard !matches.isEmpty else { return matches }
         let keeping = writer.keepingEvidence.load(ordering: .relaxed)
         var jobs: [Job] = []
         var named: [MatchMessage] = []
+        var color: ColorSource??
         for (index, match) in matches.enumerated() {
             var match = match
             var item: EvidenceStore.Item?
             if keeping, match.isAccepted, let directory = settings.evidenceDirectory {
                 let paths = EvidenceStore.paths(in: directory, for: match, index: index)
                 match.evidence = paths
-                item = EvidenceStore.Item(frame: frame, box: match.box, paths: paths)
+                if color == nil { color = .some(held?.colorSource()) }  // once per frame
+                item = EvidenceStore.Item(frame: frame, box: match.box, paths: paths, color: color ?? nil, transform: transform)
             }
             named.append(match)
             jobs.append(.keep(match, unixTime: unixTime, evidence: item))
