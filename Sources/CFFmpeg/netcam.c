@@ -12,11 +12,21 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /// How far behind real time (by the stream's own clock) the reader may fall before it
 /// decodes only key frames, and how close it must be again to decode every frame.
 #define BEHIND_US 1000000
 #define CAUGHT_UP_US 300000
+
+/// A hostile camera's bounds. The largest compressed picture: one byte per pixel of the
+/// largest frame lectord accepts (8K UHD, FrameLimits), far above any camera's JPEG or
+/// key frame (a 1080p key frame is some 100-500 kB). The most bytes a second: three such
+/// pictures. The most CPU the reader may spend without handing out a picture (or an idle
+/// report): a flood of headers or garbage that parses slowly.
+#define MAX_PICTURE_BYTES (7680 * 4320)
+#define MAX_BYTES_PER_SECOND (3 * (int64_t)MAX_PICTURE_BYTES)
+#define MAX_CPU_WITHOUT_PICTURE_US 2000000
 
 struct lector_netcam {
     AVFormatContext *format;
@@ -37,12 +47,56 @@ struct lector_netcam {
     int behind;
     int sent_behind;          // packets sent to the decoder since its last frame, while behind
     int discarded;
+    // Idle (the scene is still): key frames only; see lector_netcam_options.is_idle.
+    int (*is_idle)(void *);
+    void *idle_context;
+    int idling;
+    int idled;                // packets not decoded (JPEGs not handed out) since the last return
+    int64_t last_out_us;      // when the last picture or idle report went out
+    // Bounds (HTTP: bytes counted on camera->io; every protocol: the thread's CPU time).
+    int64_t picture_start_bytes;
+    int64_t second_start_bytes, second_start_us;
+    int64_t cpu_mark_us;      // thread CPU time when the last picture went out
+    int flooded;              // set by the interrupt callback: a bound was passed
 };
+
+static int64_t thread_cpu_us(void) {
+    struct timespec now;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+    return (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+}
+
+/// Whether the camera passed a bound (the interrupt callback's part): a picture larger
+/// than MAX_PICTURE_BYTES, more than MAX_BYTES_PER_SECOND, or MAX_CPU_WITHOUT_PICTURE_US
+/// of CPU without a picture.
+static int floods(struct lector_netcam *camera) {
+    if (camera->flooded) return 1;
+    if (thread_cpu_us() - camera->cpu_mark_us > MAX_CPU_WITHOUT_PICTURE_US) camera->flooded = 1;
+    if (camera->io) {
+        int64_t bytes = camera->io->bytes_read, now = av_gettime_relative();
+        if (bytes - camera->picture_start_bytes > MAX_PICTURE_BYTES) camera->flooded = 1;
+        if (now - camera->second_start_us >= 1000000) {
+            camera->second_start_us = now;
+            camera->second_start_bytes = bytes;
+        } else if (bytes - camera->second_start_bytes > MAX_BYTES_PER_SECOND) {
+            camera->flooded = 1;
+        }
+    }
+    return camera->flooded;
+}
+
+/// A picture (or an idle report) went out: the bounds count afresh.
+static void mark_out(struct lector_netcam *camera) {
+    camera->cpu_mark_us = thread_cpu_us();
+    camera->last_out_us = av_gettime_relative();
+    if (camera->io) camera->picture_start_bytes = camera->io->bytes_read;
+}
 
 static int interrupt_callback(void *opaque) {
     struct lector_netcam *camera = opaque;
     if (atomic_load(&camera->interrupted)) return 1;
     if (camera->should_stop && camera->should_stop(camera->stop_context)) return 1;
+    if (floods(camera)) return 1;
     return av_gettime_relative() > camera->deadline_us;
 }
 
@@ -53,6 +107,7 @@ static void describe(int code, char *detail, size_t capacity) {
 
 /// The fault an FFmpeg error code means, given whether the call was stopped on purpose.
 static lector_netcam_fault fault_of(struct lector_netcam *camera, int code) {
+    if (camera->flooded) return LECTOR_NETCAM_FLOOD;
     if (code == AVERROR_EXIT) {
         if (atomic_load(&camera->interrupted)) return LECTOR_NETCAM_STOPPED;
         if (camera->should_stop && camera->should_stop(camera->stop_context)) return LECTOR_NETCAM_STOPPED;
@@ -86,6 +141,10 @@ static void arm(struct lector_netcam *camera, int milliseconds) {
 }
 
 static lector_netcam_fault fail(struct lector_netcam *camera, int code, char *detail, size_t capacity) {
+    if (camera->flooded) {
+        if (detail && capacity) detail[0] = 0;
+        return LECTOR_NETCAM_FLOOD;
+    }
     describe(code, detail, capacity);
     return fault_of(camera, code);
 }
@@ -102,7 +161,11 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     camera->read_timeout_ms = options->read_timeout_ms;
     camera->should_stop = options->should_stop;
     camera->stop_context = options->stop_context;
+    camera->is_idle = options->is_idle;
+    camera->idle_context = options->idle_context;
     camera->stream_index = -1;
+    camera->cpu_mark_us = thread_cpu_us();
+    camera->second_start_us = av_gettime_relative();
     camera->format = avformat_alloc_context();
     camera->packet = av_packet_alloc();
     camera->frame = av_frame_alloc();
@@ -143,6 +206,9 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
         if (camera->io) {
             // Connected, but what came is no stream FFmpeg knows.
             if (fault == LECTOR_NETCAM_ENDED || fault == LECTOR_NETCAM_OTHER) fault = LECTOR_NETCAM_GARBAGE;
+            // EPERM after the reply came: a playlist (ffconcat, HLS) naming files or URLs
+            // that FFmpeg refuses to follow from a network reply, not a blocked connection.
+            if (fault == LECTOR_NETCAM_BLOCKED) fault = LECTOR_NETCAM_PLAYLIST;
         } else if (fault == LECTOR_NETCAM_ENDED && code != AVERROR_EOF) {
             fault = LECTOR_NETCAM_UNREACHABLE;  // RTSP: a host that cannot be resolved or reached
         }
@@ -214,7 +280,7 @@ static void caught_up(struct lector_netcam *camera) {
     camera->sent_behind = 0;
     if (camera->late_us < CAUGHT_UP_US) {
         camera->behind = 0;
-        camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+        camera->decoder->skip_frame = camera->idling ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT;
     }
 }
 
@@ -239,6 +305,46 @@ static void hand_out_frame(struct lector_netcam *camera, lector_netcam_picture *
     picture->owner = kept;
 }
 
+/// Idle (the scene is still): the decoder decodes key frames only. Back to every
+/// frame once the owner says the scene moves: right after a key frame came out (the
+/// frames that follow refer to it), unless the stream is behind (track_lateness).
+static void follow_idle(struct lector_netcam *camera) {
+    int idle = camera->is_idle && camera->is_idle(camera->idle_context);
+    if (idle && !camera->idling) {
+        camera->idling = 1;
+        if (camera->decoder) camera->decoder->skip_frame = AVDISCARD_NONKEY;
+    } else if (!idle && camera->idling && !camera->decoder) {
+        camera->idling = 0;  // JPEGs stand alone: every one again at once
+    }
+}
+
+/// A frame came out of the decoder while idling (a key frame): every frame again from
+/// here if the scene moves now.
+static void woke_on_key_frame(struct lector_netcam *camera) {
+    if (!camera->idling || (camera->is_idle && camera->is_idle(camera->idle_context))) return;
+    camera->idling = 0;
+    if (!camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+}
+
+/// While idling: whether it is time to tell the owner what was not decoded.
+static int idle_report_due(struct lector_netcam *camera) {
+    return camera->idling && camera->idled > 0 && av_gettime_relative() - camera->last_out_us >= LECTOR_NETCAM_IDLE_REPORT_MS * 1000;
+}
+
+/// Idle JPEGs: whether this one is skipped (one per LECTOR_NETCAM_IDLE_JPEG_MS goes out).
+static int skips_idle_jpeg(struct lector_netcam *camera) {
+    return camera->idling && av_gettime_relative() - camera->last_out_us < LECTOR_NETCAM_IDLE_JPEG_MS * 1000;
+}
+
+static lector_netcam_fault hand_out(struct lector_netcam *camera, lector_netcam_picture *picture, int *discarded) {
+    picture->idled = camera->idled;
+    camera->idled = 0;
+    *discarded = camera->discarded;
+    camera->discarded = 0;
+    mark_out(camera);
+    return LECTOR_NETCAM_OK;
+}
+
 lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_picture *picture, int *discarded,
                                        char *detail, size_t capacity) {
     memset(picture, 0, sizeof *picture);
@@ -248,14 +354,16 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
         if (camera->decoder) {
             int code = avcodec_receive_frame(camera->decoder, camera->frame);
             if (code == 0) {
+                if (camera->idling && camera->idled > 0) camera->idled--;  // this one was decoded
                 caught_up(camera);
+                woke_on_key_frame(camera);
                 hand_out_frame(camera, picture);
-                *discarded = camera->discarded;
-                camera->discarded = 0;
-                return LECTOR_NETCAM_OK;
+                return hand_out(camera, picture, discarded);
             }
             if (code != AVERROR(EAGAIN)) return fail(camera, code == AVERROR_EOF ? AVERROR_EOF : code, detail, capacity);
         }
+        if (idle_report_due(camera)) return hand_out(camera, picture, discarded);  // no picture: owner stays NULL
+        follow_idle(camera);
         arm(camera, camera->read_timeout_ms);
         int code = av_read_frame(camera->format, camera->packet);
         if (code < 0) return fail(camera, code, detail, capacity);
@@ -265,10 +373,16 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
         }
         track_lateness(camera, camera->packet);
         if (!camera->decoder) {
+            if (skips_idle_jpeg(camera)) {
+                av_packet_unref(camera->packet);
+                camera->idled++;
+                continue;
+            }
             hand_out_jpeg(camera, picture);
-            return LECTOR_NETCAM_OK;
+            return hand_out(camera, picture, discarded);
         }
         if (camera->behind) camera->sent_behind++;
+        if (camera->idling) camera->idled++;  // a key frame decoded counts too: one too many per report, at most
         code = avcodec_send_packet(camera->decoder, camera->packet);
         av_packet_unref(camera->packet);
         // A damaged packet is the stream's loss, not the camera's: go on with the next.

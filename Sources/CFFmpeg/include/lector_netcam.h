@@ -20,7 +20,20 @@ typedef struct {
     /// Asked by the interrupt callback during every blocking call: nonzero stops it.
     int (*should_stop)(void *context);
     void *stop_context;
+    /// Asked before every packet: nonzero while the camera's scene is still (the change
+    /// gate finds nothing new). Then only key frames are decoded (H.264, H.265:
+    /// skip_frame = AVDISCARD_NONKEY; a JPEG stream hands out one JPEG per
+    /// LECTOR_NETCAM_IDLE_JPEG_MS); every frame again from the first key frame after it
+    /// turns zero. NULL: never idle.
+    int (*is_idle)(void *context);
+    void *idle_context;
 } lector_netcam_options;
+
+/// While idle, a JPEG stream hands out one JPEG per this many milliseconds.
+#define LECTOR_NETCAM_IDLE_JPEG_MS 500
+/// While idle, lector_netcam_next returns without a picture at least this often
+/// (counting what it did not decode), so the owner sees a live stream between key frames.
+#define LECTOR_NETCAM_IDLE_REPORT_MS 500
 
 /// Why a call failed, in the words the camera's status uses.
 typedef enum {
@@ -38,6 +51,8 @@ typedef enum {
     LECTOR_NETCAM_STOPPED,       ///< should_stop or lector_netcam_interrupt
     LECTOR_NETCAM_NO_NETWORK,    ///< the process may not open IP sockets (EAFNOSUPPORT: a sandbox)
     LECTOR_NETCAM_BLOCKED,       ///< the system refused to connect (EPERM: a firewall, IPAddressDeny=)
+    LECTOR_NETCAM_FLOOD,         ///< a picture, the bytes in a second or the CPU without a picture passed its bound
+    LECTOR_NETCAM_PLAYLIST,      ///< HTTP: a playlist (ffconcat, HLS) whose entries FFmpeg will not follow
     LECTOR_NETCAM_OTHER,
 } lector_netcam_fault;
 
@@ -51,8 +66,12 @@ typedef struct {
     /// JPEG: the byte count; decoded: linesize * height.
     size_t size;
     int width, height, linesize;
-    /// The owner (an AVPacket or AVFrame); NULL once released.
+    /// The owner (an AVPacket or AVFrame); NULL once released, and NULL when the call
+    /// handed out no picture, only `idled`.
     void *owner;
+    /// Pictures not decoded (or JPEGs not handed out) since the last call because the
+    /// scene is still.
+    int idled;
 } lector_netcam_picture;
 
 /// Opens `url`: connects, handshakes, reads the header and opens the video decoder.
@@ -61,7 +80,8 @@ typedef struct {
 lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_options *options, lector_netcam **out,
                                        char *detail, size_t detail_capacity);
 
-/// Reads packets until a picture is ready and hands it out. `*discarded` counts the
+/// Reads packets until a picture is ready and hands it out (or, while idle, until
+/// LECTOR_NETCAM_IDLE_REPORT_MS passed: then `picture->owner` is NULL and `idled` counts). `*discarded` counts the
 /// pictures decoded (or JPEGs read) and given up since the last call because the
 /// stream was behind (decoding key frames only while more than a second behind).
 lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_picture *picture, int *discarded,

@@ -17,6 +17,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
     private let codec: String
     private let transport: String
     private let settings: NetworkSettings
+    private let hint: StillSceneHint?
     private let logger: Logger
     /// `Logger.once` key of "decoding key frames only".
     private var behindKey: String { "netcam-behind \(info.path)" }
@@ -35,13 +36,15 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
 
     /// Connects and reads the first picture, then starts the reader.
     /// - Parameter stop: lectord's stop, which ends the connection attempt.
-    init(settings: NetworkSettings, name: String, stop: StopSignal, logger: Logger) throws(NetworkCameraError) {
+    init(settings: NetworkSettings, name: String, stop: StopSignal, hint: StillSceneHint?, logger: Logger) throws(NetworkCameraError) {
         self.settings = settings
+        self.hint = hint
         self.logger = logger
-        let input = try Self.connect(settings, stop: stop)
-        let first: (picture: NetworkInput.Picture, discarded: Int)
+        hint?.set(still: false)  // the first picture in full
+        let input = try Self.connect(settings, stop: stop, hint: hint)
+        var first: (picture: NetworkInput.Picture?, discarded: Int, idled: Int)
         do {
-            first = try input.next()
+            repeat { first = try input.next() } while first.picture == nil
         } catch {
             switch error {
             case let .failed(cause): throw cause
@@ -54,7 +57,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         info.driver = "ffmpeg"
         info.format = input.codecName == "mjpeg" ? PixelFormat.mjpeg.fourcc : input.codecName.uppercased()
         info.fps = input.isSingleImage ? settings.fps ?? NetworkSettings.defaultSnapshotRate : input.frameRate
-        switch first.picture {
+        switch first.picture! {
         case let .jpeg(buffer):
             if let size = try? JPEGDecoder(limits: .standard).size(of: buffer.bytes) {
                 info.width = size.width
@@ -66,7 +69,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         }
         self.info = info
         self.input = input
-        keep(first.picture, discarded: first.discarded)
+        keep(first.picture!, discarded: first.discarded + first.idled)
         Thread.detachNewThread { [self] in
             Thread.current.name = "lector-netcam"
             // Ahead of the recognizer, as the capture loop's thread: a reader that wakes
@@ -82,10 +85,10 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         return input.isSingleImage ? "HTTP snapshot camera" : "HTTP \(input.codecName == "mjpeg" ? "MJPEG" : input.codecName) camera"
     }
 
-    private static func connect(_ settings: NetworkSettings, stop: StopSignal) throws(NetworkCameraError) -> NetworkInput {
+    private static func connect(_ settings: NetworkSettings, stop: StopSignal, hint: StillSceneHint?) throws(NetworkCameraError) -> NetworkInput {
         try NetworkInput(url: settings.address, rtspTransport: settings.url.scheme.isRTSP ? settings.transport.rawValue : nil,
                          openTimeout: settings.openTimeout, readTimeout: max(settings.openTimeout, settings.stallTimeout * 2),
-                         stop: stop)
+                         stop: stop, hint: hint)
     }
 
     /// The reader thread: reads until closed or failed; fetches a snapshot again at the
@@ -103,11 +106,11 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         }
         while !closing.isRaised {
             do {
-                let (picture, discarded) = try input.next()
+                let (picture, discarded, idled) = try input.next()
                 if discarded > 0 {
                     logger.once(behindKey, .warning, "this machine decodes the stream slower than it comes: decoding key frames only while behind")
                 }
-                keep(picture, discarded: discarded)
+                keep(picture, discarded: discarded + idled)
             } catch {
                 guard case let .failed(cause) = error else { return }
                 guard input.isSingleImage, cause == .ended else { return fail(cause) }
@@ -117,7 +120,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
                 nextFetch = nextFetch.adding(milliseconds: interval * 1000)
                 if MonotonicInstant.now().milliseconds(since: nextFetch) > 0 { nextFetch = .now() }
                 do {
-                    input = try Self.connect(settings, stop: closing)
+                    input = try Self.connect(settings, stop: closing, hint: hint)
                 } catch {
                     if closing.isRaised { return }
                     return fail(error)
@@ -136,8 +139,9 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Puts `picture` in the slot as a frame, replacing (dropping) one not taken yet.
-    private func keep(_ picture: NetworkInput.Picture, discarded: Int) {
+    /// Puts `picture` in the slot as a frame, replacing (dropping) one not taken yet;
+    /// nil: no picture, only `discarded` (pictures not decoded while the scene is still).
+    private func keep(_ picture: NetworkInput.Picture?, discarded: Int) {
         let now = MonotonicInstant.now()
         condition.lock()
         defer {
@@ -147,6 +151,8 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         skipped += discarded
         let frame: Frame
         switch picture {
+        case nil:
+            return
         case let .jpeg(buffer):
             guard LumaExtractor.hasJPEGMarkers(buffer.bytes) else {
                 rejected += 1
