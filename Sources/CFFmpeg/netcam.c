@@ -9,6 +9,7 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/time.h>
 #include <libswscale/swscale.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,8 @@
 #define MAX_PICTURE_BYTES (7680 * 4320)
 #define MAX_BYTES_PER_SECOND (3 * (int64_t)MAX_PICTURE_BYTES)
 #define MAX_CPU_WITHOUT_PICTURE_US 2000000
+/// Opening (connect, handshake, header) costs milliseconds: a flood of headers, less.
+#define MAX_CPU_OPENING_US 500000
 
 struct lector_netcam {
     AVFormatContext *format;
@@ -57,7 +60,9 @@ struct lector_netcam {
     int64_t picture_start_bytes;
     int64_t second_start_bytes, second_start_us;
     int64_t cpu_mark_us;      // thread CPU time when the last picture went out
+    pthread_t cpu_thread;     // whose: the first picture is read on another thread than the rest
     int flooded;              // set by the interrupt callback: a bound was passed
+    int opened;               // lector_netcam_open returned the handle
 };
 
 static int64_t thread_cpu_us(void) {
@@ -66,12 +71,19 @@ static int64_t thread_cpu_us(void) {
     return (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
 }
 
+static void mark_cpu(struct lector_netcam *camera) {
+    camera->cpu_thread = pthread_self();
+    camera->cpu_mark_us = thread_cpu_us();
+}
+
 /// Whether the camera passed a bound (the interrupt callback's part): a picture larger
 /// than MAX_PICTURE_BYTES, more than MAX_BYTES_PER_SECOND, or MAX_CPU_WITHOUT_PICTURE_US
 /// of CPU without a picture.
 static int floods(struct lector_netcam *camera) {
     if (camera->flooded) return 1;
-    if (thread_cpu_us() - camera->cpu_mark_us > MAX_CPU_WITHOUT_PICTURE_US) camera->flooded = 1;
+    if (!pthread_equal(camera->cpu_thread, pthread_self())) mark_cpu(camera);
+    int64_t budget = camera->opened ? MAX_CPU_WITHOUT_PICTURE_US : MAX_CPU_OPENING_US;
+    if (thread_cpu_us() - camera->cpu_mark_us > budget) camera->flooded = 1;
     if (camera->io) {
         int64_t bytes = camera->io->bytes_read, now = av_gettime_relative();
         if (bytes - camera->picture_start_bytes > MAX_PICTURE_BYTES) camera->flooded = 1;
@@ -87,7 +99,7 @@ static int floods(struct lector_netcam *camera) {
 
 /// A picture (or an idle report) went out: the bounds count afresh.
 static void mark_out(struct lector_netcam *camera) {
-    camera->cpu_mark_us = thread_cpu_us();
+    mark_cpu(camera);
     camera->last_out_us = av_gettime_relative();
     if (camera->io) camera->picture_start_bytes = camera->io->bytes_read;
 }
@@ -164,7 +176,7 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     camera->is_idle = options->is_idle;
     camera->idle_context = options->idle_context;
     camera->stream_index = -1;
-    camera->cpu_mark_us = thread_cpu_us();
+    mark_cpu(camera);
     camera->second_start_us = av_gettime_relative();
     camera->format = avformat_alloc_context();
     camera->packet = av_packet_alloc();
@@ -229,6 +241,8 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     for (unsigned index = 0; index < camera->format->nb_streams; index++) {
         if ((int)index != code) camera->format->streams[index]->discard = AVDISCARD_ALL;
     }
+    camera->opened = 1;
+    mark_out(camera);
     if (stream->codecpar->codec_id == AV_CODEC_ID_MJPEG) {
         *out = camera;  // JPEGs go out as they came: the recognizer decodes the one it reads
         return LECTOR_NETCAM_OK;

@@ -672,6 +672,48 @@ def rtsp_changes_read_within_a_key_frame():
                 ffmpeg > 0.3 and besides <= 1.15 * ffmpeg, "")
 
 
+# ---------------------------------------------------------------- issue 45: a hostile camera
+
+HOSTILE_SECONDS = 20
+HOSTILE_RSS_MB = 100
+HOSTILE_CPU_SECONDS = 6  # of HOSTILE_SECONDS (unbounded, 16-20 s: FFmpeg parsing the flood)
+
+
+def peak_rss_kb(pid, seconds):
+    peak, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        peak = max(peak, rss_kb(pid))
+        time.sleep(0.1)
+    return peak
+
+
+@suite.test
+def hostile_http_camera_bounded():
+    """An MJPEG part declaring 2,000,000,000 bytes and a flood, a part without a boundary,
+    a flood of headers: lectord's memory grows by HOSTILE_RSS_MB at most, its CPU stays
+    low (the camera is backed off like a refused one), the cause is said; an ffconcat
+    reply is said as a playlist."""
+    for mode in ("huge-part", "no-boundary", "header-flood"):
+        with Server("http", "--hostile", mode) as server, Reader("--url", server.url("stream"), name="hostile-" + mode) as reader:
+            if mode != "header-flood":
+                wait_for(lambda: reader.texts(), 60, "a TEXT of the camera's two good frames")
+            else:
+                time.sleep(3)  # lectord up, its recognizer ready
+            base, cpu0 = rss_kb(reader.proc.pid), cpu_seconds(reader.proc.pid)
+            peak = peak_rss_kb(reader.proc.pid, HOSTILE_SECONDS)
+            cpu = cpu_seconds(reader.proc.pid) - cpu0
+            log = reader.logtext()
+        suite.check("hostile camera (%s): RSS %d MB -> peak %d MB (+%d <= %d), CPU %.1f s in %d s (<= %d), 'floods' said"
+                    % (mode, base // 1024, peak // 1024, (peak - base) // 1024, HOSTILE_RSS_MB, cpu, HOSTILE_SECONDS,
+                       HOSTILE_CPU_SECONDS),
+                    peak - base <= HOSTILE_RSS_MB * 1024 and cpu <= HOSTILE_CPU_SECONDS and "floods" in log, log[-800:])
+    with Server("http", "--hostile", "ffconcat") as server, Reader("--url", server.url("stream"), name="hostile-ffconcat") as reader:
+        wait_for(lambda: "playlist" in reader.logtext(), 20, "the ffconcat reply said as a playlist")
+        log = reader.logtext()
+    suite.check("hostile camera (ffconcat): said as a playlist, not as a refused connection",
+                "playlist" in log and "refused" not in log, log[-600:])
+
+
 if __name__ == "__main__":
     from lectortest import stop_all  # noqa: E402
     sys.exit(suite.main(after_each=stop_all))
