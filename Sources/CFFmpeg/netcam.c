@@ -6,6 +6,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/time.h>
 #include <libswscale/swscale.h>
@@ -63,6 +64,7 @@ struct lector_netcam {
     pthread_t cpu_thread;     // whose: the first picture is read on another thread than the rest
     int flooded;              // set by the interrupt callback: a bound was passed
     int opened;               // lector_netcam_open returned the handle
+    char hardware_status[160];  // see lector_netcam_hardware
 };
 
 static int64_t thread_cpu_us(void) {
@@ -161,6 +163,70 @@ static lector_netcam_fault fail(struct lector_netcam *camera, int code, char *de
     return fault_of(camera, code);
 }
 
+/// Opens `codec` for `stream` (with `device`, a hardware device, when given).
+static int open_decoder(struct lector_netcam *camera, AVStream *stream, const AVCodec *codec, AVBufferRef *device) {
+    camera->decoder = avcodec_alloc_context3(codec);
+    if (!camera->decoder) return AVERROR(ENOMEM);
+    int code = avcodec_parameters_to_context(camera->decoder, stream->codecpar);
+    if (code < 0) return code;
+    // One thread, no frame delay: a frame goes out as soon as its packet is decoded.
+    camera->decoder->thread_count = 1;
+    camera->decoder->flags |= AV_CODEC_FLAG_LOW_DELAY;
+    camera->decoder->pkt_timebase = stream->time_base;
+    if (device) camera->decoder->hw_device_ctx = av_buffer_ref(device);
+    return avcodec_open2(camera->decoder, codec, NULL);
+}
+
+/// Hardware decoding (`hwdecode`): `name` is a decoder (h264_v4l2m2m: the Raspberry Pi's
+/// V4L2 memory-to-memory block) or a device type (vaapi: the stream's own decoder with
+/// that device). 0 when it opened; else the decoder is freed, `hardware_status` says
+/// why, and the caller opens the software decoder.
+static int open_hardware(struct lector_netcam *camera, AVStream *stream, const char *name) {
+    const AVCodec *codec = NULL;
+    AVBufferRef *device = NULL;
+    int code = AVERROR_DECODER_NOT_FOUND;
+    enum AVHWDeviceType type = av_hwdevice_find_type_by_name(name);
+    if (type != AV_HWDEVICE_TYPE_NONE) {
+        codec = avcodec_find_decoder(stream->codecpar->codec_id);
+        code = codec ? av_hwdevice_ctx_create(&device, type, NULL, NULL, 0) : code;
+    } else {
+        codec = avcodec_find_decoder_by_name(name);
+        if (codec && codec->id != stream->codecpar->codec_id) codec = NULL;
+        code = codec ? 0 : code;
+    }
+    if (code >= 0) code = open_decoder(camera, stream, codec, device);
+    av_buffer_unref(&device);
+    if (code >= 0) {
+        snprintf(camera->hardware_status, sizeof camera->hardware_status, "%s", name);
+        return 0;
+    }
+    char reason[128];
+    describe(code, reason, sizeof reason);
+    snprintf(camera->hardware_status, sizeof camera->hardware_status, "-%s: %s", name, reason);
+    avcodec_free_context(&camera->decoder);
+    return code;
+}
+
+/// Tries each name of the comma-separated `names` in turn; 0 when one opened.
+static int open_hardware_list(struct lector_netcam *camera, AVStream *stream, const char *names) {
+    char list[256], failures[160] = "";
+    snprintf(list, sizeof list, "%s", names);
+    char *rest = NULL;
+    for (char *name = strtok_r(list, ",", &rest); name; name = strtok_r(NULL, ",", &rest)) {
+        if (open_hardware(camera, stream, name) == 0) return 0;
+        size_t used = strlen(failures);
+        snprintf(failures + used, sizeof failures - used, "%s%s", used ? "; " : "", camera->hardware_status + 1);
+    }
+    snprintf(camera->hardware_status, sizeof camera->hardware_status, "-%s", failures);
+    return -1;
+}
+
+const char *lector_netcam_hardware(const lector_netcam *camera) { return camera->hardware_status; }
+
+int lector_netcam_has_decoder(const char *name) {
+    return avcodec_find_decoder_by_name(name) != NULL || av_hwdevice_find_type_by_name(name) != AV_HWDEVICE_TYPE_NONE;
+}
+
 lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_options *options, lector_netcam **out,
                                        char *detail, size_t capacity) {
     *out = NULL;
@@ -247,20 +313,17 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
         *out = camera;  // JPEGs go out as they came: the recognizer decodes the one it reads
         return LECTOR_NETCAM_OK;
     }
-    camera->decoder = avcodec_alloc_context3(codec);
-    if (!camera->decoder || (code = avcodec_parameters_to_context(camera->decoder, stream->codecpar)) < 0) {
-        describe(camera->decoder ? code : AVERROR(ENOMEM), detail, capacity);
-        lector_netcam_close(camera);
-        return LECTOR_NETCAM_OTHER;
+    const char *hardware = stream->codecpar->codec_id == AV_CODEC_ID_H264   ? options->hw_h264
+                           : stream->codecpar->codec_id == AV_CODEC_ID_HEVC ? options->hw_hevc
+                                                                            : NULL;
+    if (hardware && hardware[0] && open_hardware_list(camera, stream, hardware) == 0) {
+        *out = camera;
+        return LECTOR_NETCAM_OK;
     }
-    // One thread, no frame delay: a frame goes out as soon as its packet is decoded.
-    camera->decoder->thread_count = 1;
-    camera->decoder->flags |= AV_CODEC_FLAG_LOW_DELAY;
-    camera->decoder->pkt_timebase = stream->time_base;
-    if ((code = avcodec_open2(camera->decoder, codec, NULL)) < 0) {
-        lector_netcam_close(camera);
+    if ((code = open_decoder(camera, stream, codec, NULL)) < 0) {
         describe(code, detail, capacity);
-        return LECTOR_NETCAM_UNSUPPORTED;
+        lector_netcam_close(camera);
+        return code == AVERROR(ENOMEM) ? LECTOR_NETCAM_OTHER : LECTOR_NETCAM_UNSUPPORTED;
     }
     *out = camera;
     return LECTOR_NETCAM_OK;
@@ -309,7 +372,12 @@ static void hand_out_jpeg(struct lector_netcam *camera, lector_netcam_picture *p
 
 static void hand_out_frame(struct lector_netcam *camera, lector_netcam_picture *picture) {
     AVFrame *kept = av_frame_alloc();
-    av_frame_move_ref(kept, camera->frame);
+    if (camera->frame->hw_frames_ctx) {  // VAAPI: the frame is in the device's memory
+        if (av_hwframe_transfer_data(kept, camera->frame, 0) == 0) av_frame_copy_props(kept, camera->frame);
+        av_frame_unref(camera->frame);
+    } else {
+        av_frame_move_ref(kept, camera->frame);
+    }
     picture->is_jpeg = 0;
     picture->data = kept->data[0];
     picture->width = kept->width;

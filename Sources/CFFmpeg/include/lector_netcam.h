@@ -27,6 +27,11 @@ typedef struct {
     /// turns zero. NULL: never idle.
     int (*is_idle)(void *context);
     void *idle_context;
+    /// Hardware decoding of H.264 and H.265 streams (`hwdecode`): a decoder's name
+    /// (h264_v4l2m2m) or a device type (vaapi); NULL or "": software. One that is missing
+    /// or fails to open falls back to software (lector_netcam_hardware says why).
+    const char *hw_h264;
+    const char *hw_hevc;
 } lector_netcam_options;
 
 /// While idle, a JPEG stream hands out one JPEG per this many milliseconds.
@@ -103,6 +108,13 @@ int lector_netcam_is_single_image(const lector_netcam *camera);
 /// The stream's frame rate when the server or the stream says it (after the first
 /// picture, the decoder may know it), else 0.
 double lector_netcam_frame_rate(const lector_netcam *camera);
+
+/// Hardware decoding: "" when not asked for, the name in use, or "-NAME: REASON" when
+/// it failed to open and the stream decodes in software.
+const char *lector_netcam_hardware(const lector_netcam *camera);
+/// Whether this FFmpeg knows a decoder or a hardware device type of this name (it may
+/// still fail to open: no such device here).
+int lector_netcam_has_decoder(const char *name);
 
 /// Makes every blocking call of `camera` return LECTOR_NETCAM_STOPPED at once, from
 /// any thread.

@@ -87,8 +87,10 @@ final class NetworkInput: @unchecked Sendable {
     /// Connects, handshakes and opens the decoder, each bounded by `openTimeout`.
     /// - Parameters: url: with credentials (never shown); stop: ends every blocking call
     ///   when raised; hint: while its scene is still, key frames only.
+    /// - Parameter hardware: per codec (`h264`, `hevc`), the hardware decoders to try in
+    ///   order (``HardwareDecoding/choice(forCodec:known:)``).
     init(url: String, rtspTransport: String?, openTimeout: Double, readTimeout: Double, stop: StopSignal,
-         hint: StillSceneHint? = nil) throws(NetworkCameraError) {
+         hint: StillSceneHint? = nil, hardware: [String: [String]] = [:]) throws(NetworkCameraError) {
         Self.quietLogs
         var options = lector_netcam_options()
         options.open_timeout_ms = Int32(openTimeout * 1000)
@@ -109,7 +111,13 @@ final class NetworkInput: @unchecked Sendable {
         let (fault, failure) = Self.withDetail { detail, capacity in
             (rtspTransport ?? "").withCString { transport in
                 options.rtsp_transport = rtspTransport == nil ? nil : transport
-                return lector_netcam_open(url, &options, &handle, detail, capacity)
+                return (hardware["h264"] ?? []).joined(separator: ",").withCString { h264 in
+                    (hardware["hevc"] ?? []).joined(separator: ",").withCString { hevc in
+                        options.hw_h264 = h264
+                        options.hw_hevc = hevc
+                        return lector_netcam_open(url, &options, &handle, detail, capacity)
+                    }
+                }
             }
         }
         guard fault == LECTOR_NETCAM_OK, let handle else { throw failure }
@@ -119,7 +127,15 @@ final class NetworkInput: @unchecked Sendable {
         formatName = String(cString: lector_netcam_format_name(handle))
         codecName = String(cString: lector_netcam_codec_name(handle))
         isSingleImage = lector_netcam_is_single_image(handle) != 0
+        hardwareStatus = String(cString: lector_netcam_hardware(handle))
     }
+
+    /// Whether this FFmpeg knows a decoder or hardware device type of this name.
+    static func knows(decoder name: String) -> Bool { lector_netcam_has_decoder(name) != 0 }
+
+    /// Hardware decoding: "" (not asked for), the decoder in use, or "-" and why every
+    /// one asked for failed (the stream decodes in software).
+    let hardwareStatus: String
 
     deinit { lector_netcam_close(handle) }
 

@@ -12,9 +12,11 @@ import LectorSystem
 final class NetworkStream: CaptureStream, @unchecked Sendable {
     let info: DeviceInfo
     var details: [(String, String)] {
-        [("codec", codec), ("transport", transport)]
+        [("codec", codec), ("decoder", decoder), ("transport", transport)]
     }
     private let codec: String
+    /// `software`, or the hardware decoder in use.
+    private let decoder: String
     private let transport: String
     private let settings: NetworkSettings
     private let hint: StillSceneHint?
@@ -52,6 +54,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
             }
         }
         codec = input.codecName
+        decoder = Self.sayDecoder(of: input, settings: settings, camera: name, logger: logger)
         transport = settings.url.scheme.isRTSP ? settings.transport.rawValue : "http"
         var info = DeviceInfo(path: name, state: .streaming, name: Self.kind(of: input, scheme: settings.url.scheme))
         info.driver = "ffmpeg"
@@ -79,6 +82,24 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         }
     }
 
+    /// Which decoder reads the stream, and (once per camera) why not the hardware one
+    /// `hwdecode` asked for.
+    private static func sayDecoder(of input: NetworkInput, settings: NetworkSettings, camera: String, logger: Logger) -> String {
+        let asked = settings.hardwareDecoding
+        let unknown = asked.choice(forCodec: input.codecName, known: NetworkInput.knows(decoder:)).unknown
+        let status = input.hardwareStatus
+        if !status.isEmpty, !status.hasPrefix("-") {
+            logger.once("netcam-hw \(camera)", .info, "decoding in hardware", [("decoder", status)])
+            return status
+        }
+        let reasons = unknown.map { "\($0): not in this FFmpeg" } + (status.isEmpty ? [] : [String(status.dropFirst())])
+        if !reasons.isEmpty {
+            logger.once("netcam-hw \(camera)", .warning, "hardware decoding unavailable, decoding in software",
+                        [("hwdecode", asked.description), ("reason", reasons.joined(separator: "; "))])
+        }
+        return "software"
+    }
+
     /// How the camera is described in DEVICES.
     private static func kind(of input: NetworkInput, scheme: NetworkCameraURL.Scheme) -> String {
         if scheme.isRTSP { return "RTSP camera (\(input.codecName))" }
@@ -86,9 +107,12 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
     }
 
     private static func connect(_ settings: NetworkSettings, stop: StopSignal, hint: StillSceneHint?) throws(NetworkCameraError) -> NetworkInput {
-        try NetworkInput(url: settings.address, rtspTransport: settings.url.scheme.isRTSP ? settings.transport.rawValue : nil,
-                         openTimeout: settings.openTimeout, readTimeout: max(settings.openTimeout, settings.stallTimeout * 2),
-                         stop: stop, hint: hint)
+        let hardware = Dictionary(uniqueKeysWithValues: HardwareDecoding.codecs.map { codec in
+            (codec, settings.hardwareDecoding.choice(forCodec: codec, known: NetworkInput.knows(decoder:)).tried)
+        })
+        return try NetworkInput(url: settings.address, rtspTransport: settings.url.scheme.isRTSP ? settings.transport.rawValue : nil,
+                                openTimeout: settings.openTimeout, readTimeout: max(settings.openTimeout, settings.stallTimeout * 2),
+                                stop: stop, hint: hint, hardware: hardware)
     }
 
     /// The reader thread: reads until closed or failed; fetches a snapshot again at the
