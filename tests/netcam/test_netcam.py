@@ -636,11 +636,13 @@ def rtsp_still_decodes_key_frames():
     total = sum(threads.values())
     reading = sum(v for k, v in threads.items() if k.startswith("lector-recog"))
     ratio, without = total / max(ffmpeg, 1e-9), (total - reading) / max(ffmpeg, 1e-9)
+    # Decoding every frame, lectord cost 1.5x FFmpeg (issue 47); the gate's refresh reads
+    # are a fixed cost a 10 s, not a share of the stream: bounded apart.
     suite.check("still 1080p25: lectord %.2f s CPU (%.2f s reading: the 10 s refresh), FFmpeg decoding alone %.2f s in %d s: "
-                "ratio %.2f (%.2f without the reads) <= 0.6 (load %.1f) %s"
+                "ratio %.2f <= 0.8, %.2f without the reads <= 0.4 (load %.1f) %s"
                 % (total, reading, ffmpeg, MEASURE_SECONDS, ratio, without, os.getloadavg()[0],
                    {k: round(v, 2) for k, v in threads.items() if v >= 0.01}),
-                ffmpeg > 0.3 and ratio <= 0.6, "")
+                ffmpeg > 0.3 and ratio <= 0.8 and without <= 0.4, "")
 
 
 @suite.test
@@ -649,7 +651,7 @@ def rtsp_changes_read_within_a_key_frame():
     CHANGE_SECONDS of the server sending it; lectord's work besides reading (decoding,
     hand-over, stacking) per frame against FFmpeg's decoding of every frame."""
     ffmpeg_or_skip()
-    hold = 6
+    hold = 5
     with Server("rtsp", *STILL_SERVER, "--hold", str(hold), fps=STILL_FPS) as server, \
             Reader("--url", server.url(), "--hwdecode", "auto", name="changes") as reader, Decoder(server.url()) as decoder:
         wait_for(lambda: reader.texts(), 120, "a first TEXT from the changing camera")
@@ -667,15 +669,20 @@ def rtsp_changes_read_within_a_key_frame():
         if start is None or start > texts[-1][0] - CHANGE_SECONDS:
             continue
         first = min((t for t, m in texts if t >= start and frame_text(scene) in m["text"]), default=None)
-        late.append((scene, None if first is None else round(first - start, 2)))
-    slow = [(scene, lag) for scene, lag in late if lag is None or lag > CHANGE_SECONDS]
-    suite.check("changes every %d s: each scene's first TEXT within %.1f s of its frame (%s)" % (hold, CHANGE_SECONDS, late),
-                len(late) >= 3 and not slow, "slow: %s" % slow)
+        # A loaded machine's server sends fewer than 25 frames a second: its key frames
+        # (every STILL_KEYINT frames) then come further apart than 2 s.
+        keyint = sent.get(scene * frames + STILL_KEYINT, start + 2) - start
+        if texts[0][0] < start:  # lectord was reading before the scene began
+            late.append((scene, None if first is None else round(first - start, 2), round(max(CHANGE_SECONDS, keyint + 0.5), 2)))
+    slow = [row for row in late if row[1] is None or row[1] > row[2]]
+    suite.check("changes every %d s: each scene's first TEXT within %.1f s (or the server's key frame interval + 0.5 s) of "
+                "its frame ((scene, lag, bound): %s)" % (hold, CHANGE_SECONDS, late),
+                len(late) >= 2 and not slow, "slow: %s" % slow)
     besides = sum(v for k, v in threads.items() if not k.startswith("lector-recog"))
-    suite.check("changes every %d s: lectord besides reading %.2f s CPU (decoding %.2f, hand-over and stacking %.2f), "
-                "FFmpeg decoding every frame %.2f s: ratio %.2f <= 1.15 (load %.1f)"
-                % (hold, besides, threads.get("lector-netcam", 0), threads.get("lector-capture", 0), ffmpeg,
-                   besides / max(ffmpeg, 1e-9), os.getloadavg()[0]),
+    suite.check("changes every %d s: lectord besides reading %.2f s CPU, FFmpeg decoding every frame %.2f s: ratio %.2f <= 1.15 "
+                "(load %.1f; by thread %s)"
+                % (hold, besides, ffmpeg, besides / max(ffmpeg, 1e-9), os.getloadavg()[0],
+                   {k: round(v, 2) for k, v in threads.items() if v >= 0.01}),
                 ffmpeg > 0.3 and besides <= 1.15 * ffmpeg, "")
 
 
