@@ -65,6 +65,7 @@ struct lector_netcam {
     int flooded;              // set by the interrupt callback: a bound was passed
     int opened;               // lector_netcam_open returned the handle
     char hardware_status[160];  // see lector_netcam_hardware
+    int awaiting_key;         // no frame out yet: key frames only (awaiting_key_frame)
 };
 
 static int64_t thread_cpu_us(void) {
@@ -161,6 +162,14 @@ static lector_netcam_fault fail(struct lector_netcam *camera, int code, char *de
     }
     describe(code, detail, capacity);
     return fault_of(camera, code);
+}
+
+/// A stream joined between key frames: the decoder puts nothing out before a key frame,
+/// so the frames before it are not decoded at all (1080p P frames decoded for nothing
+/// cost seconds of CPU on a slow core). Every frame from the first one out.
+static void awaiting_key_frame(struct lector_netcam *camera) {
+    camera->decoder->skip_frame = AVDISCARD_NONKEY;
+    camera->awaiting_key = 1;
 }
 
 /// Opens `codec` for `stream` (with `device`, a hardware device, when given).
@@ -317,6 +326,7 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
                            : stream->codecpar->codec_id == AV_CODEC_ID_HEVC ? options->hw_hevc
                                                                             : NULL;
     if (hardware && hardware[0] && open_hardware_list(camera, stream, hardware) == 0) {
+        awaiting_key_frame(camera);
         *out = camera;
         return LECTOR_NETCAM_OK;
     }
@@ -325,6 +335,7 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
         lector_netcam_close(camera);
         return code == AVERROR(ENOMEM) ? LECTOR_NETCAM_OTHER : LECTOR_NETCAM_UNSUPPORTED;
     }
+    awaiting_key_frame(camera);
     *out = camera;
     return LECTOR_NETCAM_OK;
 }
@@ -408,9 +419,15 @@ static void woke_on_key_frame(struct lector_netcam *camera) {
     if (!camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
 }
 
-/// While idling: whether it is time to tell the owner what was not decoded.
-static int idle_report_due(struct lector_netcam *camera) {
-    return camera->idling && camera->idled > 0 && av_gettime_relative() - camera->last_out_us >= LECTOR_NETCAM_IDLE_REPORT_MS * 1000;
+/// Whether it is time to tell the owner what was read and not decoded (idle, or behind:
+/// key frames only, which may be seconds apart), so it sees a live stream; what was
+/// not decoded while behind counts as discarded.
+static int report_due(struct lector_netcam *camera) {
+    if ((!camera->idling || camera->idled == 0) && (!camera->behind || camera->sent_behind == 0)) return 0;
+    if (av_gettime_relative() - camera->last_out_us < LECTOR_NETCAM_IDLE_REPORT_MS * 1000) return 0;
+    camera->discarded += camera->sent_behind;
+    camera->sent_behind = 0;
+    return 1;
 }
 
 /// Idle JPEGs: whether this one is skipped (one per LECTOR_NETCAM_IDLE_JPEG_MS goes out).
@@ -437,6 +454,10 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
             int code = avcodec_receive_frame(camera->decoder, camera->frame);
             if (code == 0) {
                 if (camera->idling && camera->idled > 0) camera->idled--;  // this one was decoded
+                if (camera->awaiting_key) {
+                    camera->awaiting_key = 0;
+                    if (!camera->idling && !camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+                }
                 caught_up(camera);
                 woke_on_key_frame(camera);
                 hand_out_frame(camera, picture);
@@ -444,7 +465,7 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
             }
             if (code != AVERROR(EAGAIN)) return fail(camera, code == AVERROR_EOF ? AVERROR_EOF : code, detail, capacity);
         }
-        if (idle_report_due(camera)) return hand_out(camera, picture, discarded);  // no picture: owner stays NULL
+        if (report_due(camera)) return hand_out(camera, picture, discarded);  // no picture: owner stays NULL
         follow_idle(camera);
         arm(camera, camera->read_timeout_ms);
         int code = av_read_frame(camera->format, camera->packet);
@@ -464,7 +485,7 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
             return hand_out(camera, picture, discarded);
         }
         if (camera->behind) camera->sent_behind++;
-        if (camera->idling) camera->idled++;  // a key frame decoded counts too: one too many per report, at most
+        else if (camera->idling) camera->idled++;  // a key frame decoded counts too: taken back when it comes out
         code = avcodec_send_packet(camera->decoder, camera->packet);
         av_packet_unref(camera->packet);
         // A damaged packet is the stream's loss, not the camera's: go on with the next.

@@ -59,10 +59,10 @@ def main():
     encoder = "x%senc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d ! rtph%spay" % (
         codec, args.keyint, args.bitrate or max(500, width * height // 400), codec)
     factory.set_launch(
-        "( appsrc name=source is-live=true format=time do-timestamp=true "
+        "( appsrc name=source is-live=true format=time do-timestamp=true block=true max-bytes=%d "
         "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=%d/1000 "
         "! videoconvert ! video/x-raw,format=I420 ! %s name=pay0 pt=96 config-interval=1 )"
-        % (width, height, int(fps * 1000), encoder))
+        % (3 * width * height, width, height, int(fps * 1000), encoder))  # a slow encoder slows the pushes: no queue grows
     factory.set_shared(True)
     if args.user:
         auth = GstRtspServer.RTSPAuth()
