@@ -6,17 +6,31 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/time.h>
 #include <libswscale/swscale.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /// How far behind real time (by the stream's own clock) the reader may fall before it
 /// decodes only key frames, and how close it must be again to decode every frame.
 #define BEHIND_US 1000000
 #define CAUGHT_UP_US 300000
+
+/// A hostile camera's bounds. The largest compressed picture: one byte per pixel of the
+/// largest frame lectord accepts (8K UHD, FrameLimits), far above any camera's JPEG or
+/// key frame (a 1080p key frame is some 100-500 kB). The most bytes a second: three such
+/// pictures. The most CPU the reader may spend without handing out a picture (or an idle
+/// report): a flood of headers or garbage that parses slowly.
+#define MAX_PICTURE_BYTES (7680 * 4320)
+#define MAX_BYTES_PER_SECOND (3 * (int64_t)MAX_PICTURE_BYTES)
+#define MAX_CPU_WITHOUT_PICTURE_US 2000000
+/// Opening (connect, handshake, header) costs milliseconds: a flood of headers, less.
+#define MAX_CPU_OPENING_US 500000
 
 struct lector_netcam {
     AVFormatContext *format;
@@ -37,12 +51,67 @@ struct lector_netcam {
     int behind;
     int sent_behind;          // packets sent to the decoder since its last frame, while behind
     int discarded;
+    // Idle (the scene is still): key frames only; see lector_netcam_options.is_idle.
+    int (*is_idle)(void *);
+    void *idle_context;
+    int idling;
+    int idled;                // packets not decoded (JPEGs not handed out) since the last return
+    int64_t last_out_us;      // when the last picture or idle report went out
+    // Bounds (HTTP: bytes counted on camera->io; every protocol: the thread's CPU time).
+    int64_t picture_start_bytes;
+    int64_t second_start_bytes, second_start_us;
+    int64_t cpu_mark_us;      // thread CPU time when the last picture went out
+    pthread_t cpu_thread;     // whose: the first picture is read on another thread than the rest
+    int flooded;              // set by the interrupt callback: a bound was passed
+    int opened;               // lector_netcam_open returned the handle
+    char hardware_status[160];  // see lector_netcam_hardware
+    int awaiting_key;         // no frame out yet: key frames only (awaiting_key_frame)
 };
+
+static int64_t thread_cpu_us(void) {
+    struct timespec now;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+    return (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+}
+
+static void mark_cpu(struct lector_netcam *camera) {
+    camera->cpu_thread = pthread_self();
+    camera->cpu_mark_us = thread_cpu_us();
+}
+
+/// Whether the camera passed a bound (the interrupt callback's part): a picture larger
+/// than MAX_PICTURE_BYTES, more than MAX_BYTES_PER_SECOND, or MAX_CPU_WITHOUT_PICTURE_US
+/// of CPU without a picture.
+static int floods(struct lector_netcam *camera) {
+    if (camera->flooded) return 1;
+    if (!pthread_equal(camera->cpu_thread, pthread_self())) mark_cpu(camera);
+    int64_t budget = camera->opened ? MAX_CPU_WITHOUT_PICTURE_US : MAX_CPU_OPENING_US;
+    if (thread_cpu_us() - camera->cpu_mark_us > budget) camera->flooded = 1;
+    if (camera->io) {
+        int64_t bytes = camera->io->bytes_read, now = av_gettime_relative();
+        if (bytes - camera->picture_start_bytes > MAX_PICTURE_BYTES) camera->flooded = 1;
+        if (now - camera->second_start_us >= 1000000) {
+            camera->second_start_us = now;
+            camera->second_start_bytes = bytes;
+        } else if (bytes - camera->second_start_bytes > MAX_BYTES_PER_SECOND) {
+            camera->flooded = 1;
+        }
+    }
+    return camera->flooded;
+}
+
+/// A picture (or an idle report) went out: the bounds count afresh.
+static void mark_out(struct lector_netcam *camera) {
+    mark_cpu(camera);
+    camera->last_out_us = av_gettime_relative();
+    if (camera->io) camera->picture_start_bytes = camera->io->bytes_read;
+}
 
 static int interrupt_callback(void *opaque) {
     struct lector_netcam *camera = opaque;
     if (atomic_load(&camera->interrupted)) return 1;
     if (camera->should_stop && camera->should_stop(camera->stop_context)) return 1;
+    if (floods(camera)) return 1;
     return av_gettime_relative() > camera->deadline_us;
 }
 
@@ -53,6 +122,7 @@ static void describe(int code, char *detail, size_t capacity) {
 
 /// The fault an FFmpeg error code means, given whether the call was stopped on purpose.
 static lector_netcam_fault fault_of(struct lector_netcam *camera, int code) {
+    if (camera->flooded) return LECTOR_NETCAM_FLOOD;
     if (code == AVERROR_EXIT) {
         if (atomic_load(&camera->interrupted)) return LECTOR_NETCAM_STOPPED;
         if (camera->should_stop && camera->should_stop(camera->stop_context)) return LECTOR_NETCAM_STOPPED;
@@ -86,8 +156,84 @@ static void arm(struct lector_netcam *camera, int milliseconds) {
 }
 
 static lector_netcam_fault fail(struct lector_netcam *camera, int code, char *detail, size_t capacity) {
+    if (camera->flooded) {
+        if (detail && capacity) detail[0] = 0;
+        return LECTOR_NETCAM_FLOOD;
+    }
     describe(code, detail, capacity);
     return fault_of(camera, code);
+}
+
+/// A stream joined between key frames: the decoder puts nothing out before a key frame,
+/// so the frames before it are not decoded at all (1080p P frames decoded for nothing
+/// cost seconds of CPU on a slow core). Every frame from the first one out.
+static void awaiting_key_frame(struct lector_netcam *camera) {
+    camera->decoder->skip_frame = AVDISCARD_NONKEY;
+    camera->awaiting_key = 1;
+}
+
+/// Opens `codec` for `stream` (with `device`, a hardware device, when given).
+static int open_decoder(struct lector_netcam *camera, AVStream *stream, const AVCodec *codec, AVBufferRef *device) {
+    camera->decoder = avcodec_alloc_context3(codec);
+    if (!camera->decoder) return AVERROR(ENOMEM);
+    int code = avcodec_parameters_to_context(camera->decoder, stream->codecpar);
+    if (code < 0) return code;
+    // One thread, no frame delay: a frame goes out as soon as its packet is decoded.
+    camera->decoder->thread_count = 1;
+    camera->decoder->flags |= AV_CODEC_FLAG_LOW_DELAY;
+    camera->decoder->pkt_timebase = stream->time_base;
+    if (device) camera->decoder->hw_device_ctx = av_buffer_ref(device);
+    return avcodec_open2(camera->decoder, codec, NULL);
+}
+
+/// Hardware decoding (`hwdecode`): `name` is a decoder (h264_v4l2m2m: the Raspberry Pi's
+/// V4L2 memory-to-memory block) or a device type (vaapi: the stream's own decoder with
+/// that device). 0 when it opened; else the decoder is freed, `hardware_status` says
+/// why, and the caller opens the software decoder.
+static int open_hardware(struct lector_netcam *camera, AVStream *stream, const char *name) {
+    const AVCodec *codec = NULL;
+    AVBufferRef *device = NULL;
+    int code = AVERROR_DECODER_NOT_FOUND;
+    enum AVHWDeviceType type = av_hwdevice_find_type_by_name(name);
+    if (type != AV_HWDEVICE_TYPE_NONE) {
+        codec = avcodec_find_decoder(stream->codecpar->codec_id);
+        code = codec ? av_hwdevice_ctx_create(&device, type, NULL, NULL, 0) : code;
+    } else {
+        codec = avcodec_find_decoder_by_name(name);
+        if (codec && codec->id != stream->codecpar->codec_id) codec = NULL;
+        code = codec ? 0 : code;
+    }
+    if (code >= 0) code = open_decoder(camera, stream, codec, device);
+    av_buffer_unref(&device);
+    if (code >= 0) {
+        snprintf(camera->hardware_status, sizeof camera->hardware_status, "%s", name);
+        return 0;
+    }
+    char reason[128];
+    describe(code, reason, sizeof reason);
+    snprintf(camera->hardware_status, sizeof camera->hardware_status, "-%s: %s", name, reason);
+    avcodec_free_context(&camera->decoder);
+    return code;
+}
+
+/// Tries each name of the comma-separated `names` in turn; 0 when one opened.
+static int open_hardware_list(struct lector_netcam *camera, AVStream *stream, const char *names) {
+    char list[256], failures[160] = "";
+    snprintf(list, sizeof list, "%s", names);
+    char *rest = NULL;
+    for (char *name = strtok_r(list, ",", &rest); name; name = strtok_r(NULL, ",", &rest)) {
+        if (open_hardware(camera, stream, name) == 0) return 0;
+        size_t used = strlen(failures);
+        snprintf(failures + used, sizeof failures - used, "%s%s", used ? "; " : "", camera->hardware_status + 1);
+    }
+    snprintf(camera->hardware_status, sizeof camera->hardware_status, "-%s", failures);
+    return -1;
+}
+
+const char *lector_netcam_hardware(const lector_netcam *camera) { return camera->hardware_status; }
+
+int lector_netcam_has_decoder(const char *name) {
+    return avcodec_find_decoder_by_name(name) != NULL || av_hwdevice_find_type_by_name(name) != AV_HWDEVICE_TYPE_NONE;
 }
 
 lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_options *options, lector_netcam **out,
@@ -102,7 +248,11 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     camera->read_timeout_ms = options->read_timeout_ms;
     camera->should_stop = options->should_stop;
     camera->stop_context = options->stop_context;
+    camera->is_idle = options->is_idle;
+    camera->idle_context = options->idle_context;
     camera->stream_index = -1;
+    mark_cpu(camera);
+    camera->second_start_us = av_gettime_relative();
     camera->format = avformat_alloc_context();
     camera->packet = av_packet_alloc();
     camera->frame = av_frame_alloc();
@@ -143,6 +293,9 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
         if (camera->io) {
             // Connected, but what came is no stream FFmpeg knows.
             if (fault == LECTOR_NETCAM_ENDED || fault == LECTOR_NETCAM_OTHER) fault = LECTOR_NETCAM_GARBAGE;
+            // EPERM after the reply came: a playlist (ffconcat, HLS) naming files or URLs
+            // that FFmpeg refuses to follow from a network reply, not a blocked connection.
+            if (fault == LECTOR_NETCAM_BLOCKED) fault = LECTOR_NETCAM_PLAYLIST;
         } else if (fault == LECTOR_NETCAM_ENDED && code != AVERROR_EOF) {
             fault = LECTOR_NETCAM_UNREACHABLE;  // RTSP: a host that cannot be resolved or reached
         }
@@ -163,25 +316,26 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
     for (unsigned index = 0; index < camera->format->nb_streams; index++) {
         if ((int)index != code) camera->format->streams[index]->discard = AVDISCARD_ALL;
     }
+    camera->opened = 1;
+    mark_out(camera);
     if (stream->codecpar->codec_id == AV_CODEC_ID_MJPEG) {
         *out = camera;  // JPEGs go out as they came: the recognizer decodes the one it reads
         return LECTOR_NETCAM_OK;
     }
-    camera->decoder = avcodec_alloc_context3(codec);
-    if (!camera->decoder || (code = avcodec_parameters_to_context(camera->decoder, stream->codecpar)) < 0) {
-        describe(camera->decoder ? code : AVERROR(ENOMEM), detail, capacity);
-        lector_netcam_close(camera);
-        return LECTOR_NETCAM_OTHER;
+    const char *hardware = stream->codecpar->codec_id == AV_CODEC_ID_H264   ? options->hw_h264
+                           : stream->codecpar->codec_id == AV_CODEC_ID_HEVC ? options->hw_hevc
+                                                                            : NULL;
+    if (hardware && hardware[0] && open_hardware_list(camera, stream, hardware) == 0) {
+        awaiting_key_frame(camera);
+        *out = camera;
+        return LECTOR_NETCAM_OK;
     }
-    // One thread, no frame delay: a frame goes out as soon as its packet is decoded.
-    camera->decoder->thread_count = 1;
-    camera->decoder->flags |= AV_CODEC_FLAG_LOW_DELAY;
-    camera->decoder->pkt_timebase = stream->time_base;
-    if ((code = avcodec_open2(camera->decoder, codec, NULL)) < 0) {
-        lector_netcam_close(camera);
+    if ((code = open_decoder(camera, stream, codec, NULL)) < 0) {
         describe(code, detail, capacity);
-        return LECTOR_NETCAM_UNSUPPORTED;
+        lector_netcam_close(camera);
+        return code == AVERROR(ENOMEM) ? LECTOR_NETCAM_OTHER : LECTOR_NETCAM_UNSUPPORTED;
     }
+    awaiting_key_frame(camera);
     *out = camera;
     return LECTOR_NETCAM_OK;
 }
@@ -214,7 +368,7 @@ static void caught_up(struct lector_netcam *camera) {
     camera->sent_behind = 0;
     if (camera->late_us < CAUGHT_UP_US) {
         camera->behind = 0;
-        camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+        camera->decoder->skip_frame = camera->idling ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT;
     }
 }
 
@@ -229,7 +383,12 @@ static void hand_out_jpeg(struct lector_netcam *camera, lector_netcam_picture *p
 
 static void hand_out_frame(struct lector_netcam *camera, lector_netcam_picture *picture) {
     AVFrame *kept = av_frame_alloc();
-    av_frame_move_ref(kept, camera->frame);
+    if (camera->frame->hw_frames_ctx) {  // VAAPI: the frame is in the device's memory
+        if (av_hwframe_transfer_data(kept, camera->frame, 0) == 0) av_frame_copy_props(kept, camera->frame);
+        av_frame_unref(camera->frame);
+    } else {
+        av_frame_move_ref(kept, camera->frame);
+    }
     picture->is_jpeg = 0;
     picture->data = kept->data[0];
     picture->width = kept->width;
@@ -237,6 +396,52 @@ static void hand_out_frame(struct lector_netcam *camera, lector_netcam_picture *
     picture->linesize = kept->linesize[0];
     picture->size = (size_t)kept->linesize[0] * (size_t)kept->height;
     picture->owner = kept;
+}
+
+/// Idle (the scene is still): the decoder decodes key frames only. Back to every
+/// frame once the owner says the scene moves: right after a key frame came out (the
+/// frames that follow refer to it), unless the stream is behind (track_lateness).
+static void follow_idle(struct lector_netcam *camera) {
+    int idle = camera->is_idle && camera->is_idle(camera->idle_context);
+    if (idle && !camera->idling) {
+        camera->idling = 1;
+        if (camera->decoder) camera->decoder->skip_frame = AVDISCARD_NONKEY;
+    } else if (!idle && camera->idling && !camera->decoder) {
+        camera->idling = 0;  // JPEGs stand alone: every one again at once
+    }
+}
+
+/// A frame came out of the decoder while idling (a key frame): every frame again from
+/// here if the scene moves now.
+static void woke_on_key_frame(struct lector_netcam *camera) {
+    if (!camera->idling || (camera->is_idle && camera->is_idle(camera->idle_context))) return;
+    camera->idling = 0;
+    if (!camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+}
+
+/// Whether it is time to tell the owner what was read and not decoded (idle, or behind:
+/// key frames only, which may be seconds apart), so it sees a live stream; what was
+/// not decoded while behind counts as discarded.
+static int report_due(struct lector_netcam *camera) {
+    if ((!camera->idling || camera->idled == 0) && (!camera->behind || camera->sent_behind == 0)) return 0;
+    if (av_gettime_relative() - camera->last_out_us < LECTOR_NETCAM_IDLE_REPORT_MS * 1000) return 0;
+    camera->discarded += camera->sent_behind;
+    camera->sent_behind = 0;
+    return 1;
+}
+
+/// Idle JPEGs: whether this one is skipped (one per LECTOR_NETCAM_IDLE_JPEG_MS goes out).
+static int skips_idle_jpeg(struct lector_netcam *camera) {
+    return camera->idling && av_gettime_relative() - camera->last_out_us < LECTOR_NETCAM_IDLE_JPEG_MS * 1000;
+}
+
+static lector_netcam_fault hand_out(struct lector_netcam *camera, lector_netcam_picture *picture, int *discarded) {
+    picture->idled = camera->idled;
+    camera->idled = 0;
+    *discarded = camera->discarded;
+    camera->discarded = 0;
+    mark_out(camera);
+    return LECTOR_NETCAM_OK;
 }
 
 lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_picture *picture, int *discarded,
@@ -248,14 +453,20 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
         if (camera->decoder) {
             int code = avcodec_receive_frame(camera->decoder, camera->frame);
             if (code == 0) {
+                if (camera->idling && camera->idled > 0) camera->idled--;  // this one was decoded
+                if (camera->awaiting_key) {
+                    camera->awaiting_key = 0;
+                    if (!camera->idling && !camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
+                }
                 caught_up(camera);
+                woke_on_key_frame(camera);
                 hand_out_frame(camera, picture);
-                *discarded = camera->discarded;
-                camera->discarded = 0;
-                return LECTOR_NETCAM_OK;
+                return hand_out(camera, picture, discarded);
             }
             if (code != AVERROR(EAGAIN)) return fail(camera, code == AVERROR_EOF ? AVERROR_EOF : code, detail, capacity);
         }
+        if (report_due(camera)) return hand_out(camera, picture, discarded);  // no picture: owner stays NULL
+        follow_idle(camera);
         arm(camera, camera->read_timeout_ms);
         int code = av_read_frame(camera->format, camera->packet);
         if (code < 0) return fail(camera, code, detail, capacity);
@@ -265,10 +476,16 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
         }
         track_lateness(camera, camera->packet);
         if (!camera->decoder) {
+            if (skips_idle_jpeg(camera)) {
+                av_packet_unref(camera->packet);
+                camera->idled++;
+                continue;
+            }
             hand_out_jpeg(camera, picture);
-            return LECTOR_NETCAM_OK;
+            return hand_out(camera, picture, discarded);
         }
         if (camera->behind) camera->sent_behind++;
+        else if (camera->idling) camera->idled++;  // a key frame decoded counts too: taken back when it comes out
         code = avcodec_send_packet(camera->decoder, camera->packet);
         av_packet_unref(camera->packet);
         // A damaged packet is the stream's loss, not the camera's: go on with the next.

@@ -65,8 +65,8 @@ final class CaptureLoop: Sendable {
                 stream.close()
                 losses += 1
                 // A camera that streamed for a while is retried quickly; one that fails
-                // at once again and again, ever more slowly.
-                if error.frames > 0 { backoff.reset() }
+                // at once again and again, or floods, ever more slowly.
+                if error.frames > 0, !error.cause.isHostile { backoff.reset() }
                 report(error.cause, losses: losses, sink: sink)
                 if stop.wait(seconds: backoff.next()) { break }
             }
@@ -158,6 +158,13 @@ enum CaptureLoss<DeviceError: Error & CustomStringConvertible>: Error, CustomStr
     case failed(DeviceError)
     /// Nothing arrived for this many seconds.
     case stalled(seconds: Double)
+
+    /// Whether the device misbehaved (a camera that floods): backed off like one that
+    /// refuses, however many frames it gave first.
+    var isHostile: Bool {
+        if case let .failed(failure) = self, let failure = failure as? NetworkCameraError { return failure == .flood }
+        return false
+    }
 
     var description: String {
         switch self {

@@ -17,6 +17,8 @@ public struct CaptureRequest: Equatable, Sendable {
     public var rtspTransport: RTSPTransport?
     /// A file that holds the network camera's password (`--url-password-file`).
     public var urlPasswordFile: String?
+    /// A network camera's hardware decoding (`--hwdecode`, default off).
+    public var hardwareDecoding: HardwareDecoding?
 
     public init() {}
 
@@ -24,6 +26,7 @@ public struct CaptureRequest: Equatable, Sendable {
         lhs.format == rhs.format && lhs.fps == rhs.fps && lhs.io == rhs.io
             && lhs.buffers == rhs.buffers && lhs.stallTimeout == rhs.stallTimeout
             && lhs.rtspTransport == rhs.rtspTransport && lhs.urlPasswordFile == rhs.urlPasswordFile
+            && lhs.hardwareDecoding == rhs.hardwareDecoding
             && lhs.size?.width == rhs.size?.width && lhs.size?.height == rhs.size?.height
     }
 }

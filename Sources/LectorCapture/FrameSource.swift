@@ -15,11 +15,15 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Whether the source waits for the recognizer to take each frame (a replay without
     /// `--fps`: lossless); such a source gets one recognizer.
     var isPacedByRecognizer: Bool { get }
+    /// Told whether the scene is still, when the source can save work then (a network
+    /// camera decodes key frames only); nil: the source does not listen.
+    var sceneHint: StillSceneHint? { get }
 }
 
 extension FrameSource {
     public var absence: String? { nil }
     public var isPacedByRecognizer: Bool { false }
+    public var sceneHint: StillSceneHint? { nil }
 }
 
 /// Where a source delivers its frames, and whom it tells what it is doing. A camera

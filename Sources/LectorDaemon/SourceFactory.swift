@@ -42,6 +42,7 @@ public enum SourceFactory {
         var settings = NetworkSettings(url: url)
         settings.fps = request.fps
         if let transport = request.rtspTransport { settings.transport = transport }
+        if let hardware = request.hardwareDecoding { settings.hardwareDecoding = hardware }
         if let timeout = request.stallTimeout { settings.stallTimeout = timeout }
         if let file = request.urlPasswordFile {
             guard url.hasUser else {

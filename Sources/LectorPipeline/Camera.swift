@@ -64,7 +64,7 @@ public final class Camera: @unchecked Sendable {
                                    mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,
                                    warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
                                    reportZones: { zones in if let changed = info.setZones(zones) { stateChanged(changed) } },
-                                   publish: publish)
+                                   sceneHint: source.sceneHint, publish: publish)
         // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
         if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
         _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil, languages: loop.pool.installedLanguages)
@@ -124,7 +124,7 @@ public final class Camera: @unchecked Sendable {
         }
         for slot in 0..<loop.recognizers {
             Thread.detachNewThread { [self] in
-                Thread.current.name = "lector-recognize-\(slot)"
+                Thread.current.name = "lector-recog-\(slot)"  // 15 characters at most (Linux)
                 loop.run(slot: slot)
                 finished.leave()
             }

@@ -113,6 +113,9 @@ public final class RecognitionLoop: @unchecked Sendable {
     public let autoOrientation: AutoOrientation
     /// Whether a frame stays borrowed until its publication is done (evidence in colour).
     private let holdsCaptured: Bool
+    /// The source's: told whether the gate finds the scene still (a network camera then
+    /// decodes key frames only); nil: the source does not listen.
+    public let sceneHint: StillSceneHint?
 
     /// What one recognizer thread reuses from frame to frame.
     private final class Worker: @unchecked Sendable {
@@ -128,9 +131,10 @@ public final class RecognitionLoop: @unchecked Sendable {
                 colorPreview: ColorPreviewDemand = ColorPreviewDemand(), holdsCaptured: Bool = false,
                 mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
-                reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in },
+                reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in }, sceneHint: StillSceneHint? = nil,
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
+        self.sceneHint = sceneHint
         self.warn = warn
         self.reportZones = reportZones
         liveSettings = live
@@ -291,6 +295,8 @@ public final class RecognitionLoop: @unchecked Sendable {
             if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
             return true
         }
+        // A refresh due reads the still scene again without waking the source's decoder.
+        sceneHint?.set(still: unchanged || ordering.withLock { isUnchanged(info, setup: setup, live: live, at: nil) })
         guard unchanged else { return false }
         frame.giveBack()
         counters.countUnchanged()
@@ -552,10 +558,11 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// track was seen then and is settled — or the full stack was read as often as a track keeps
     /// readings without settling (text too poor to agree on: more reads of the same
     /// image will not help) — and the refresh interval has not passed.
-    private func isUnchanged(_ info: StackedFrameInfo, setup: ReadingSetup, live: LiveSettings, at time: MonotonicInstant) -> Bool {
+    /// - Parameter time: the frame's capture time; nil: whatever the refresh interval says.
+    private func isUnchanged(_ info: StackedFrameInfo, setup: ReadingSetup, live: LiveSettings, at time: MonotonicInstant?) -> Bool {
         // A scene read in part (the deadline came first) is read on until every line was read.
         guard live.gate, let last = lastRecognized, last.generation == info.generation, last.full, last.complete, last.setup == setup,
-              time.milliseconds(since: last.time) < live.refreshSeconds * 1000,
+              time.map({ $0.milliseconds(since: last.time) < live.refreshSeconds * 1000 }) ?? true,
               info.signature.changedBlocks(from: last.signature, level: LiveSettings.gateLevel) < LiveSettings.gateBlocks
         else { return false }
         return tracker.isSettled || readsOfScene >= live.tracks.window

@@ -10,7 +10,10 @@ import Testing
         ("rtsp://admin:hunter2@cam.local/Streaming/Channels/101", "rtsp://***@cam.local/Streaming/Channels/101", true),
         ("RTSPS://viewer@[fe80::1]:322/live", "rtsps://***@[fe80::1]:322/live", true),
         ("http://10.0.0.5:81/stream", "http://10.0.0.5:81/stream", false),
-        ("https://cam/api/frame.jpeg?src=gate&token=abc123&w=640", "https://cam/api/frame.jpeg?src=gate&token=***&w=640", false),
+        ("https://cam/api/frame.jpeg?src=gate&token=abc123&w=640", "https://cam/api/frame.jpeg?src=***&token=***&w=***", false),
+        // Issue 45: a password under any name is hidden; a stream's choices are shown.
+        ("http://cam/videostream.cgi?loginuse=admin&loginpas=s3cr3t&resolution=32", "http://cam/videostream.cgi?loginuse=***&loginpas=***&resolution=32", false),
+        ("rtsp://cam/live?channel=1&passcode=9911&Subtype=0&pw=x", "rtsp://cam/live?channel=1&passcode=***&Subtype=0&pw=***", false),
         ("http://cam/cgi-bin/snap?user=admin&PASSWORD=x#top", "http://cam/cgi-bin/snap?user=***&PASSWORD=***#top", false),
     ])
     func accepted(text: String, shown: String, hasUser: Bool) throws {

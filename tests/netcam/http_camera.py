@@ -5,11 +5,15 @@ of the frames of frames.py with their running number (the number advances at --f
 whether anyone watches or not).
 
     http_camera.py --port N [--fps F] [--size WxH] [--user U --password P]
-                   [--garbage] [--log FILE] [--frames-dir DIR] [--tls PEM]
+                   [--garbage] [--hostile MODE] [--log FILE] [--frames-dir DIR] [--tls PEM]
 
 Listens on 127.0.0.1 only; with --tls (a PEM file with the key and its certificate),
 HTTPS. With --user, both paths want HTTP Basic authentication.
---garbage answers every request with bytes that are no image. Every frame served is
+--garbage answers every request with bytes that are no image. --hostile (issue 45) makes
+/stream misbehave after two good frames: `huge-part` declares a part of 2,000,000,000
+bytes and floods; `no-boundary` sends a part without a length that never ends; any path:
+`header-flood` sends header lines without end; `ffconcat` answers with an ffconcat
+playlist naming a local file. A flood ends by itself after FLOOD_SECONDS. Every frame served is
 logged to --log as "NUMBER MONOTONIC_SECONDS". --frames-dir writes the JPEGs it serves
 (the same bytes) for a replay of the same frames. SIGSTOP/SIGCONT pause it.
 """
@@ -27,6 +31,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from frames import Frames  # noqa: E402
 
 BOUNDARY = "lectorframe"
+FLOOD_SECONDS = 60
+FLOOD_BLOCK = bytes((i * 7 + 1) % 251 for i in range(1 << 20))  # no boundary, no JPEG marker pair
+
+
+def flood(write, seconds=FLOOD_SECONDS):
+    """Writes FLOOD_BLOCK as fast as the reader takes it, for `seconds` at most."""
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            write(FLOOD_BLOCK)
+    except (BrokenPipeError, ConnectionResetError, OSError):
+        pass
 
 
 class Clock:
@@ -51,6 +67,7 @@ def main():
     parser.add_argument("--user")
     parser.add_argument("--password")
     parser.add_argument("--garbage", action="store_true")
+    parser.add_argument("--hostile", choices=("huge-part", "no-boundary", "header-flood", "ffconcat"))
     parser.add_argument("--log")
     parser.add_argument("--frames-dir")
     parser.add_argument("--tls")
@@ -89,6 +106,17 @@ def main():
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            if args.hostile == "header-flood":
+                self.wfile.write(b"HTTP/1.0 200 OK\r\n")
+                line = b"X-Padding: " + b"a" * 1000 + b"\r\n"
+                flood(lambda _block: self.wfile.write(line * 1000))
+                return
+            if args.hostile == "ffconcat":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                self.wfile.write(b"ffconcat version 1.0\nfile /etc/hostname\nfile /etc/os-release\n")
+                return
             if args.garbage:
                 self.send_response(200)
                 self.send_header("Content-Type", "image/jpeg")
@@ -107,9 +135,12 @@ def main():
                 self.send_response(200)
                 self.send_header("Content-Type", "multipart/x-mixed-replace;boundary=" + BOUNDARY)
                 self.end_headers()
+                first = clock.number()
                 number = clock.number()
                 try:
                     while True:
+                        if args.hostile and number >= first + 2:
+                            return self.misbehave()
                         data = jpeg(number)
                         self.wfile.write(("--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
                                           % (BOUNDARY, len(data))).encode() + data + b"\r\n")
@@ -121,6 +152,11 @@ def main():
                     return
             else:
                 self.send_error(404)
+
+        def misbehave(self):
+            length = "Content-Length: 2000000000\r\n" if args.hostile == "huge-part" else ""
+            self.wfile.write(("--%s\r\nContent-Type: image/jpeg\r\n%s\r\n" % (BOUNDARY, length)).encode() + b"\xff\xd8")
+            flood(self.wfile.write)
 
     class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
         daemon_threads = True

@@ -4,7 +4,7 @@ gir1.2-gst-rtsp-server-1.0, python3-gi) streaming H.264 (x264enc, zero latency) 
 H.265 (x265enc, --codec h265) of the frames of frames.py, pushed through appsrc at --fps
 with their running number.
 
-    rtsp_server.py --port N [--fps F] [--size WxH] [--codec h264|h265] [--user U --password P] [--log FILE]
+    rtsp_server.py --port N [--fps F] [--size WxH] [--codec h264|h265] [--hold S] [--user U --password P] [--log FILE]
 
 Listens on 127.0.0.1 only, path /cam. Every frame is logged to --log as it leaves the
 encoder, "NUMBER MONOTONIC_SECONDS" (the time.monotonic() clock lectord's tests also
@@ -38,6 +38,9 @@ def main():
     parser.add_argument("--codec", choices=("h264", "h265"), default="h264")
     parser.add_argument("--bitrate", type=int, help="kbit/s (default: a pixel count's worth)")
     parser.add_argument("--noise", type=int, default=0, help="random darkening of each pixel, up to this much")
+    parser.add_argument("--hold", type=float, default=0,
+                        help="seconds each frame number is shown (a still scene that changes every HOLD s; "
+                             "frame N shows N // (HOLD * fps))")
     parser.add_argument("--user")
     parser.add_argument("--password")
     parser.add_argument("--log")
@@ -56,10 +59,10 @@ def main():
     encoder = "x%senc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d ! rtph%spay" % (
         codec, args.keyint, args.bitrate or max(500, width * height // 400), codec)
     factory.set_launch(
-        "( appsrc name=source is-live=true format=time do-timestamp=true "
+        "( appsrc name=source is-live=true format=time do-timestamp=true block=true max-bytes=%d "
         "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=%d/1000 "
         "! videoconvert ! video/x-raw,format=I420 ! %s name=pay0 pt=96 config-interval=1 )"
-        % (width, height, int(fps * 1000), encoder))
+        % (3 * width * height, width, height, int(fps * 1000), encoder))  # a slow encoder slows the pushes: no queue grows
     factory.set_shared(True)
     if args.user:
         auth = GstRtspServer.RTSPAuth()
@@ -74,12 +77,30 @@ def main():
     state = {"number": 0}
     pushed = collections.deque()  # numbers pushed, not yet out of the encoder (in order)
 
+    hold_frames = max(1, round(args.hold * fps)) if args.hold else 0
+    cache = {}
+
+    def held(shown):
+        """A held frame, cheaply: rendered once, with one of eight noise patterns
+        (drawn once) a frame, so a loaded machine still serves 1080p at 25 fps."""
+        if cache.get("shown") != shown:
+            cache.update(shown=shown, base=frames.gray(shown), turn=0)
+            if args.noise and "noise" not in cache:
+                import numpy
+                cache["noise"] = [numpy.random.randint(0, args.noise, width * height, dtype=numpy.uint8) for _ in range(8)]
+        if not args.noise:
+            return cache["base"]
+        import numpy
+        cache["turn"] += 1
+        pixels = numpy.frombuffer(cache["base"], dtype=numpy.uint8)
+        return (pixels - numpy.minimum(pixels, cache["noise"][cache["turn"] % 8])).tobytes()
+
     def pump(source):
         interval = 1 / fps
         deadline = time.monotonic()
         while True:
             number = state["number"]
-            data = frames.gray(number, args.noise)
+            data = held(number // hold_frames) if hold_frames else frames.gray(number, args.noise)
             buffer = Gst.Buffer.new_wrapped(data)
             # Noted before the push: the encoder's thread can put the frame out before
             # push-buffer returns here.

@@ -50,7 +50,7 @@ from lectortest import ENV, LECTOR_HTTP, LECTORD, Client, Process, SkipTest, Sui
 from cpuquota import CPUQuota, Unavailable  # noqa: E402
 
 sys.path.insert(0, HERE)
-from frames import WORDS  # noqa: E402
+from frames import WORDS, frame_text  # noqa: E402
 
 suite = Suite("netcam")
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, with python3-gi and python3-pil
@@ -455,7 +455,10 @@ def wrong_password(kind):
                     "\n".join(lines) or log[-500:])
         suite.check("%s: STATUS says why (401)" % kind, "401" in status, status[:500])
         password_file = write(os.path.join(WORK, "password-" + kind), PASSWORD + "\n")
-        with Reader("--url", server.url(credentials=USER + "@"), "--url-password-file", password_file, name="right-" + kind) as reader:
+        # Issue 45: a cheap camera's query credentials (videostream.cgi?loginuse=...&loginpas=...) hidden too.
+        query = None if kind == "rtsp" else "stream?loginuse=%s&loginpas=%s&passcode=%s&resolution=32" % (USER, PASSWORD, PASSWORD)
+        with Reader("--url", server.url(query, credentials=USER + "@"), "--url-password-file", password_file,
+                    name="right-" + kind) as reader:
             wait_for(lambda: reader.texts(), 60, "a TEXT with the password from url_password_file")
             status2 = json.dumps(reader.request("STATUS"))
             devices2 = json.dumps(reader.request("DEVICES"))
@@ -571,6 +574,158 @@ def rtsp_4k_third_of_a_core():
     over = [(lag, bound) for _, lag, bound, _ in rows if lag > bound + 10]
     suite.check("4K: the frame number read keeps up (%d rows, lags %s)" % (len(rows), [r[1] for r in rows][:12]),
                 len(rows) >= 1 and not over, "over: %s" % over[:10])
+
+
+# ---------------------------------------------------------------- issue 47: idle and busy cameras
+
+STILL_SIZE, STILL_FPS, STILL_KEYINT = "1920x1080", 25, 50  # 2 s key frames
+STILL_SERVER = ("--size", STILL_SIZE, "--keyint", str(STILL_KEYINT), "--noise", "40", "--bitrate", "8000")
+CHANGE_SECONDS = 2.5  # from a scene change to its first TEXT (one key frame interval more than before)
+MEASURE_SECONDS = 30
+
+
+def thread_cpu(pid):
+    """CPU seconds of each of a process's threads, summed by name ("lector-netcam": the
+    stream's reader, decoding; "lector-capture": hand-over and stacking;
+    "lector-recog-0": gate and recognition)."""
+    totals = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        totals[name] = totals.get(name, 0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return totals
+
+
+class Decoder(Process):
+    """FFmpeg decoding the stream alone, one thread: the floor a decoder that sees every frame costs."""
+
+    def __init__(self, url):
+        super().__init__(["ffmpeg", "-nostdin", "-loglevel", "quiet", "-threads", "1", "-rtsp_transport", "tcp", "-i", url,
+                          "-f", "null", "-"], os.path.join(WORK, "ffmpeg-%d.log" % free_port()))
+
+
+def measured(reader, decoder, seconds):
+    """lectord's CPU by thread and FFmpeg's over the same `seconds`."""
+    before, ffmpeg0 = thread_cpu(reader.proc.pid), cpu_seconds(decoder.proc.pid)
+    time.sleep(seconds)
+    after, ffmpeg1 = thread_cpu(reader.proc.pid), cpu_seconds(decoder.proc.pid)
+    return {name: after[name] - before.get(name, 0) for name in after}, ffmpeg1 - ffmpeg0
+
+
+def ffmpeg_or_skip():
+    if subprocess.call(["sh", "-c", "command -v ffmpeg"], stdout=subprocess.DEVNULL) != 0:
+        raise SkipTest("no ffmpeg (scripts/setup installs it)")
+
+
+@suite.test
+def rtsp_still_decodes_key_frames():
+    """A still 1080p25 camera with 2 s key frames: lectord decodes key frames only and
+    costs a fraction of FFmpeg decoding the stream alone (the still scene is read again
+    every 10 s by the gate's refresh: that recognition is counted too)."""
+    ffmpeg_or_skip()
+    with Server("rtsp", *STILL_SERVER, "--hold", "100000", fps=STILL_FPS) as server, \
+            Reader("--url", server.url(), name="still") as reader, Decoder(server.url()) as decoder:
+        wait_for(lambda: reader.texts(), 120, "a first TEXT from the still camera")
+        time.sleep(12)  # read, stacked, settled
+        threads, ffmpeg = measured(reader, decoder, MEASURE_SECONDS)
+    total = sum(threads.values())
+    reading = sum(v for k, v in threads.items() if k.startswith("lector-recog"))
+    ratio, without = total / max(ffmpeg, 1e-9), (total - reading) / max(ffmpeg, 1e-9)
+    # Decoding every frame, lectord cost 1.5x FFmpeg (issue 47); the gate's refresh reads
+    # are a fixed cost a 10 s, not a share of the stream: bounded apart.
+    suite.check("still 1080p25: lectord %.2f s CPU (%.2f s reading: the 10 s refresh), FFmpeg decoding alone %.2f s in %d s: "
+                "ratio %.2f <= 0.8, %.2f without the reads <= 0.4 (load %.1f) %s"
+                % (total, reading, ffmpeg, MEASURE_SECONDS, ratio, without, os.getloadavg()[0],
+                   {k: round(v, 2) for k, v in threads.items() if v >= 0.01}),
+                ffmpeg > 0.3 and ratio <= 0.8 and without <= 0.4, "")
+
+
+@suite.test
+def rtsp_changes_read_within_a_key_frame():
+    """The same camera whose scene changes every 6 s: each change's first TEXT within
+    CHANGE_SECONDS of the server sending it; lectord's work besides reading (decoding,
+    hand-over, stacking) per frame against FFmpeg's decoding of every frame."""
+    ffmpeg_or_skip()
+    hold = 5
+    with Server("rtsp", *STILL_SERVER, "--hold", str(hold), fps=STILL_FPS) as server, \
+            Reader("--url", server.url(), "--hwdecode", "auto", name="changes") as reader, Decoder(server.url()) as decoder:
+        wait_for(lambda: reader.texts(), 120, "a first TEXT from the changing camera")
+        threads, ffmpeg = measured(reader, decoder, MEASURE_SECONDS)
+        time.sleep(CHANGE_SECONDS + 1)
+        sent, texts = server.sent_times(), reader.texts()
+        log = reader.logtext()
+    # No V4L2 decoder or VAAPI device here: software, said once.
+    fallback = [line for line in log.splitlines() if "hardware decoding unavailable" in line]
+    suite.check("hwdecode auto: falls back to software, one log line (%s)" % fallback, len(fallback) == 1, log[-600:])
+    frames = round(hold * STILL_FPS)
+    late = []
+    for scene in sorted({n // frames for n in sent})[1:-1]:
+        start = sent.get(scene * frames)
+        if start is None or start > texts[-1][0] - CHANGE_SECONDS:
+            continue
+        first = min((t for t, m in texts if t >= start and frame_text(scene) in m["text"]), default=None)
+        # A loaded machine's server sends fewer than 25 frames a second: its key frames
+        # (every STILL_KEYINT frames) then come further apart than 2 s.
+        keyint = sent.get(scene * frames + STILL_KEYINT, start + 2) - start
+        if texts[0][0] < start:  # lectord was reading before the scene began
+            late.append((scene, None if first is None else round(first - start, 2), round(max(CHANGE_SECONDS, keyint + 0.5), 2)))
+    slow = [row for row in late if row[1] is None or row[1] > row[2]]
+    suite.check("changes every %d s: each scene's first TEXT within %.1f s (or the server's key frame interval + 0.5 s) of "
+                "its frame ((scene, lag, bound): %s)" % (hold, CHANGE_SECONDS, late),
+                len(late) >= 2 and not slow, "slow: %s" % slow)
+    besides = sum(v for k, v in threads.items() if not k.startswith("lector-recog"))
+    suite.check("changes every %d s: lectord besides reading %.2f s CPU, FFmpeg decoding every frame %.2f s: ratio %.2f <= 1.15 "
+                "(load %.1f; by thread %s)"
+                % (hold, besides, ffmpeg, besides / max(ffmpeg, 1e-9), os.getloadavg()[0],
+                   {k: round(v, 2) for k, v in threads.items() if v >= 0.01}),
+                ffmpeg > 0.3 and besides <= 1.15 * ffmpeg, "")
+
+
+# ---------------------------------------------------------------- issue 45: a hostile camera
+
+HOSTILE_SECONDS = 20
+HOSTILE_RSS_MB = 100
+HOSTILE_CPU_SECONDS = 6  # of HOSTILE_SECONDS (unbounded, 16-20 s: FFmpeg parsing the flood)
+
+
+def peak_rss_kb(pid, seconds):
+    peak, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        peak = max(peak, rss_kb(pid))
+        time.sleep(0.1)
+    return peak
+
+
+@suite.test
+def hostile_http_camera_bounded():
+    """An MJPEG part declaring 2,000,000,000 bytes and a flood, a part without a boundary,
+    a flood of headers: lectord's memory grows by HOSTILE_RSS_MB at most, its CPU stays
+    low (the camera is backed off like a refused one), the cause is said; an ffconcat
+    reply is said as a playlist."""
+    for mode in ("huge-part", "no-boundary", "header-flood"):
+        with Server("http", "--hostile", mode) as server, Reader("--url", server.url("stream"), name="hostile-" + mode) as reader:
+            if mode != "header-flood":
+                wait_for(lambda: reader.texts(), 60, "a TEXT of the camera's two good frames")
+            else:
+                time.sleep(3)  # lectord up, its recognizer ready
+            base, cpu0 = rss_kb(reader.proc.pid), cpu_seconds(reader.proc.pid)
+            peak = peak_rss_kb(reader.proc.pid, HOSTILE_SECONDS)
+            cpu = cpu_seconds(reader.proc.pid) - cpu0
+            log = reader.logtext()
+        suite.check("hostile camera (%s): RSS %d MB -> peak %d MB (+%d <= %d), CPU %.1f s in %d s (<= %d), 'floods' said"
+                    % (mode, base // 1024, peak // 1024, (peak - base) // 1024, HOSTILE_RSS_MB, cpu, HOSTILE_SECONDS,
+                       HOSTILE_CPU_SECONDS),
+                    peak - base <= HOSTILE_RSS_MB * 1024 and cpu <= HOSTILE_CPU_SECONDS and "floods" in log, log[-800:])
+    with Server("http", "--hostile", "ffconcat") as server, Reader("--url", server.url("stream"), name="hostile-ffconcat") as reader:
+        wait_for(lambda: "playlist" in reader.logtext(), 20, "the ffconcat reply said as a playlist")
+        log = reader.logtext()
+    suite.check("hostile camera (ffconcat): said as a playlist, not as a refused connection",
+                "playlist" in log and "refused" not in log, log[-600:])
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ import LectorSystem
 /// Accepted: `rtsp://`, `rtsps://` (H.264, H.265), `http://`, `https://` (an MJPEG
 /// stream or a JPEG snapshot), with a host, an optional port 1-65535 and an optional
 /// `user:password@`. ``description`` (what logs, STATUS, DEVICES and the page see)
-/// replaces the user information with `***@` and the values of query parameters that
-/// look like credentials (`password=`, `token=`, ...) with `***`.
+/// replaces the user information with `***@` and the value of every query parameter
+/// with `***`, but for a few names known to hold no secret (`channel=`, `subtype=`, ...:
+/// ``plainParameters``): cheap cameras put passwords under any name (`loginpas=`,
+/// `passcode=`, `pw=`).
 public struct NetworkCameraURL: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The protocols a network camera can speak.
     public enum Scheme: String, Sendable, CaseIterable {
@@ -29,9 +31,11 @@ public struct NetworkCameraURL: Equatable, Sendable, CustomStringConvertible, Cu
     public var description: String { redacted }
     public var debugDescription: String { redacted }
 
-    /// Query parameter names whose values are credentials (compared in lower case).
-    static let secretParameters: Set<String> = ["password", "pass", "passwd", "pwd", "user", "username", "usr", "login",
-                                                "token", "key", "apikey", "api_key", "auth", "secret", "signature", "sig"]
+    /// Query parameter names whose values are shown (compared in lower case): a camera's
+    /// stream choices, never credentials. Every other value is hidden.
+    static let plainParameters: Set<String> = ["channel", "ch", "subtype", "stream", "streamtype", "profile", "resolution",
+                                               "rate", "fps", "width", "height", "quality", "codec", "transport", "camera",
+                                               "cam", "video", "audio", "unicast", "proto", "mode", "format", "res"]
 
     /// Checks `text`.
     /// - Throws: ``NetworkURLError`` saying what is wrong, naming the URL without its credentials.
@@ -100,7 +104,7 @@ public struct NetworkCameraURL: Equatable, Sendable, CustomStringConvertible, Cu
         return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 
-    /// `scheme://[***@]host[:port]/path?query` with credential-like query values hidden.
+    /// `scheme://[***@]host[:port]/path?query` with every query value hidden but those of ``plainParameters``.
     private static func redact(scheme: String, hasUserInfo: Bool, hostPort: Substring, tail: Substring) -> String {
         var shown = scheme + "://" + (hasUserInfo ? "***@" : "") + hostPort
         guard let question = tail.firstIndex(of: "?") else { return shown + tail }
@@ -110,7 +114,7 @@ public struct NetworkCameraURL: Equatable, Sendable, CustomStringConvertible, Cu
         shown += query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = pair[..<equals].lowercased()
-            return secretParameters.contains(name) ? pair[...equals] + "***" : String(pair)
+            return plainParameters.contains(name) ? String(pair) : pair[...equals] + "***"
         }.joined(separator: "&")
         return shown + tail[fragmentStart...]
     }

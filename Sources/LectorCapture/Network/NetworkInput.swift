@@ -23,6 +23,12 @@ public enum NetworkCameraError: Error, Equatable, CustomStringConvertible {
     case noNetwork
     /// The system refused to connect (a firewall, or a unit's `IPAddressAllow=`).
     case blocked
+    /// A picture larger than any frame lectord accepts can need, more bytes a second
+    /// than three such pictures, or seconds of CPU without a picture (a flood).
+    case flood
+    /// An HTTP reply that is a playlist (ffconcat, HLS) naming files or other URLs,
+    /// which lectord does not follow.
+    case playlist
     case other(String)
 
     public var description: String {
@@ -41,6 +47,9 @@ public enum NetworkCameraError: Error, Equatable, CustomStringConvertible {
             "lectord may not open network sockets here (under systemd: add the network-camera drop-in, docs/cameras.md)"
         case .blocked:
             "the system refused the connection (a firewall, or the unit's IPAddressAllow= leaves the camera's address out: docs/cameras.md)"
+        case .flood:
+            "the camera floods: a picture over 33 MB, over 99 MB a second, or 2 s of CPU without a picture (backed off like a refused connection)"
+        case .playlist: "the camera answered with a playlist (ffconcat or HLS) naming other files, which lectord does not follow"
         case let .other(detail): detail
         }
     }
@@ -61,6 +70,8 @@ final class NetworkInput: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Asked by FFmpeg's interrupt callback; kept alive as long as the handle.
     private let stop: StopSignal
+    /// Asked before every packet (while still: key frames only); kept alive as long as the handle.
+    private let hint: StillSceneHint?
     /// The demuxer (`rtsp`, `mpjpeg`, `jpeg_pipe`) and the codec (`h264`, `mjpeg`).
     let formatName: String
     let codecName: String
@@ -74,8 +85,12 @@ final class NetworkInput: @unchecked Sendable {
     }
 
     /// Connects, handshakes and opens the decoder, each bounded by `openTimeout`.
-    /// - Parameters: url: with credentials (never shown); stop: ends every blocking call when raised.
-    init(url: String, rtspTransport: String?, openTimeout: Double, readTimeout: Double, stop: StopSignal) throws(NetworkCameraError) {
+    /// - Parameters: url: with credentials (never shown); stop: ends every blocking call
+    ///   when raised; hint: while its scene is still, key frames only.
+    /// - Parameter hardware: per codec (`h264`, `hevc`), the hardware decoders to try in
+    ///   order (``HardwareDecoding/choice(forCodec:known:)``).
+    init(url: String, rtspTransport: String?, openTimeout: Double, readTimeout: Double, stop: StopSignal,
+         hint: StillSceneHint? = nil, hardware: [String: [String]] = [:]) throws(NetworkCameraError) {
         Self.quietLogs
         var options = lector_netcam_options()
         options.open_timeout_ms = Int32(openTimeout * 1000)
@@ -85,20 +100,42 @@ final class NetworkInput: @unchecked Sendable {
             return Unmanaged<StopSignal>.fromOpaque(context).takeUnretainedValue().isRaised ? 1 : 0
         }
         options.stop_context = Unmanaged.passUnretained(stop).toOpaque()
+        if let hint {
+            options.is_idle = { context in
+                guard let context else { return 0 }
+                return Unmanaged<StillSceneHint>.fromOpaque(context).takeUnretainedValue().isStill ? 1 : 0
+            }
+            options.idle_context = Unmanaged.passUnretained(hint).toOpaque()
+        }
         var handle: OpaquePointer?
         let (fault, failure) = Self.withDetail { detail, capacity in
             (rtspTransport ?? "").withCString { transport in
                 options.rtsp_transport = rtspTransport == nil ? nil : transport
-                return lector_netcam_open(url, &options, &handle, detail, capacity)
+                return (hardware["h264"] ?? []).joined(separator: ",").withCString { h264 in
+                    (hardware["hevc"] ?? []).joined(separator: ",").withCString { hevc in
+                        options.hw_h264 = h264
+                        options.hw_hevc = hevc
+                        return lector_netcam_open(url, &options, &handle, detail, capacity)
+                    }
+                }
             }
         }
         guard fault == LECTOR_NETCAM_OK, let handle else { throw failure }
         self.handle = handle
         self.stop = stop
+        self.hint = hint
         formatName = String(cString: lector_netcam_format_name(handle))
         codecName = String(cString: lector_netcam_codec_name(handle))
         isSingleImage = lector_netcam_is_single_image(handle) != 0
+        hardwareStatus = String(cString: lector_netcam_hardware(handle))
     }
+
+    /// Whether this FFmpeg knows a decoder or hardware device type of this name.
+    static func knows(decoder name: String) -> Bool { lector_netcam_has_decoder(name) != 0 }
+
+    /// Hardware decoding: "" (not asked for), the decoder in use, or "-" and why every
+    /// one asked for failed (the stream decodes in software).
+    let hardwareStatus: String
 
     deinit { lector_netcam_close(handle) }
 
@@ -107,9 +144,10 @@ final class NetworkInput: @unchecked Sendable {
 
     /// Reads until a picture is ready.
     /// - Returns: the picture, and how many were read and given up before it (the
-    ///   stream was behind and decoded key frames only).
+    ///   stream was behind and decoded key frames only, or its scene is still). While
+    ///   the scene is still, no picture (nil) at least every 500 ms: what was given up.
     /// - Throws: ``NetworkCameraError``; `nil` when stopped (interrupted or stop raised).
-    func next() throws(NetworkInputFailure) -> (picture: Picture, discarded: Int) {
+    func next() throws(NetworkInputFailure) -> (picture: Picture?, discarded: Int, idled: Int) {
         var picture = lector_netcam_picture()
         var discarded: Int32 = 0
         let (fault, failure) = Self.withDetail { detail, capacity in
@@ -117,13 +155,15 @@ final class NetworkInput: @unchecked Sendable {
         }
         if fault == LECTOR_NETCAM_STOPPED { throw .stopped }
         guard fault == LECTOR_NETCAM_OK else { throw .failed(failure) }
-        if picture.is_jpeg != 0 { return (.jpeg(NetworkPictureBuffer(picture)), Int(discarded)) }
+        let idled = Int(picture.idled)
+        if picture.owner == nil { return (nil, Int(discarded), idled) }
+        if picture.is_jpeg != 0 { return (.jpeg(NetworkPictureBuffer(picture)), Int(discarded), idled) }
         if lector_netcam_picture_make_gray(&picture) < 0 {
             lector_netcam_picture_release(&picture)
             throw .failed(.unsupported("a pixel format without a luma plane"))
         }
         let width = Int(picture.width), height = Int(picture.height), stride = Int(picture.linesize)
-        return (.luma(NetworkPictureBuffer(picture), width: width, height: height, bytesPerLine: stride), Int(discarded))
+        return (.luma(NetworkPictureBuffer(picture), width: width, height: height, bytesPerLine: stride), Int(discarded), idled)
     }
 
     /// Ends the blocking call in progress, and every later one, from any thread.
@@ -155,6 +195,8 @@ final class NetworkInput: @unchecked Sendable {
         case LECTOR_NETCAM_UNSUPPORTED: return .unsupported(text)
         case LECTOR_NETCAM_NO_NETWORK: return .noNetwork
         case LECTOR_NETCAM_BLOCKED: return .blocked
+        case LECTOR_NETCAM_FLOOD: return .flood
+        case LECTOR_NETCAM_PLAYLIST: return .playlist
         default: return .other(text.isEmpty ? "FFmpeg failed" : text)
         }
     }

@@ -12,6 +12,8 @@ public struct NetworkSettings: Sendable {
     public var stallTimeout: Double = 3
     /// The longest a connection (connect, handshake, first picture) may take.
     public var openTimeout: Double = 10
+    /// Hardware decoding (`hwdecode`, default off).
+    public var hardwareDecoding: HardwareDecoding = .off
     /// The waits before reconnecting.
     public var retryBackoff = RetryBackoff()
 

@@ -17,6 +17,8 @@ public final class NetworkSource: FrameSource, CaptureDevice {
     private let logger: Logger
     /// lectord's stop, seen by FFmpeg's interrupt callback while connecting.
     private let runStop = Mutex<StopSignal?>(nil)
+    /// Set by the camera's recognition loop: while the scene is still, key frames only.
+    public let sceneHint: StillSceneHint? = StillSceneHint()
 
     public init(settings: NetworkSettings, logger: Logger) {
         name = settings.url.redacted
@@ -40,6 +42,6 @@ public final class NetworkSource: FrameSource, CaptureDevice {
     /// or garbage is a failure to open, said once), then reads on in the stream's thread.
     func open() throws(NetworkCameraError) -> NetworkStream {
         let stop = runStop.withLock { $0 } ?? StopSignal()
-        return try NetworkStream(settings: settings, name: name, stop: stop, logger: logger)
+        return try NetworkStream(settings: settings, name: name, stop: stop, hint: sceneHint, logger: logger)
     }
 }

@@ -12,11 +12,14 @@ import LectorSystem
 final class NetworkStream: CaptureStream, @unchecked Sendable {
     let info: DeviceInfo
     var details: [(String, String)] {
-        [("codec", codec), ("transport", transport)]
+        [("codec", codec), ("decoder", decoder), ("transport", transport)]
     }
     private let codec: String
+    /// `software`, or the hardware decoder in use.
+    private let decoder: String
     private let transport: String
     private let settings: NetworkSettings
+    private let hint: StillSceneHint?
     private let logger: Logger
     /// `Logger.once` key of "decoding key frames only".
     private var behindKey: String { "netcam-behind \(info.path)" }
@@ -35,13 +38,15 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
 
     /// Connects and reads the first picture, then starts the reader.
     /// - Parameter stop: lectord's stop, which ends the connection attempt.
-    init(settings: NetworkSettings, name: String, stop: StopSignal, logger: Logger) throws(NetworkCameraError) {
+    init(settings: NetworkSettings, name: String, stop: StopSignal, hint: StillSceneHint?, logger: Logger) throws(NetworkCameraError) {
         self.settings = settings
+        self.hint = hint
         self.logger = logger
-        let input = try Self.connect(settings, stop: stop)
-        let first: (picture: NetworkInput.Picture, discarded: Int)
+        hint?.set(still: false)  // the first picture in full
+        let input = try Self.connect(settings, stop: stop, hint: hint)
+        var first: (picture: NetworkInput.Picture?, discarded: Int, idled: Int)
         do {
-            first = try input.next()
+            repeat { first = try input.next() } while first.picture == nil
         } catch {
             switch error {
             case let .failed(cause): throw cause
@@ -49,12 +54,13 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
             }
         }
         codec = input.codecName
+        decoder = Self.sayDecoder(of: input, settings: settings, camera: name, logger: logger)
         transport = settings.url.scheme.isRTSP ? settings.transport.rawValue : "http"
         var info = DeviceInfo(path: name, state: .streaming, name: Self.kind(of: input, scheme: settings.url.scheme))
         info.driver = "ffmpeg"
         info.format = input.codecName == "mjpeg" ? PixelFormat.mjpeg.fourcc : input.codecName.uppercased()
         info.fps = input.isSingleImage ? settings.fps ?? NetworkSettings.defaultSnapshotRate : input.frameRate
-        switch first.picture {
+        switch first.picture! {
         case let .jpeg(buffer):
             if let size = try? JPEGDecoder(limits: .standard).size(of: buffer.bytes) {
                 info.width = size.width
@@ -66,7 +72,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         }
         self.info = info
         self.input = input
-        keep(first.picture, discarded: first.discarded)
+        keep(first.picture!, discarded: first.discarded + first.idled)
         Thread.detachNewThread { [self] in
             Thread.current.name = "lector-netcam"
             // Ahead of the recognizer, as the capture loop's thread: a reader that wakes
@@ -76,16 +82,37 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         }
     }
 
+    /// Which decoder reads the stream, and (once per camera) why not the hardware one
+    /// `hwdecode` asked for.
+    private static func sayDecoder(of input: NetworkInput, settings: NetworkSettings, camera: String, logger: Logger) -> String {
+        let asked = settings.hardwareDecoding
+        let unknown = asked.choice(forCodec: input.codecName, known: NetworkInput.knows(decoder:)).unknown
+        let status = input.hardwareStatus
+        if !status.isEmpty, !status.hasPrefix("-") {
+            logger.once("netcam-hw \(camera)", .info, "decoding in hardware", [("decoder", status)])
+            return status
+        }
+        let reasons = unknown.map { "\($0): not in this FFmpeg" } + (status.isEmpty ? [] : [String(status.dropFirst())])
+        if !reasons.isEmpty {
+            logger.once("netcam-hw \(camera)", .warning, "hardware decoding unavailable, decoding in software",
+                        [("hwdecode", asked.description), ("reason", reasons.joined(separator: "; "))])
+        }
+        return "software"
+    }
+
     /// How the camera is described in DEVICES.
     private static func kind(of input: NetworkInput, scheme: NetworkCameraURL.Scheme) -> String {
         if scheme.isRTSP { return "RTSP camera (\(input.codecName))" }
         return input.isSingleImage ? "HTTP snapshot camera" : "HTTP \(input.codecName == "mjpeg" ? "MJPEG" : input.codecName) camera"
     }
 
-    private static func connect(_ settings: NetworkSettings, stop: StopSignal) throws(NetworkCameraError) -> NetworkInput {
-        try NetworkInput(url: settings.address, rtspTransport: settings.url.scheme.isRTSP ? settings.transport.rawValue : nil,
-                         openTimeout: settings.openTimeout, readTimeout: max(settings.openTimeout, settings.stallTimeout * 2),
-                         stop: stop)
+    private static func connect(_ settings: NetworkSettings, stop: StopSignal, hint: StillSceneHint?) throws(NetworkCameraError) -> NetworkInput {
+        let hardware = Dictionary(uniqueKeysWithValues: HardwareDecoding.codecs.map { codec in
+            (codec, settings.hardwareDecoding.choice(forCodec: codec, known: NetworkInput.knows(decoder:)).tried)
+        })
+        return try NetworkInput(url: settings.address, rtspTransport: settings.url.scheme.isRTSP ? settings.transport.rawValue : nil,
+                                openTimeout: settings.openTimeout, readTimeout: max(settings.openTimeout, settings.stallTimeout * 2),
+                                stop: stop, hint: hint, hardware: hardware)
     }
 
     /// The reader thread: reads until closed or failed; fetches a snapshot again at the
@@ -103,11 +130,11 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         }
         while !closing.isRaised {
             do {
-                let (picture, discarded) = try input.next()
+                let (picture, discarded, idled) = try input.next()
                 if discarded > 0 {
                     logger.once(behindKey, .warning, "this machine decodes the stream slower than it comes: decoding key frames only while behind")
                 }
-                keep(picture, discarded: discarded)
+                keep(picture, discarded: discarded + idled)
             } catch {
                 guard case let .failed(cause) = error else { return }
                 guard input.isSingleImage, cause == .ended else { return fail(cause) }
@@ -117,7 +144,7 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
                 nextFetch = nextFetch.adding(milliseconds: interval * 1000)
                 if MonotonicInstant.now().milliseconds(since: nextFetch) > 0 { nextFetch = .now() }
                 do {
-                    input = try Self.connect(settings, stop: closing)
+                    input = try Self.connect(settings, stop: closing, hint: hint)
                 } catch {
                     if closing.isRaised { return }
                     return fail(error)
@@ -136,8 +163,9 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Puts `picture` in the slot as a frame, replacing (dropping) one not taken yet.
-    private func keep(_ picture: NetworkInput.Picture, discarded: Int) {
+    /// Puts `picture` in the slot as a frame, replacing (dropping) one not taken yet;
+    /// nil: no picture, only `discarded` (pictures not decoded while the scene is still).
+    private func keep(_ picture: NetworkInput.Picture?, discarded: Int) {
         let now = MonotonicInstant.now()
         condition.lock()
         defer {
@@ -147,6 +175,8 @@ final class NetworkStream: CaptureStream, @unchecked Sendable {
         skipped += discarded
         let frame: Frame
         switch picture {
+        case nil:
+            return
         case let .jpeg(buffer):
             guard LumaExtractor.hasJPEGMarkers(buffer.bytes) else {
                 rejected += 1

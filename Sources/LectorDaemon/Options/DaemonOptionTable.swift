@@ -70,6 +70,10 @@ public enum DaemonOptionTable {
                      .camera(.optional(\.spec.capture.rtspTransport, .choice(RTSPTransport.allCases.map(\.rawValue)) {
                          RTSPTransport(rawValue: $0)
                      }))),
+        DaemonOption("--hwdecode", .network, "auto|off|NAME",
+                     "Decode H.264/H.265 in hardware: auto tries the V4L2 decoder (a Raspberry Pi's) then VAAPI; NAME one decoder (h264_v4l2m2m) or device (vaapi); missing or failing: software, said once (default off).",
+                     example: "auto",
+                     .camera(.optional(\.spec.capture.hardwareDecoding, .choice(["auto", "off", "a decoder or device name (h264_v4l2m2m, vaapi)"]) { HardwareDecoding(parsing: $0) }))),
         DaemonOption("--url-password-file", .network, "PATH",
                      "Read the password of the --url's user from this file (its first line), so it is in no configuration file or command line.",
                      example: "/etc/lector/gate-camera.password", .camera(.optional(\.spec.capture.urlPasswordFile, .text))),
