@@ -72,6 +72,11 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let workers: [Worker]
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
+    /// The camera's QR codes and barcodes, read before each frame's text.
+    private let codeWatch: CodeWatch
+    /// Called on a recognizer thread with the codes that came into view in a frame,
+    /// before that frame's text is read; must not block.
+    private let publishCodes: @Sendable (CodePublication) -> Void
     private let warn: @Sendable (String?) -> Void
     /// What is wrong with how the camera reads (under `lock`: recognizer threads share it).
     private var warnings = Warnings()
@@ -117,8 +122,11 @@ public final class RecognitionLoop: @unchecked Sendable {
                 colorPreview: ColorPreviewDemand = ColorPreviewDemand(), mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
                 reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in },
+                publishCodes: @escaping @Sendable (CodePublication) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
+        self.publishCodes = publishCodes
+        codeWatch = CodeWatch(device: device, logger: logger.with("device", device))
         self.warn = warn
         self.reportZones = reportZones
         liveSettings = live
@@ -230,11 +238,24 @@ public final class RecognitionLoop: @unchecked Sendable {
         let (live, setup) = readingSettings()
         if skipsUnchangedScene(frame, setup: setup, live: live) { return }
         guard let prepared = prepare(frame, worker: worker) else { return }
+        readCodes(prepared, sequence: frame.sequence, time: frame.timestamp)
         guard let (text, progress) = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
         logger.clearOnce("frame")
         let recognized = MonotonicInstant.now()
         publishInCaptureOrder(frame, prepared: prepared, read: (text, progress), live: live, setup: setup,
                               times: (start: start, recognized: recognized))
+    }
+
+    /// Reads the codes of a prepared frame (when the camera or its zones look for any)
+    /// and publishes those that came into view, before the frame's text is read.
+    private func readCodes(_ prepared: PreparedFrame, sequence: UInt32, time: MonotonicInstant) {
+        let options = pool.options
+        guard !CodeWatch.places(options).isEmpty else { return }
+        let start = MonotonicInstant.now()
+        let news = codeWatch.look(at: prepared.upright, transform: prepared.transform, options: options, sequence: sequence, time: time)
+        logger.debug("codes read", [("ms", String(format: "%.1f", MonotonicInstant.now().milliseconds(since: start))),
+                                    ("new", "\(news.count)")])
+        if !news.isEmpty { publishCodes(CodePublication(device: device, codes: news, upright: prepared.upright, unixTime: time.unixTime)) }
     }
 
     /// A frame made ready to read: its luma, turned upright.
@@ -275,6 +296,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             return true
         }
         guard unchanged else { return false }
+        codeWatch.sceneUnchanged(at: frame.timestamp)
         frame.giveBack()
         counters.countUnchanged()
         return true

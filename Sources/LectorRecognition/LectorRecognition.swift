@@ -7,5 +7,6 @@
 // recognizer, ONNX Runtime sessions (OnnxSession) with OpenCV imgproc around them through
 // CTextDetector where it was built), and what composes
 // them (TextRecognizer, its options and layouts, zones, the orientation check, the
-// recognizer pool). May import LectorImaging, LectorProtocol, LectorSystem, CTesseract
-// and CTextDetector.
+// recognizer pool), and QR codes and barcodes (Codes/: CodeReader, ZXing-C++ through
+// CZXing where it was built). May import LectorImaging, LectorProtocol, LectorSystem,
+// CTesseract, CTextDetector and CZXing.
