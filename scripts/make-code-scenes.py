@@ -231,13 +231,18 @@ def jpeg(image, path, quality):
 
 
 def sequence(out, spec, fps, rng):
-    """A code held in view, taken away, shown again (SECONDS_IN,SECONDS_OUT,SECONDS_IN),
-    hand-held: the label moves a few pixels from frame to frame."""
+    """A code held in view, taken away, shown again (SECONDS_IN,SECONDS_OUT,SECONDS_IN,...;
+    a first span of 0 starts without it), hand-held: the label moves a few pixels from
+    frame to frame, beside a notice whose text stays in view."""
     fmt, seconds = spec.split(":")
     spans = [float(s) for s in seconds.split(",")]
     data, text = content(fmt, rng)
     code = label_with_text(render(fmt, data, 4), rng, "SHELF 12")
     background = desk(rng)
+    # A notice that stays in view: text is read all along.
+    font = ImageFont.truetype(FONT, 30)
+    for row, words in enumerate(["AISLE 7 BAY 3 LEVEL 2", "RETURNS ACCEPTED UNTIL 18:00", "KEEP THIS AREA CLEAR"]):
+        ImageDraw.Draw(background).text((760, 420 + 50 * row), words, fill=20, font=font)
     index = 0
     for span, shown in zip(spans, [True, False, True] * 4):
         for _ in range(int(span * fps)):

@@ -219,11 +219,29 @@ public final class RecognitionLoop: @unchecked Sendable {
     public func run() { run(slot: 0) }
 
     /// Recognizes frames with recognizer `slot` until the mailbox closes; each slot on a
-    /// thread of its own.
+    /// thread of its own. Slot 0 also starts the thread that reads codes beside text
+    /// reads (``CodesBeside``), which ends with it.
     public func run(slot: Int) {
+        let beside = slot == 0 ? startCodesBeside() : nil
+        defer { beside?.stop() }
         while let frame = mailbox.take() {
             process(frame, slot: slot)
         }
+    }
+
+    /// Text reads in progress (recognizer slots between their codes and their text).
+    private let textReads = Atomic<Int>(0)
+
+    /// The thread reading codes beside text reads, while every recognizer reads text.
+    private func startCodesBeside() -> CodesBeside {
+        let beside = CodesBeside()
+        let slots = pool.count
+        Thread.detachNewThread { [self] in
+            Thread.current.name = "lector-codes"
+            beside.run(mailbox: mailbox, watch: codeWatch, isReading: { textReads.load(ordering: .relaxed) >= slots },
+                       settings: { (pool.options, orientation.inForce.orientation) }, publish: publishCodes)
+        }
+        return beside
     }
 
     /// Recognizes one frame with slot 0 and gives its buffer back. Public for benchmarks and tests.
@@ -237,8 +255,11 @@ public final class RecognitionLoop: @unchecked Sendable {
         let start = MonotonicInstant.now()
         let (live, setup) = readingSettings()
         if skipsUnchangedScene(frame, setup: setup, live: live) { return }
+        let codes = codeWatch.claim(time: frame.timestamp, stack: frame.stackInfo, beside: false)
         guard let prepared = prepare(frame, worker: worker) else { return }
-        readCodes(prepared, sequence: frame.sequence, time: frame.timestamp)
+        if codes { readCodes(prepared, sequence: frame.sequence, time: frame.timestamp) }
+        textReads.add(1, ordering: .relaxed)
+        defer { textReads.subtract(1, ordering: .relaxed) }
         guard let (text, progress) = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
         logger.clearOnce("frame")
         let recognized = MonotonicInstant.now()

@@ -19,6 +19,10 @@ public final class CodeWatch: @unchecked Sendable {
     private var memory = AppearanceMemory(repeatAfter: 30)
     /// The identities found in the frame last read, and its capture time (under `lock`).
     private var lastFound: (identities: [String], time: MonotonicInstant)?
+    /// Capture times of the frames last read for codes (under `lock`).
+    private var claimed: [MonotonicInstant] = []
+    /// The stack generation of the last full (still) stack read for codes (under `lock`).
+    private var stillGeneration: Int?
 
     public init(device: String, logger: Logger) {
         self.device = device
@@ -73,6 +77,20 @@ public final class CodeWatch: @unchecked Sendable {
             }
         }
         return admit(found, repeatAfter: options.codesRepeatAfter, at: time)
+    }
+
+    /// Whether the frame captured at `time` (with `stack`, its stack) is still to be read
+    /// for codes; it is then counted as read (no frame is read twice). Beside a text read
+    /// (`beside`), a full stack of the still scene already read is not read again either.
+    public func claim(time: MonotonicInstant, stack: StackedFrameInfo?, beside: Bool) -> Bool {
+        lock.withLock {
+            if claimed.contains(time) { return false }
+            if beside, let stack, stack.isFull, stack.generation == stillGeneration { return false }
+            claimed.append(time)
+            if claimed.count > 8 { claimed.removeFirst() }
+            if let stack, stack.isFull { stillGeneration = stack.generation }
+            return true
+        }
     }
 
     /// A frame the change gate skipped (the scene last read, unchanged) at `time`: the
