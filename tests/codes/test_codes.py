@@ -17,7 +17,7 @@ shown again 3 s, hand-held, at 5 frames a second: two CODEs; a rule with `source
 codes` runs its hook twice (LECTOR_CODE set) and writes two history rows (SQLite) whose
 MATCH names the code's format; a rule on text alone gives no MATCH of the code.
 
-watch: a socket client's WATCH with `codes` gets CODE (`bytes_base64` absent for text)
+watch: an Aztec code replayed in a loop; a socket client's WATCH with `codes` gets CODE (`bytes_base64` absent for text)
 and its reply says `codes`; `lector watch --codes --count 1` prints the code.
 
 slow_core: at a third of a core (scripts/cpuquota.py), a code shown after 4 s beside a
@@ -189,19 +189,19 @@ def appearance():
 
 @suite.test
 def watch():
-    frames, truth = scenes("watched", "--sequence", "data_matrix:4", "--fps", "5", "--seed", "3")
-    with Daemon("--replay", frames, "--fps", "5", "--loop", "--codes", "data_matrix") as daemon:
+    frames, truth = scenes("watched", "--sequence", "aztec:4", "--fps", "5", "--seed", "3")
+    with Daemon("--replay", frames, "--fps", "5", "--loop", "--codes", "aztec,qr") as daemon:
         with Client(daemon.path, read_version=True, strict=True) as client:
             reply = client.request({"class": "WATCH", "text": False, "frame": False, "codes": True})
             check("watch: the WATCH reply says codes", reply.get("codes") is True, reply)
             code = client.read_class("CODE", timeout=60)
             check("watch: CODE with the format, text, box and both corner sets",
-                  code["format"] == "data_matrix" and code["text"] == truth["text"] and "bytes_base64" not in code
+                  code["format"] == "aztec" and code["text"] == truth["text"] and "bytes_base64" not in code
                   and len(code["corners"]) == 4 and len(code["upright_corners"]) == 4 and code["box"]["width"] > 0, code)
         printed = subprocess.run([os.environ.get("LECTOR", LECTOR), "watch", "--codes", "--count", "1", "--socket", daemon.path],
                                  capture_output=True, text=True, timeout=90, env=ENV)
         check("watch: lector watch --codes prints the code",
-              printed.returncode == 0 and f'data_matrix "{truth["text"]}"' in printed.stdout, printed.stdout + printed.stderr)
+              printed.returncode == 0 and f'aztec "{truth["text"]}"' in printed.stdout, printed.stdout + printed.stderr)
 
 
 def rfc3339(text):
@@ -226,9 +226,13 @@ def slow_core():
     if not check("slow_core: the code is published and the notice read", first is not None and codes and texts,
                  [len(run.of("FRAME")), len(codes), len(texts)]):
         return
-    appeared = rfc3339(first["time"]) + 4.0  # 20 frames at 5 a second
-    took = codes[0]["_arrived"] - appeared
-    check(f"slow_core: first CODE {took:.2f} s after the code's first frame (at most 1)", took <= 1.0)
+    # Frame 20 (4 s at 5 a second) is the first that shows the code: its capture time is
+    # the CODE's frame's, less the frames between them.
+    code = codes[0]
+    appeared = min(rfc3339(code["time"]) - (code["seq"] - 20) / 5.0, rfc3339(first["time"]) + 4.0)
+    took = code["_arrived"] - appeared
+    check(f"slow_core: first CODE {took:.2f} s after the code's first frame (at most 1; read in frame {code['seq']}, "
+          f"the code's first is 20)", took <= 1.0 and code["seq"] >= 20)
 
 
 if __name__ == "__main__":
