@@ -10,7 +10,7 @@ public struct CodeMessage: ProtocolMessage {
     /// The content as text (UTF-8 as the library decoded it).
     public var text: String
     /// The raw content, when it is not UTF-8 text (binary payloads): `bytes_base64` on the wire.
-    public var bytes: [UInt8]?
+    public var binary: [UInt8]?
     /// Where the code is, in the upright image, and its corners in captured-frame pixels.
     public var box: PixelBox
     public var corners: [PixelPoint]
@@ -20,13 +20,13 @@ public struct CodeMessage: ProtocolMessage {
     public var sequence: UInt32
     public var time: String
 
-    public init(device: String, zone: String?, format: CodeFormat, text: String, bytes: [UInt8]?, box: PixelBox,
+    public init(device: String, zone: String?, format: CodeFormat, text: String, binary: [UInt8]?, box: PixelBox,
                 corners: [PixelPoint], uprightCorners: [PixelPoint], sequence: UInt32, time: String) {
         self.device = device
         self.zone = zone
         self.format = format
         self.text = text
-        self.bytes = bytes
+        self.binary = binary
         self.box = box
         self.corners = corners
         self.uprightCorners = uprightCorners
@@ -36,14 +36,14 @@ public struct CodeMessage: ProtocolMessage {
 
     public init(json: JSONValue) throws(ProtocolError) {
         let m = try MemberReader(message: json, class: Self.messageClass)
-        var bytes: [UInt8]?
+        var binary: [UInt8]?
         if let encoded = try m.string("bytes_base64") {
             guard let decoded = Base64.decode(encoded) else { throw ProtocolError("\"bytes_base64\" is not base64", member: "bytes_base64") }
-            bytes = decoded
+            binary = decoded
         }
         self.init(device: try m.required("device", m.string), zone: try m.string("zone"),
                   format: try m.required("format") { (key) throws(ProtocolError) in try m.choice(key, CodeFormat.self) },
-                  text: try m.required("text", m.string), bytes: bytes, box: try m.required("box", m.box),
+                  text: try m.required("text", m.string), binary: binary, box: try m.required("box", m.box),
                   corners: try m.required("corners", m.points), uprightCorners: try m.required("upright_corners", m.points),
                   sequence: try m.sequence("seq"), time: try m.required("time", m.string))
     }
@@ -54,7 +54,7 @@ public struct CodeMessage: ProtocolMessage {
         message.add("zone", zone)
         message.add("format", format.rawValue)
         message.add("text", text)
-        message.add("bytes_base64", bytes.map(Base64.encode))
+        message.add("bytes_base64", binary.map(Base64.encode))
         message.add("box", boxJSON(box))
         message.add("corners", .array(corners.map(\.json)))
         message.add("upright_corners", .array(uprightCorners.map(\.json)))

@@ -17,7 +17,7 @@ shown again 3 s, hand-held, at 5 frames a second: two CODEs; a rule with `source
 codes` runs its hook twice (LECTOR_CODE set) and writes two history rows (SQLite) whose
 MATCH names the code's format; a rule on text alone gives no MATCH of the code.
 
-watch: an Aztec code replayed in a loop; a socket client's WATCH with `codes` gets CODE (`bytes_base64` absent for text)
+watch: an Aztec code shown and taken away in a loop (`codes_repeat_after = 1`); a socket client's WATCH with `codes` gets CODE (`bytes_base64` absent for text)
 and its reply says `codes`; `lector watch --codes --count 1` prints the code.
 
 slow_core: at a third of a core (scripts/cpuquota.py), a code shown after 4 s beside a
@@ -189,8 +189,9 @@ def appearance():
 
 @suite.test
 def watch():
-    frames, truth = scenes("watched", "--sequence", "aztec:4", "--fps", "5", "--seed", "3")
-    with Daemon("--replay", frames, "--fps", "5", "--loop", "--codes", "aztec,qr") as daemon:
+    # 2 s without the code, 3 s with it, in a loop: a new appearance every 5 s.
+    frames, truth = scenes("watched", "--sequence", "aztec:0,2,3", "--fps", "5", "--seed", "3")
+    with Daemon("--replay", frames, "--fps", "5", "--loop", "--codes", "aztec,qr", "--codes-repeat-after", "1") as daemon:
         with Client(daemon.path, read_version=True, strict=True) as client:
             reply = client.request({"class": "WATCH", "text": False, "frame": False, "codes": True})
             check("watch: the WATCH reply says codes", reply.get("codes") is True, reply)
@@ -199,7 +200,7 @@ def watch():
                   code["format"] == "aztec" and code["text"] == truth["text"] and "bytes_base64" not in code
                   and len(code["corners"]) == 4 and len(code["upright_corners"]) == 4 and code["box"]["width"] > 0, code)
         printed = subprocess.run([os.environ.get("LECTOR", LECTOR), "watch", "--codes", "--count", "1", "--socket", daemon.path],
-                                 capture_output=True, text=True, timeout=90, env=ENV)
+                                 capture_output=True, text=True, timeout=60, env=ENV)
         check("watch: lector watch --codes prints the code",
               printed.returncode == 0 and f'aztec "{truth["text"]}"' in printed.stdout, printed.stdout + printed.stderr)
 

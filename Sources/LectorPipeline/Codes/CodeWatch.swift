@@ -71,7 +71,7 @@ public final class CodeWatch: @unchecked Sendable {
                     return PixelPoint(x: mapped.x, y: mapped.y)
                 }
                 let message = CodeMessage(device: device, zone: zone?.name, format: code.format, text: code.text,
-                                          bytes: code.binaryBytes, box: box, corners: source, uprightCorners: corners,
+                                          binary: code.binaryBytes, box: box, corners: source, uprightCorners: corners,
                                           sequence: sequence, time: stamp)
                 found.append((Self.identity(of: message), message))
             }
@@ -123,7 +123,7 @@ public final class CodeWatch: @unchecked Sendable {
 
     /// What one appearance is known by: its zone, format and content.
     static func identity(of message: CodeMessage) -> String {
-        "\(message.zone ?? "")\u{1}\(message.format.rawValue)\u{1}" + (message.bytes.map(Base64.encode) ?? message.text)
+        "\(message.zone ?? "")\u{1}\(message.format.rawValue)\u{1}" + (message.binary.map(Base64.encode) ?? message.text)
     }
 
     private static func seconds(_ instant: MonotonicInstant) -> Double { Double(instant.nanoseconds) / 1e9 }
