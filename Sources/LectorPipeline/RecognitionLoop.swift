@@ -141,6 +141,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         autoOrientation = AutoOrientation(dataPath: options.dataPath, logger: self.logger)
         workers = (0..<pool.count).map { _ in Worker() }
         reportLayout()
+        let asksForCodes = !options.codes.isEmpty || options.zones.contains { !($0.profile.codes ?? []).isEmpty }
+        if asksForCodes, !CodeReader.isAvailable { self.logger.warning("codes are not read: \(CodeReaderError.unavailable)") }
     }
 
     /// Whether the log said (once per process) that `layout auto` reads without the detector.
