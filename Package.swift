@@ -19,6 +19,10 @@
 // Raspberry Pi OS trixie); elsewhere (Debian 12 has 0.0.3) the rest builds without it
 // and the flag says why. LECTOR_LIBCAMERA=0 in the environment leaves it out anyway.
 //
+// QR codes and barcodes (`codes = on`, target CZXing, C++ behind a C interface) are
+// read only when pkg-config finds ZXing-C++ (`zxing`: Debian's libzxing-dev, 1.4 on
+// Debian 12, 2.x on Debian 13); LECTOR_CODES=0 leaves them out anyway.
+//
 // The text-line detector (`--layout detector`) and the neural line recognizer (target
 // CTextDetector, C++ behind a C interface) are built only when ONNX Runtime's C API and
 // OpenCV's imgproc module are installed: ONNX Runtime through pkg-config
@@ -81,6 +85,15 @@ func networks() -> (cflags: [String], libs: [String])? {
             words(onnxLibs) + ["-L\(folder)", "-lopencv_imgproc", "-lopencv_core"])
 }
 let networkFlags = networks()
+
+/// pkg-config's answer for ZXing-C++ (libzxing-dev: 1.4 on Debian 12, 2.x on Debian 13),
+/// or nil (not installed, switched off).
+func zxing() -> (cflags: [String], libs: [String])? {
+    if ProcessInfo.processInfo.environment["LECTOR_CODES"] == "0" { return nil }
+    guard let cflags = pkgConfig(["--cflags", "zxing"]), let libs = pkgConfig(["--libs", "zxing"]) else { return nil }
+    return (words(cflags), words(libs))
+}
+let zxingFlags = zxing()
 
 let package = Package(
     name: "Lector",
@@ -164,6 +177,7 @@ let package = Package(
         .target(
             name: "LectorRecognition",
             dependencies: ["LectorImaging", "LectorEngine", "LectorDetector", "LectorProtocol", "LectorSystem"]
+                + (zxingFlags == nil ? [] : ["CZXing"])
         ),
         // ICU's regular expressions with a step limit, for the rules (Debian's libicu-dev).
         .target(name: "CICURegex", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
@@ -258,6 +272,15 @@ if let flags = libcameraFlags {
 if let flags = networkFlags {
     package.targets.append(.target(
         name: "CTextDetector",
+        cxxSettings: [.unsafeFlags(flags.cflags + ["-O2"])],
+        linkerSettings: [.unsafeFlags(flags.libs), .linkedLibrary("stdc++")]
+    ))
+}
+
+// ZXing-C++ behind a C interface (lector_codes.h): only where pkg-config finds it.
+if let flags = zxingFlags {
+    package.targets.append(.target(
+        name: "CZXing",
         cxxSettings: [.unsafeFlags(flags.cflags + ["-O2"])],
         linkerSettings: [.unsafeFlags(flags.libs), .linkedLibrary("stdc++")]
     ))

@@ -267,7 +267,7 @@ class Daemon(Process):
 
 # ---------------------------------------------------------------- lectord's socket
 
-STREAM = ("TEXT", "FRAME", "OVERFLOW", "TRACK", "MATCH")
+STREAM = ("TEXT", "FRAME", "OVERFLOW", "TRACK", "MATCH", "CODE")
 
 
 def no_nulls(value):

@@ -164,7 +164,18 @@ extension Daemon {
         if let matchRecorder, spec.rules.contains(where: \.isMeter) { restoreMeters(rules, from: matchRecorder) }
         let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
                                 orientation: SourceFactory.orientation(for: spec, source: source), live: spec.live,
-                                holdsCaptured: holdsCaptured, logger: logger, recorder: recorder, stateChanged: { targets.server?.deviceChanged($0) }) { made in
+                                holdsCaptured: holdsCaptured, logger: logger, recorder: recorder,
+                                stateChanged: { targets.server?.deviceChanged($0) },
+                                publishCodes: { found in
+                                    var publication = found
+                                    publication.matches = rules.matches(codes: found.codes)
+                                    if let matchRecorder {
+                                        publication.matches = matchRecorder.record(publication.matches, frame: found.upright,
+                                                                                   unixTime: found.unixTime)
+                                    }
+                                    targets.server?.publishCodes(publication)
+                                    publisher?.publishCodes(publication)
+                                }) { made in
             var publication = made
             publication.matches = rules.matches(in: made)
             if let matchRecorder {
@@ -374,6 +385,19 @@ final class StdoutPublisher: Sendable {
     init(maxFrames: Int?) { self.maxFrames = maxFrames }
 
     var failed: Bool { state.withLock { $0.failed } }
+
+    /// Writes the CODE and MATCH lines of codes that came into view (not counted as frames).
+    func publishCodes(_ publication: CodePublication) {
+        state.withLock { state in
+            guard !state.failed else { return }
+            do throws(SystemError) {
+                for code in publication.codes { try LineWriter.writeLine(code.bytes, to: 1) }
+                for match in publication.matches { try LineWriter.writeLine(match.bytes, to: 1) }
+            } catch {
+                state.failed = error.errno != EPIPE
+            }
+        }
+    }
 
     /// Writes the lines unless `--max-frames` were already written; serialised so lines
     /// of several cameras never interleave.

@@ -35,6 +35,8 @@ public final class Camera: @unchecked Sendable {
     ///   - recognizers: recognizer threads, each with its own Tesseract engine (a
     ///     source paced by its recognizer, a replay without `--fps`, gets one: it loses
     ///     no frame, and results that finish out of order would be dropped).
+    ///   - publishCodes: called on a recognizer thread with the codes that came into view
+    ///     in a frame (CODE messages), before its text is read; must not block.
     ///   - publish: called on a recognizer thread for every recognized frame, one call at a
     ///     time, in capture order; must not block.
     ///   - stateChanged: called on the source thread when the device opens, streams, is lost or ends.
@@ -44,6 +46,7 @@ public final class Camera: @unchecked Sendable {
     public init(source: any FrameSource, name: String? = nil, recognizer options: RecognizerOptions, recognizers: Int = 1,
                 orientation: OrientationSettings, live: LiveSettings = LiveSettings(), holdsCaptured: Bool = false, logger: Logger,
                 recorder: FrameRecorder? = nil, stateChanged: @escaping @Sendable (DeviceInfo) -> Void = { _ in },
+                publishCodes: @escaping @Sendable (CodePublication) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         let name = name ?? source.name
         self.name = name
@@ -64,7 +67,7 @@ public final class Camera: @unchecked Sendable {
                                    mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,
                                    warn: { warning in if let changed = info.warn(warning) { stateChanged(changed) } },
                                    reportZones: { zones in if let changed = info.setZones(zones) { stateChanged(changed) } },
-                                   sceneHint: source.sceneHint, publish: publish)
+                                   sceneHint: source.sceneHint, publishCodes: publishCodes, publish: publish)
         // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
         if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
         _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil, languages: loop.pool.installedLanguages)

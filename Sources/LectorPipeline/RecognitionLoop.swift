@@ -78,6 +78,11 @@ public final class RecognitionLoop: @unchecked Sendable {
     private let workers: [Worker]
     private let logger: Logger
     private let publish: @Sendable (Publication) -> Void
+    /// The camera's QR codes and barcodes, read before each frame's text.
+    private let codeWatch: CodeWatch
+    /// Called on a recognizer thread with the codes that came into view in a frame,
+    /// before that frame's text is read; must not block.
+    private let publishCodes: @Sendable (CodePublication) -> Void
     private let warn: @Sendable (String?) -> Void
     /// What is wrong with how the camera reads (under `lock`: recognizer threads share it).
     private var warnings = Warnings()
@@ -132,9 +137,12 @@ public final class RecognitionLoop: @unchecked Sendable {
                 mailbox: LatestFrameMailbox, counters: FrameCounters,
                 orientation: OrientationControl, logger: Logger, warn: @escaping @Sendable (String?) -> Void = { _ in },
                 reportZones: @escaping @Sendable ([ZoneInfo]?) -> Void = { _ in }, sceneHint: StillSceneHint? = nil,
+                publishCodes: @escaping @Sendable (CodePublication) -> Void = { _ in },
                 publish: @escaping @Sendable (Publication) -> Void) throws(RecognitionError) {
         self.device = device
         self.sceneHint = sceneHint
+        self.publishCodes = publishCodes
+        codeWatch = CodeWatch(device: device, logger: logger.with("device", device))
         self.warn = warn
         self.reportZones = reportZones
         liveSettings = live
@@ -150,6 +158,8 @@ public final class RecognitionLoop: @unchecked Sendable {
         autoOrientation = AutoOrientation(dataPath: options.dataPath, logger: self.logger)
         workers = (0..<pool.count).map { _ in Worker() }
         reportLayout()
+        let asksForCodes = !options.codes.isEmpty || options.zones.contains { !($0.profile.codes ?? []).isEmpty }
+        if asksForCodes, !CodeReader.isAvailable { self.logger.warning("codes are not read: \(CodeReaderError.unavailable)") }
     }
 
     /// Whether the log said (once per process) that `layout auto` reads without the detector.
@@ -228,11 +238,29 @@ public final class RecognitionLoop: @unchecked Sendable {
     public func run() { run(slot: 0) }
 
     /// Recognizes frames with recognizer `slot` until the mailbox closes; each slot on a
-    /// thread of its own.
+    /// thread of its own. Slot 0 also starts the thread that reads codes beside text
+    /// reads (``CodesBeside``), which ends with it.
     public func run(slot: Int) {
+        let beside = slot == 0 ? startCodesBeside() : nil
+        defer { beside?.stop() }
         while let frame = mailbox.take() {
             process(frame, slot: slot)
         }
+    }
+
+    /// Text reads in progress (recognizer slots between their codes and their text).
+    private let textReads = Atomic<Int>(0)
+
+    /// The thread reading codes beside text reads, while every recognizer reads text.
+    private func startCodesBeside() -> CodesBeside {
+        let beside = CodesBeside()
+        let slots = pool.count
+        Thread.detachNewThread { [self] in
+            Thread.current.name = "lector-codes"
+            beside.run(mailbox: mailbox, watch: codeWatch, isReading: { textReads.load(ordering: .relaxed) >= slots },
+                       settings: { (pool.options, orientation.inForce.orientation) }, publish: publishCodes)
+        }
+        return beside
     }
 
     /// Recognizes one frame with slot 0 and gives its buffer back. Public for benchmarks and tests.
@@ -246,14 +274,30 @@ public final class RecognitionLoop: @unchecked Sendable {
         let start = MonotonicInstant.now()
         let (live, setup) = readingSettings()
         if skipsUnchangedScene(frame, setup: setup, live: live) { return }
+        let codes = codeWatch.claim(time: frame.timestamp, stack: frame.stackInfo, beside: false)
         guard let prepared = prepare(frame, worker: worker) else { return }
         // Published (or not) by now: the captured frame goes back to its source.
         defer { prepared.held?.release() }
+        if codes { readCodes(prepared, sequence: frame.sequence, time: frame.timestamp) }
+        textReads.add(1, ordering: .relaxed)
+        defer { textReads.subtract(1, ordering: .relaxed) }
         guard let (text, progress) = read(prepared, stack: frame.stackInfo, slot: slot) else { return }
         logger.clearOnce("frame")
         let recognized = MonotonicInstant.now()
         publishInCaptureOrder(frame, prepared: prepared, read: (text, progress), live: live, setup: setup,
                               times: (start: start, recognized: recognized))
+    }
+
+    /// Reads the codes of a prepared frame (when the camera or its zones look for any)
+    /// and publishes those that came into view, before the frame's text is read.
+    private func readCodes(_ prepared: PreparedFrame, sequence: UInt32, time: MonotonicInstant) {
+        let options = pool.options
+        guard !CodeWatch.places(options).isEmpty else { return }
+        let start = MonotonicInstant.now()
+        let news = codeWatch.look(at: prepared.upright, transform: prepared.transform, options: options, sequence: sequence, time: time)
+        logger.debug("codes read", [("ms", String(format: "%.1f", MonotonicInstant.now().milliseconds(since: start))),
+                                    ("new", "\(news.count)")])
+        if !news.isEmpty { publishCodes(CodePublication(device: device, codes: news, upright: prepared.upright, unixTime: time.unixTime)) }
     }
 
     /// A frame made ready to read: its luma, turned upright.
@@ -298,6 +342,7 @@ public final class RecognitionLoop: @unchecked Sendable {
         // A refresh due reads the still scene again without waking the source's decoder.
         sceneHint?.set(still: unchanged || ordering.withLock { isUnchanged(info, setup: setup, live: live, at: nil) })
         guard unchanged else { return false }
+        codeWatch.sceneUnchanged(at: frame.timestamp)
         frame.giveBack()
         counters.countUnchanged()
         return true

@@ -98,6 +98,7 @@ public struct WatchMessage: ProtocolMessage {
         settings.changesOnly = try m.required("changes_only", m.bool)
         settings.tracks = try m.bool("tracks") ?? false  // absent from servers before 1.3
         settings.matches = try m.bool("matches") ?? false  // absent from servers before 1.5
+        settings.codes = try m.bool("codes") ?? false  // absent from servers before 1.15
         self.init(settings)
     }
 
@@ -112,6 +113,7 @@ public struct WatchMessage: ProtocolMessage {
         object.add("changes_only", settings.changesOnly)
         if settings.tracks { object.add("tracks", true) }  // absent: false (as before 1.3)
         if settings.matches { object.add("matches", true) }  // absent: false (as before 1.5)
+        if settings.codes { object.add("codes", true) }  // absent: false (as before 1.15)
         return object.value
     }
 }

@@ -37,6 +37,9 @@ public struct MatchMessage: ProtocolMessage {
     public var rejected: String?
     /// The files kept as the evidence of an accepted reading (`--evidence`, proto_minor 11).
     public var evidence: MatchEvidence?
+    /// The format of the QR code or barcode matched, for a rule on codes (`source =
+    /// codes|both`); nil for a line of text (proto_minor 15).
+    public var code: CodeFormat?
 
     public init(device: String, zone: String?, rule: String, text: String, matched: String, groups: [String], box: PixelBox,
                 corners: [PixelPoint], confidence: Double, track: String?, sequence: UInt32, time: String,
@@ -74,6 +77,7 @@ public struct MatchMessage: ProtocolMessage {
                   sequence: try m.sequence("seq"), time: try m.required("time", m.string),
                   read: try m.string("read"), corrections: try m.int("corrections"), known: try KnownLookup(m, "known"),
                   rejected: try m.string("rejected"), evidence: try MatchEvidence(m, "evidence"))
+        code = try m.choice("code", CodeFormat.self)
     }
 
     public var json: JSONValue {
@@ -95,6 +99,7 @@ public struct MatchMessage: ProtocolMessage {
         message.add("known", known?.json)
         message.add("rejected", rejected)
         message.add("evidence", evidence?.json)
+        message.add("code", code?.rawValue)
         return message.value
     }
 }

@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 13
+    public static let minor = 15
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -23,6 +23,8 @@ public struct WatchSettings: Equatable, Sendable {
     public var tracks = false
     /// Send MATCH messages (rules matching text; proto_minor 5).
     public var matches = false
+    /// Send CODE messages (QR codes and barcodes coming into view; proto_minor 15).
+    public var codes = false
 
     public init() {}
 
@@ -34,7 +36,7 @@ public struct WatchSettings: Equatable, Sendable {
     /// Whether it asks for any message at all: a WATCH with `text`, `frame`, `tracks`
     /// and `matches` all false receives nothing and holds its client slot like a client
     /// that sends nothing (the idle timeout applies to it).
-    public var streamsAnything: Bool { enable && (text || frame || tracks || matches) }
+    public var streamsAnything: Bool { enable && (text || frame || tracks || matches || codes) }
 }
 
 /// A WATCH request: only the fields the client gave.
@@ -48,6 +50,7 @@ public struct WatchRequest: Equatable, Sendable {
     public var changesOnly: Bool?
     public var tracks: Bool?
     public var matches: Bool?
+    public var codes: Bool?
 
     public init() {}
 
@@ -63,6 +66,7 @@ public struct WatchRequest: Equatable, Sendable {
         if let changesOnly { settings.changesOnly = changesOnly }
         if let tracks { settings.tracks = tracks }
         if let matches { settings.matches = matches }
+        if let codes { settings.codes = codes }
         return settings
     }
 }
@@ -128,6 +132,7 @@ extension Request {
             watch.changesOnly = try fields.bool("changes_only")
             watch.tracks = try fields.bool("tracks")
             watch.matches = try fields.bool("matches")
+            watch.codes = try fields.bool("codes")
             return .watch(watch)
         case "POLL": return .poll
         case "DEVICES": return .devices
@@ -245,6 +250,7 @@ extension Request {
             object.add("changes_only", watch.changesOnly)
             object.add("tracks", watch.tracks)
             object.add("matches", watch.matches)
+            object.add("codes", watch.codes)
         case .poll, .devices, .status:
             break
         case let .orientation(device, settings):

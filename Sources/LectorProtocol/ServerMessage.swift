@@ -12,6 +12,7 @@ public enum ServerMessage: Equatable, Sendable {
     case frame(FrameMessage)
     case track(TrackMessage)
     case match(MatchMessage)
+    case code(CodeMessage)
     case poll(PollMessage)
     case status(StatusMessage)
     case history(HistoryMessage)
@@ -22,7 +23,7 @@ public enum ServerMessage: Equatable, Sendable {
     public static let types: [any ProtocolMessage.Type] = [
         VersionMessage.self, ErrorMessage.self, OverflowMessage.self, WatchMessage.self, DevicesMessage.self,
         OrientationMessage.self, SnapshotMessage.self, TextMessage.self, FrameMessage.self, TrackMessage.self, PollMessage.self,
-        StatusMessage.self, MatchMessage.self, HistoryMessage.self,
+        StatusMessage.self, MatchMessage.self, HistoryMessage.self, CodeMessage.self,
     ]
 
     /// Parses one line (without its newline) as a JSON object with a `class` string.
@@ -57,6 +58,7 @@ public enum ServerMessage: Equatable, Sendable {
         case FrameMessage.messageClass: self = .frame(try FrameMessage(json: json))
         case TrackMessage.messageClass: self = .track(try TrackMessage(json: json))
         case MatchMessage.messageClass: self = .match(try MatchMessage(json: json))
+        case CodeMessage.messageClass: self = .code(try CodeMessage(json: json))
         case PollMessage.messageClass: self = .poll(try PollMessage(json: json))
         case StatusMessage.messageClass: self = .status(try StatusMessage(json: json))
         case HistoryMessage.messageClass: self = .history(try HistoryMessage(json: json))
@@ -79,6 +81,7 @@ public enum ServerMessage: Equatable, Sendable {
         case let .frame(m): m
         case let .track(m): m
         case let .match(m): m
+        case let .code(m): m
         case let .poll(m): m
         case let .status(m): m
         case let .history(m): m

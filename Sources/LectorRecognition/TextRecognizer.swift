@@ -52,6 +52,11 @@ public struct RecognizerOptions: Equatable, Sendable {
     /// Tesseract's layout abandons the frame. nil: the default, ``liveDeadlineMilliseconds``
     /// for a camera and none for a file read offline (``readsWhole``).
     public var deadlineMilliseconds: Int?
+    /// `codes`: the QR code and barcode formats looked for in each frame read (before
+    /// its text); empty (the default): none, and no cost. Zones may say otherwise.
+    public var codes: Set<CodeFormat> = []
+    /// `codes_repeat_after`: seconds a code must be out of view before it is announced again.
+    public var codesRepeatAfter = 30.0
     /// The source is a file read offline (a replay without `--fps`, paced by its
     /// recognizer): without a deadline given, it is read whole, however long that takes.
     public var readsWhole = false

@@ -20,6 +20,8 @@ public struct ZoneProfile: Hashable, Sendable {
     /// line with the neural line recognizer, its whitelist a mask over the recognizer's
     /// classes; `auto` and `tesseract` read it with Tesseract and this profile.
     public var engine: LineEngine?
+    /// The code formats looked for in the zone (`codes`); nil: the camera's.
+    public var codes: Set<CodeFormat>?
 
     public init() {}
 

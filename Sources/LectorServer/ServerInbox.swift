@@ -7,6 +7,8 @@ import Synchronization
 enum ServerEvent: Sendable {
     /// A publication and when it was handed over.
     case publication(Publication, posted: MonotonicInstant)
+    /// Codes that came into view, and their MATCHes.
+    case codes(CodePublication)
     case deviceChanged(DeviceInfo)
     /// A heavy reply rendered off the server thread (``ReplyRenderer``), for a client.
     case rendered(client: Int, line: OutboundLine)

@@ -103,6 +103,20 @@ extension ServerLoop {
         return linesWaiting
     }
 
+    /// Sends codes that came into view to each client that watches their device: CODE
+    /// lines with `codes`, the rules' MATCH lines with `matches`.
+    func dispatch(_ publication: CodePublication) {
+        let codeLines = publication.codes.map { OutboundLine($0.bytes) }
+        let matchLines = publication.matches.map { OutboundLine($0.bytes) }
+        for client in clients where client.watch.streams(publication.device) && !client.closing {
+            let lines = (client.watch.codes ? codeLines : []) + (client.watch.matches ? matchLines : [])
+            guard !lines.isEmpty else { continue }
+            for line in lines { client.outbound.enqueueStream(line) }
+            if client.stalledSince == nil { flush(client) }
+            updateInterest(client)
+        }
+    }
+
     /// Writes what the socket takes; tracks how long it has taken nothing.
     func flush(_ client: ClientConnection) {
         guard !client.outbound.isEmpty else {

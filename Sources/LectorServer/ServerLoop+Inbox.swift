@@ -25,6 +25,8 @@ extension ServerLoop {
         case let .publication(publication, posted):
             dispatch(publication)
             publishTimes.append(MonotonicInstant.now().milliseconds(since: posted))
+        case let .codes(publication):
+            dispatch(publication)
         case let .deviceChanged(info):
             // Pushed on a change of state (or of its error), not on every report.
             let device = info.name ?? info.path

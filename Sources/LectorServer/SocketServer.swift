@@ -81,6 +81,10 @@ public final class SocketServer: Sendable {
         inbox.post(.publication(publication, posted: .now()))
     }
 
+    /// Hands codes that came into view (CODE, and MATCH of rules on codes) to the clients
+    /// that watch their device (any thread; never blocks).
+    public func publishCodes(_ publication: CodePublication) { inbox.post(.codes(publication)) }
+
     /// Tells watchers a device's state changed (any thread; never blocks).
     public func deviceChanged(_ info: DeviceInfo) { inbox.post(.deviceChanged(info)) }
 

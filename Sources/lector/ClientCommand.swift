@@ -28,6 +28,8 @@ public struct ClientCommand: Equatable, Sendable {
     public var tracks = false
     /// `watch --matches`: print the MATCH messages of lectord's rules instead of text.
     public var matches = false
+    /// `watch --codes`: print the QR codes and barcodes coming into view (CODE) instead of text.
+    public var codes = false
     /// Exit 0 after this many TEXT messages (watch; with --tracks: TRACK messages; with --matches: MATCH messages).
     public var count: Int?
     // snapshot
@@ -103,11 +105,12 @@ public struct ClientCommand: Equatable, Sendable {
         switch action {
         case .watch:
             return """
-            Usage: lector watch [--device D]... [--level block|line|word|symbol] [--min-confidence C] [--changes-only] [--tracks] [--matches] [--count N] [--json]
+            Usage: lector watch [--device D]... [--level block|line|word|symbol] [--min-confidence C] [--changes-only] [--tracks] [--matches] [--codes] [--count N] [--json]
 
             Prints each recognized text line as "DEVICE CONFIDENCE TEXT" while lectord reads it; with --tracks,
             each line track's events: + ID "TEXT" (settled), ~ ID "TEXT" (changed), - ID (gone); with --matches,
-            each match of lectord's rules: DEVICE/ZONE RULE "TEXT" [GROUPS] CONFIDENCE.
+            each match of lectord's rules: DEVICE/ZONE RULE "TEXT" [GROUPS] CONFIDENCE; with --codes, each QR code
+            or barcode coming into view: DEVICE/ZONE FORMAT "TEXT".
 
               --device D               Only this camera (repeatable; default all).
               --level L                Detail of the JSON stream (default line; with --json: word).
@@ -115,6 +118,7 @@ public struct ClientCommand: Equatable, Sendable {
               --changes-only           Only when the text differs from the last one.
               --tracks                 Print line-track events instead of each frame's text.
               --matches                Print the matches of lectord's rules instead of each frame's text.
+              --codes                  Print the QR codes and barcodes coming into view instead of each frame's text.
               --count N                Exit after N recognized frames.
             \(common)
             """
@@ -253,6 +257,7 @@ public struct ClientCommand: Equatable, Sendable {
         case ("--changes-only", .watch): changesOnly = try scanner.flag(argument)
         case ("--tracks", .watch): tracks = try scanner.flag(argument)
         case ("--matches", .watch): matches = try scanner.flag(argument)
+        case ("--codes", .watch): codes = try scanner.flag(argument)
         case ("--count", .watch): count = try scanner.integer(for: argument, in: 1...Int(Int32.max))
         case (_, .speak) where SpeakSettings.options.contains(argument): try speak.take(argument, from: &scanner)
         case ("-o", .snapshot), ("--output", .snapshot): output = try scanner.value(for: argument)

@@ -47,6 +47,12 @@ enum ClientFormat {
         return line + " \(fixed(message.confidence))"
     }
 
+    /// A CODE readably: `DEVICE/ZONE FORMAT "TEXT"`.
+    static func codeLine(_ message: CodeMessage) -> String {
+        let quoted = "\"" + message.text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return message.device + (message.zone.map { "/\($0)" } ?? "") + " \(message.format.rawValue) \(quoted)"
+    }
+
     /// A kept MATCH readably: its time, then ``matchLine(_:)``, then what the history adds
     /// (`known NAME`, `rejected: REASON`, the crop's path).
     /// Control characters of stored text are escaped (``printable(_:)``).

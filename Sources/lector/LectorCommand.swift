@@ -139,10 +139,12 @@ public enum LectorCommand {
         var watch = WatchRequest()
         watch.enable = true
         if !command.devices.isEmpty { watch.devices = command.devices }
-        watch.text = !command.tracks && !command.matches
-        watch.frame = command.json && !command.tracks && !command.matches
+        let instead = command.tracks || command.matches || command.codes
+        watch.text = !instead
+        watch.frame = command.json && !instead
         if command.tracks { watch.tracks = true }
         if command.matches { watch.matches = true }
+        if command.codes { watch.codes = true }
         watch.level = command.level
         watch.minimumConfidence = command.minimumConfidence
         if command.changesOnly { watch.changesOnly = true }
@@ -166,6 +168,10 @@ public enum LectorCommand {
                 if let count = command.count, texts >= count { return }
             case let .match(match):
                 if !command.json { output.standard(ClientFormat.matchLine(match)) }
+                texts += 1
+                if let count = command.count, texts >= count { return }
+            case let .code(code):
+                if !command.json { output.standard(ClientFormat.codeLine(code)) }
                 texts += 1
                 if let count = command.count, texts >= count { return }
             case let .overflow(overflow):

@@ -135,6 +135,18 @@ enum SampleMessages {
                              sequence: 2, time: "2026-12-04T20:59:59.000Z", rejected: "decreasing"),
             ])),
             .history(HistoryMessage(matches: [])),
+            .code(CodeMessage(device: "door", zone: nil, format: .qr, text: "https://example.org/p/7", binary: nil,
+                              box: PixelBox(x: 700, y: 300, width: 127, height: 127),
+                              corners: [PixelPoint(x: 20, y: 700), PixelPoint(x: 20, y: 826), PixelPoint(x: 146, y: 826),
+                                        PixelPoint(x: 146, y: 700)],
+                              uprightCorners: [PixelPoint(x: 700, y: 300), PixelPoint(x: 826, y: 300), PixelPoint(x: 826, y: 426),
+                                               PixelPoint(x: 700, y: 426)],
+                              sequence: 41, time: "2026-12-07T05:27:16.327Z")),
+            .code(CodeMessage(device: "shelf", zone: "label", format: .dataMatrix, text: "LOT\u{FFFD}", binary: [76, 79, 84, 255],
+                              box: PixelBox(x: 1, y: 2, width: 3, height: 4), corners: [], uprightCorners: [], sequence: 0, time: "t")),
+            .match(MatchMessage(device: "shelf", zone: nil, rule: "scanned", text: "5901234123457", matched: "5901234123457",
+                                groups: [], box: PixelBox(x: 0, y: 0, width: 1, height: 1), corners: [], confidence: 1, track: nil,
+                                sequence: 4, time: "t").withCode(.ean13)),
         ]
     }
 
@@ -150,8 +162,11 @@ enum SampleMessages {
         watch.changesOnly = true
         var partial = WatchRequest()
         partial.level = .symbol
+        var codes = WatchRequest()
+        codes.codes = true
+        codes.matches = false
         return [
-            .watch(watch), .watch(partial), .watch(WatchRequest()), .poll, .devices, .status,
+            .watch(watch), .watch(partial), .watch(codes), .watch(WatchRequest()), .poll, .devices, .status,
             .orientation(device: "demo", OrientationSettings(deviceOrientation: .landscapeLeft, cameraPosition: .front)),
             .orientation(device: nil, OrientationSettings(rotation: 270, mirror: true)),
             .orientation(device: nil, OrientationSettings(cameraPosition: .back)),
@@ -281,8 +296,8 @@ struct ProtocolMessageTests {
             #expect(message.message != nil)
             #expect(String(decoding: JSONWriter.bytes(message.json), as: UTF8.self) == String(decoding: line, as: UTF8.self))
         }
-        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5, HISTORY with 11.
-        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH", "HISTORY"]))
+        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5, HISTORY with 11, CODE with 15.
+        #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH", "HISTORY", "CODE"]))
     }
 }
 

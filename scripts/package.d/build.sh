@@ -9,7 +9,7 @@ native() { [[ "$dist" == "$host_dist" && "$arch" == "$host_arch" ]]; }
 root_packages() {
   local common=(libc6-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng libjpeg62-turbo-dev libv4l-dev
                 libmosquitto-dev libmicrohttpd-dev libopencv-imgproc-dev libicu-dev libsqlite3-dev
-                libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
+                libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libzxing-dev
                 python3 dpkg-dev lintian pkgconf)
   case "$dist" in
     trixie) echo "${common[*]} libstdc++-14-dev libgcc-14-dev libcamera-dev libonnxruntime-dev" ;;

@@ -60,6 +60,17 @@ public final class LatestFrameMailbox: @unchecked Sendable {
         return frame
     }
 
+    /// Runs `body` on the waiting frame without taking it (it stays for the recognizer),
+    /// under the mailbox's lock: `body` must be short (a luma copy) and must not give the
+    /// frame back. Codes are read this way beside a text read in progress.
+    /// - Returns: what `body` returned; nil when no frame is waiting.
+    public func withWaitingFrame<T>(_ body: (Frame) -> T?) -> T? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed, let frame = slot else { return nil }
+        return body(frame)
+    }
+
     /// Waits until the slot is empty (the recognizer took the last frame) or the
     /// mailbox is closed. Lets a replay source go at the recognizer's pace, losslessly.
     /// - Returns: false when the mailbox closed.

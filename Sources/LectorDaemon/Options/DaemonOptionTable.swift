@@ -131,7 +131,7 @@ public enum DaemonOptionTable {
                          }
                      }))),
         DaemonOption("--zone", .recognition, "'NAME=X,Y,W,H [KEY=VALUE]...'",
-                     "Read only named zones, each with its own profile: keys psm, whitelist (digits, alnum or the characters), lang, scale, invert, min_height, engine (repeatable; or [zone CAMERA/ZONE] sections).",
+                     "Read only named zones, each with its own profile: keys psm, whitelist (digits, alnum or the characters), lang, scale, invert, min_height, engine, codes (repeatable; or [zone CAMERA/ZONE] sections).",
                      reload: .live, example: "reading=120,200,400,80 psm=7 whitelist=digits",
                      .camera(OptionAccess<CameraSettings>(
                          set: { (settings: inout CameraSettings, text: String) throws(OptionValueError) in
@@ -143,6 +143,12 @@ public enum DaemonOptionTable {
                          },
                          copy: { $0.spec.recognizer.zones = $1.spec.recognizer.zones },
                          describe: { "\($0.spec.recognizer.zones)" }))),
+        DaemonOption("--codes", .recognition, "on|off|FORMAT,...",
+                     "Also read QR codes and barcodes in each frame read, one CODE message per appearance: on (every format), off (default), or formats among \(CodeFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
+                     reload: .live, example: "qr,ean13", .camera(.value(\.spec.recognizer.codes, CodeFormat.setParser))),
+        DaemonOption("--codes-repeat-after", .recognition, "SECONDS",
+                     "Announce a code again only after it was out of view this long (default 30).",
+                     reload: .live, example: "10", .camera(.value(\.spec.recognizer.codesRepeatAfter, .number(0...86400)))),
         DaemonOption("--deadline-ms", .recognition, "N", "End a frame's read after N ms, publishing what it read (default 3000 for a camera; a replay without --fps reads each file whole).", reload: .live,
                      example: "500", .camera(.optional(\.spec.recognizer.deadlineMilliseconds, .integer(10...600_000)))),
         DaemonOption("--recognizers", .recognition, "N|auto",

@@ -12,7 +12,7 @@ struct ZoneSection {
     var zone: ZoneSpec
     var rectGiven = false
 
-    static let keys = ["rect", "psm", "whitelist", "lang", "scale", "invert", "min_height", "engine"]
+    static let keys = ["rect", "psm", "whitelist", "lang", "scale", "invert", "min_height", "engine", "codes"]
 
     /// `CAMERA/ZONE` of the header.
     init(line: Int, name: String) throws(OptionValueError) {
@@ -76,6 +76,7 @@ struct ZoneSection {
                 throw OptionValueError("must be \(LineEngine.allCases.map(\.rawValue).joined(separator: ", ")), not \(UsageError.quoted(value))")
             }
             zone.profile.engine = engine
+        case "codes": zone.profile.codes = try CodeFormat.setParser.parse(value)
         default: throw OptionValueError("unknown zone key; known: \(Self.keys.joined(separator: ", "))")
         }
     }
@@ -89,7 +90,7 @@ struct RuleSection {
     var matchGiven = false
 
     static let keys = ["match", "min_confidence", "settled_only", "on_match", "hook_timeout", "alike", "known", "max_distance",
-                       "repeat_after", "monotonic", "max_rate", "reset_after", "unit", "decimals", "digits"]
+                       "repeat_after", "monotonic", "max_rate", "reset_after", "unit", "decimals", "digits", "source"]
 
     init(line: Int, name: String) throws(OptionValueError) {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -129,6 +130,11 @@ struct RuleSection {
             rule.unit = value
         case "decimals": rule.display.decimals = try ValueParser.integer(0...9).parse(value)
         case "digits": rule.display.digits = try ValueParser.integer(1...MeterDisplay.maximumDigits).parse(value)
+        case "source":
+            guard let source = RuleSource(rawValue: value) else {
+                throw OptionValueError("must be \(RuleSource.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
+            }
+            rule.source = source
         default: throw OptionValueError("unknown rule key; known: \(Self.keys.joined(separator: ", "))")
         }
     }

@@ -10,7 +10,7 @@ import LectorSystem
 /// The program runs without a shell, as lectord's user, with the match in its
 /// environment (`LECTOR_DEVICE`, `LECTOR_ZONE`, `LECTOR_RULE`, `LECTOR_TEXT`,
 /// `LECTOR_MATCHED`, `LECTOR_GROUP_1`…, `LECTOR_GROUPS`, `LECTOR_CONFIDENCE`, `LECTOR_TIME`,
-/// `LECTOR_SEQ`, `LECTOR_BOX`; with `alike` `LECTOR_READ`; with a known list
+/// `LECTOR_SEQ`, `LECTOR_BOX`; with `alike` `LECTOR_READ`; for a code its format `LECTOR_CODE`; with a known list
 /// `LECTOR_KNOWN`, `LECTOR_KNOWN_NAME`, empty when not known) and as the MATCH line on its standard input; it is killed
 /// past the rule's timeout, or at once when lectord stops (``stop()``), with its whole
 /// process group (and, in lectord, what it `setsid`'ed: see ``ChildProcess``). Its exit
@@ -101,6 +101,7 @@ final class HookRunner: @unchecked Sendable {
         environment["LECTOR_SEQ"] = "\(match.sequence)"
         environment["LECTOR_BOX"] = "\(match.box.x),\(match.box.y),\(match.box.width),\(match.box.height)"
         if let read = match.read { environment["LECTOR_READ"] = read }
+        if let code = match.code { environment["LECTOR_CODE"] = code.rawValue }
         if let known = match.known {
             environment["LECTOR_KNOWN"] = known.entry?.text ?? ""
             environment["LECTOR_KNOWN_NAME"] = known.entry?.name ?? ""

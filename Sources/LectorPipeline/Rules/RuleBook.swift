@@ -111,7 +111,7 @@ public final class RuleBook: @unchecked Sendable {
     /// The matches in `publication`; each is also handed to its rule's hook (which runs
     /// on a thread of its own: this returns at once).
     public func matches(in publication: Publication) -> [MatchMessage] {
-        let rules = lock.withLock { self.rules }
+        let rules = lock.withLock { self.rules }.filter(\.spec.source.readsText)
         guard !rules.isEmpty else { return [] }
         let report = publication.text
         // Each line's zone and track.
@@ -176,6 +176,27 @@ public final class RuleBook: @unchecked Sendable {
             if let match = firstValue(of: rule, lines: lines, report: report, time: time, now: now) { found.append(match) }
             for seen in sightings {
                 if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
+            }
+        }
+        return found
+    }
+
+    /// The matches of the rules on codes (`source = codes|both`) in `codes`, each a code's
+    /// appearance (tested once: a hook runs once per appearance); each accepted match is
+    /// handed to its rule's hook.
+    public func matches(codes: [CodeMessage]) -> [MatchMessage] {
+        let rules = lock.withLock { self.rules }.filter(\.spec.source.readsCodes)
+        var found: [MatchMessage] = []
+        for rule in rules {
+            for code in codes where rule.spec.zone == nil || rule.spec.zone == code.zone {
+                guard let reading = rule.reader.reading(of: code.text, alternatives: []) else { continue }
+                var message = MatchMessage(device: device, zone: code.zone, rule: rule.spec.name, text: reading.text,
+                                           matched: reading.matched, groups: reading.groups, box: code.box, corners: code.corners,
+                                           confidence: 1, track: nil, sequence: code.sequence, time: code.time, known: reading.known)
+                message.code = code.format
+                logger.info("rule matched", [("rule", rule.spec.qualifiedName), ("text", reading.text), ("code", code.format.rawValue)])
+                rule.hook?.offer(message)
+                found.append(message)
             }
         }
         return found

@@ -40,6 +40,10 @@ public struct RuleSpec: Equatable, Sendable {
     /// replaced or reset (`reset_after`).
     public var resetAfter = 3
 
+    /// What the rule looks at (`source`): the camera's text (default), its QR codes and
+    /// barcodes (CODE appearances: each is tested once), or both.
+    public var source = RuleSource.text
+
     /// The unit of a meter's readings (`unit`, e.g. `kWh`), for Home Assistant's sensor.
     public var unit: String?
     /// The meter's display (`decimals`, `digits`): its fixed decimal point, placed in the

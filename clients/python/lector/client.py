@@ -10,14 +10,14 @@ from .errors import ConnectionLost, ErrorReply, NoPermission, NotRunning, Protoc
 from .protocol import parse
 from .sockets import default_socket_path
 
-__all__ = ["Client", "watch", "tracks", "matches", "MAX_LINE"]
+__all__ = ["Client", "watch", "tracks", "matches", "codes", "MAX_LINE"]
 
 #: The longest line lectord sends, newline included (docs/PROTOCOL.md).
 MAX_LINE = 16 * 1024 * 1024
 #: The user the lectord service runs as (systemd/lectord.service).
 SERVICE_USER = "lector"
 #: Stream classes skipped while waiting for a reply.
-_STREAM = ("TEXT", "FRAME", "TRACK", "MATCH", "OVERFLOW", "DEVICES")
+_STREAM = ("TEXT", "FRAME", "TRACK", "MATCH", "CODE", "OVERFLOW", "DEVICES")
 
 
 def _devices(device):
@@ -144,11 +144,13 @@ class Client:
         return base64.b64decode(self.request(request)["data"])
 
     def stream(self, device=None, text=True, tracks=False, matches=False, level="word", min_confidence=None,
-               changes_only=False):
-        """Watches and yields what comes: `Text`, `Track` and `Match` objects, as asked.
-        Ends with `ConnectionLost` when lectord stops."""
+               changes_only=False, codes=False):
+        """Watches and yields what comes: `Text`, `Track`, `Match` and `Code` objects, as
+        asked. Ends with `ConnectionLost` when lectord stops."""
         watch = {"class": "WATCH", "enable": True, "text": text, "frame": False, "level": level,
                  "tracks": tracks, "matches": matches, "changes_only": changes_only}
+        if codes:
+            watch["codes"] = True
         if _devices(device):
             watch["devices"] = _devices(device)
         if min_confidence is not None:
@@ -198,3 +200,8 @@ def tracks(device=None, socket=None):
 def matches(device=None, socket=None):
     """Yields one `Match` per match of lectord's rules (`[rule ...]` in its configuration)."""
     return _generate(socket, device=device, text=False, matches=True)
+
+
+def codes(device=None, socket=None):
+    """Yields one `Code` per QR code or barcode coming into view (cameras with `codes`)."""
+    return _generate(socket, device=device, text=False, codes=True)

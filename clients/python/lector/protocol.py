@@ -8,6 +8,8 @@ this module does not know are ignored, as the protocol asks of every client. A m
 whose members are not what the protocol says (a string where a list goes, a number too
 large for an int) raises `ProtocolError`, never another exception.
 """
+import base64
+import binascii
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
@@ -185,6 +187,8 @@ class Match:
     rejected: Optional[str] = None
     #: The files kept for an accepted reading (`frame`, `crop`), with lectord --evidence.
     evidence: Optional[dict] = None
+    #: The format of the code a rule on codes matched (`source = codes`), None for text.
+    code: Optional[str] = None
 
     @property
     def is_known(self) -> bool:
@@ -209,10 +213,40 @@ class Match:
                    obj.get("matched", obj.get("text")), tuple(_list(obj, "groups", str)), obj.get("zone"),
                    Box.from_json(obj["box"]) if "box" in obj else None, float(obj.get("confidence", 0)), obj.get("track"),
                    int(obj.get("seq", 0)), obj.get("time", ""), optional("read", str), optional("corrections", int) or 0,
-                   known, optional("rejected", str), evidence)
+                   known, optional("rejected", str), evidence, optional("code", str))
 
 
-_TYPES = {"TEXT": Text, "TRACK": Track, "MATCH": Match}
+@dataclass(frozen=True)
+class Code:
+    """One CODE: a QR code or barcode that came into view. `text` is its content as text,
+    `data` its bytes (the UTF-8 of `text` unless lectord sent `bytes_base64`), `box` where
+    it is in the upright image, `corners` its corners in captured-frame pixels."""
+    device: str
+    format: str
+    text: str
+    data: bytes = b""
+    zone: Optional[str] = None
+    box: Optional[Box] = None
+    corners: Tuple[Tuple[int, int], ...] = ()
+    seq: int = 0
+    time: str = ""
+
+    @classmethod
+    def from_json(cls, obj) -> "Code":
+        text = _require(obj, "text", str, "CODE")
+        encoded = obj.get("bytes_base64")
+        if encoded is not None and not isinstance(encoded, str):
+            raise ProtocolError("CODE without a valid 'bytes_base64': %r" % (encoded,))
+        try:
+            data = base64.b64decode(encoded, validate=True) if encoded is not None else text.encode()
+        except (binascii.Error, ValueError) as error:
+            raise ProtocolError("CODE with bytes_base64 that is not base64: %s" % error)
+        corners = tuple((int(x), int(y)) for x, y in _list(obj, "corners", list))
+        return cls(_require(obj, "device", str, "CODE"), _require(obj, "format", str, "CODE"), text, data, obj.get("zone"),
+                   Box.from_json(obj["box"]) if "box" in obj else None, corners, int(obj.get("seq", 0)), obj.get("time", ""))
+
+
+_TYPES = {"TEXT": Text, "TRACK": Track, "MATCH": Match, "CODE": Code}
 
 
 def parse(obj):
