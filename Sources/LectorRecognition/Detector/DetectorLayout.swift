@@ -462,7 +462,7 @@ final class DetectorLayout {
         guard neural != nil, !tesseractOnly else { return "tesseract" }
         switch engineChoice {
         case .tesseract: return "tesseract"
-        case .neural: return "neural"
+        case .neural, .segments: return "neural"
         case .auto: return neuralAgain ? "neural" : "tesseract"
         }
     }

@@ -10,6 +10,8 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
     case unavailable
     /// No model file where lectord looks (the folders searched).
     case modelNotFound(searched: [String])
+    /// No seven-segment reader model (``SegmentsModel``) where lectord looks (the folders searched).
+    case segmentsModelNotFound(searched: [String])
     /// The model file given is not a readable file.
     case modelUnreadable(String)
     /// The character list beside the model is missing, unreadable or empty.
@@ -30,6 +32,9 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
                 + "it is built (scripts/setup installs them)"
         case let .modelNotFound(searched):
             "no neural line recognizer model in \(searched.joined(separator: ", ")); scripts/fetch-engine-model installs it"
+        case let .segmentsModelNotFound(searched):
+            "no seven-segment reader model (\(SegmentsModel.fileName)) in \(searched.joined(separator: ", ")); "
+                + "scripts/setup installs it from the repository's models/segments"
         case let .modelUnreadable(path): "the neural line recognizer model \(path) is not a readable file"
         case let .charactersUnreadable(path):
             "the neural line recognizer's character list \(path) is missing or empty (scripts/fetch-engine-model writes it)"
