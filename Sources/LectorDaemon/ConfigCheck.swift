@@ -94,6 +94,7 @@ public enum ConfigCheck {
                     if let rate = rule.maximumRate { line += " max rate \(rate)/h" }
                     line += " reset after \(rule.resetAfter)"
                 }
+                if let display = rule.display.summary { line += ", \(display)" }
                 if let hook = rule.hook { line += ", on match \(hook) (timeout \(rule.hookTimeout) s)" }
                 lines.append(line)
                 if let warning = RuleSpec.patternWarning(rule.pattern) { lines.append("  warning: rule \(rule.qualifiedName): \(warning)") }

@@ -77,6 +77,8 @@ public final class Daemon: Sendable {
         let alwaysOn = options.alwaysOn || options.stdout
         let hub = makeHub(cameras: cameras, alwaysOn: alwaysOn)
         targets.hub = hub
+        // A camera with rules reads whether or not a client watches (its hooks, history, evidence).
+        hub.setRuled(Set(options.cameras.filter { !$0.rules.isEmpty }.map(\.name)))
         let server: SocketServer?
         do {
             server = try makeServer(on: listener, hub: hub, history: recorder)
@@ -151,6 +153,7 @@ extension Daemon {
         }
         let rules = RuleBook(device: spec.name, rules: spec.rules, logger: logger)
         ruleBooks.withLock { $0[spec.name] = rules }
+        if let matchRecorder, spec.rules.contains(where: \.isMeter) { restoreMeters(rules, from: matchRecorder) }
         let recognizers = spec.recognizers.resolved(cores: ProcessInfo.processInfo.activeProcessorCount,
                                                     cameras: options.cameras.count)
         let camera = try Camera(source: source, name: spec.name, recognizer: spec.recognizer, recognizers: recognizers,
@@ -173,6 +176,20 @@ extension Daemon {
         }
         camera.listRules(spec.rules.map(\.info))
         return camera
+    }
+
+    /// Gives `rules`' meters their last accepted values from the history (a restart is not
+    /// a new meter), logged; a history that cannot be read is logged and the meters start anew.
+    private func restoreMeters(_ rules: RuleBook, from recorder: MatchRecorder) {
+        do {
+            let unixNow = Date().timeIntervalSince1970
+            let accepted = try recorder.lastAccepted(device: rules.device).map { ($0.match, unixNow - $0.unixTime) }
+            for (name, text) in rules.restoreMeters(accepted, now: RuleBook.now()) {
+                logger.info("meter's last value restored from the history", [("device", rules.device), ("rule", name), ("text", text)])
+            }
+        } catch {
+            logger.warning("meters' last values not restored: the history cannot be read", [("device", rules.device), ("reason", error.reason)])
+        }
     }
 
     /// The hub of `cameras`; with `--stdout` it stops the daemon once every camera's source has ended.
@@ -302,6 +319,7 @@ extension Daemon {
             }
         }
         hub.setAlwaysOn(plan.effective.alwaysOn || plan.effective.stdout)
+        hub.setRuled(Set(plan.effective.cameras.filter { !$0.rules.isEmpty }.map(\.name)))
         server?.reconfigure(plan.effective.server)
         logger.level = plan.effective.logLevel
         effective.withLock { $0 = plan.effective }

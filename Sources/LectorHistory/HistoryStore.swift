@@ -138,6 +138,31 @@ public final class HistoryStore {
         return found
     }
 
+    /// The newest accepted MATCH of each rule of `device` (by zone and name), with its
+    /// capture time (seconds since 1970): the meters' last values at start.
+    /// - Throws: ``HistoryError`` when the database cannot be read (or a row is not a MATCH).
+    public func lastAccepted(device: String) throws(HistoryError) -> [(match: MatchMessage, unixTime: Double)] {
+        let rows: [[SQLiteValue]]
+        do {
+            rows = try database.rows("""
+                SELECT message, unix_time FROM reading WHERE id IN
+                    (SELECT max(id) FROM reading WHERE device = ? AND rejected IS NULL GROUP BY zone, rule)
+                """, [.text(device)])
+        } catch {
+            throw Self.classify(error, path: path)
+        }
+        var found: [(match: MatchMessage, unixTime: Double)] = []
+        for row in rows {
+            guard row.count == 2, case let .text(line) = row[0], case let .real(unixTime) = row[1] else { continue }
+            do {
+                found.append((try MatchMessage(line: Array(line.utf8)), unixTime))
+            } catch {
+                throw .damaged(path: path, reason: "a row is not a MATCH: \(error)")
+            }
+        }
+        return found
+    }
+
     /// Deletes the readings captured before `unixTime` (`history_keep_days`).
     /// - Returns: how many were deleted.
     @discardableResult

@@ -6,9 +6,10 @@ import Synchronization
 /// All cameras of a daemon, and what the server needs to know about them: the latest
 /// publication of each (POLL, SNAPSHOT), recent timings (STATUS), and who watches them.
 ///
-/// "Only when watched": a camera runs only while some client watches it, unless the hub
-/// is always-on. Starting and stopping happen on a serial queue of their own, so the
-/// server thread that asks never waits for a camera.
+/// "Only when needed": a camera runs while some client watches it, always when the hub is
+/// always-on, and always when it has rules (its rules, hooks, history and evidence are
+/// its users: a gate opens with nobody watching). Starting and stopping happen on a
+/// serial queue of their own, so the server thread that asks never waits for a camera.
 public final class CameraHub: Sendable {
     /// One camera as the hub keeps it.
     public struct Entry: Sendable {
@@ -21,6 +22,8 @@ public final class CameraHub: Sendable {
     private struct DeviceState {
         var latest: Publication?
         var watched = false
+        /// It has rules: it reads whether or not a client watches.
+        var ruled = false
         /// A start was asked for (queued on `control`) and has not been made yet.
         var starting = false
         var timings = TimingWindow()
@@ -55,6 +58,51 @@ public final class CameraHub: Sendable {
     /// Names, in the order given.
     public var names: [String] { entries.map(\.name) }
 
+    /// Tells the hub which cameras have rules (at start, and after SIGHUP): those run
+    /// whether or not a client watches; one that no longer has any stops when nobody
+    /// watches it (both asynchronously).
+    public func setRuled(_ names: Set<String>) {
+        let changed: [String] = state.withLock { table in
+            var changed: [String] = []
+            for (name, device) in table where device.ruled != names.contains(name) {
+                table[name]?.ruled = names.contains(name)
+                changed.append(name)
+            }
+            return changed
+        }
+        guard !changed.isEmpty else { return }
+        control.async { [self] in
+            for name in changed {
+                guard let camera = camera(name), !stopping.load(ordering: .sequentiallyConsistent) else { continue }
+                let wanted = isWanted(name)
+                if wanted && !camera.isRunning {
+                    logger.info("camera has rules, starting", [("device", name)])
+                    start(camera)
+                } else if !wanted && camera.isRunning {
+                    logger.info("camera has no rules and nobody watches it, stopping", [("device", name)])
+                    camera.stop()
+                }
+            }
+        }
+    }
+
+    /// Whether `name` has rules (it runs with nobody watching).
+    public func isRuled(_ name: String) -> Bool { state.withLock { $0[name]?.ruled ?? false } }
+
+    /// Whether `name` should run now: always-on, it has rules, or a client watches it.
+    private func isWanted(_ name: String) -> Bool {
+        alwaysOn || state.withLock { ($0[name]?.ruled ?? false) || ($0[name]?.watched ?? false) }
+    }
+
+    /// Why `name` runs (STATUS `running_reason`), nil when it does not: `always_on`,
+    /// `rules` (it reads with nobody watching), or `watched`.
+    public func runningReason(_ name: String) -> String? {
+        guard camera(name)?.isRunning == true else { return nil }
+        if alwaysOn { return "always_on" }
+        let (ruled, watched) = state.withLock { ($0[name]?.ruled ?? false, $0[name]?.watched ?? false) }
+        return ruled ? "rules" : watched ? "watched" : nil
+    }
+
     /// Always-on: starts every camera now.
     public func startAll() {
         for entry in entries { start(entry.camera) }
@@ -66,10 +114,10 @@ public final class CameraHub: Sendable {
         guard alwaysOnFlag.exchange(on, ordering: .sequentiallyConsistent) != on else { return }
         control.async { [self] in
             for entry in entries where !stopping.load(ordering: .sequentiallyConsistent) {
-                let watched = isWatched(entry.name)
+                let wanted = isWanted(entry.name)
                 if on && !entry.camera.isRunning {
                     start(entry.camera)
-                } else if !on && !watched && entry.camera.isRunning {
+                } else if !on && !wanted && entry.camera.isRunning {
                     logger.info("camera unwatched, stopping", [("device", entry.name)])
                     entry.camera.stop()
                 }
@@ -115,7 +163,7 @@ public final class CameraHub: Sendable {
                 if watched && !camera.isRunning {
                     logger.info("camera watched, starting", [("device", name)])
                     start(camera)
-                } else if !watched && camera.isRunning {
+                } else if !watched && camera.isRunning && !isRuled(name) {
                     logger.info("camera unwatched, stopping", [("device", name)])
                     camera.stop()
                 }
@@ -137,7 +185,7 @@ public final class CameraHub: Sendable {
         let name = camera.name
         camera.start { [self] in
             // A run that ended while still wanted ended by itself.
-            let wanted = alwaysOn || state.withLock { $0[name]?.watched ?? false }
+            let wanted = isWanted(name)
             if wanted && !stopping.load(ordering: .sequentiallyConsistent) {
                 logger.info("source ended", [("device", name)])
                 sourceEnded(name)

@@ -8,6 +8,8 @@ public struct CameraStatus: Sendable {
     public var info: DeviceInfo
     public var running: Bool
     public var watched: Bool
+    /// Why it runs (``CameraHub/runningReason(_:)``), nil when it does not.
+    public var runningReason: String?
     public var counters: FrameCounters.Snapshot
     /// Captured and recognized frames per second over the recent timing window.
     public var rates: (captured: Double, recognized: Double)
@@ -21,7 +23,7 @@ public struct CameraStatus: Sendable {
                      rejected: counters.rejected, unchanged: counters.unchanged, captureFPS: (rates.captured * 100).rounded() / 100,
                      recognizeFPS: (rates.recognized * 100).rounded() / 100,
                      recognizeMilliseconds: recognizeMilliseconds, latencyMilliseconds: latencyMilliseconds, name: name,
-                     error: info.state == .lost ? info.error : nil)
+                     error: info.state == .lost ? info.error : nil, runningReason: runningReason)
     }
 
     /// The supervisor's sample (its rates are measured by the supervisor from the counters).
@@ -38,7 +40,7 @@ extension CameraHub {
             let camera = entry.camera
             let timings = timings(entry.name)
             return CameraStatus(name: entry.name, info: camera.deviceInfo, running: camera.isRunning,
-                                watched: isWatched(entry.name), counters: camera.counters.snapshot,
+                                watched: isWatched(entry.name), runningReason: runningReason(entry.name), counters: camera.counters.snapshot,
                                 rates: timings.rates(now: now), recognizeMilliseconds: timings.recognizeMilliseconds,
                                 latencyMilliseconds: timings.latencyMilliseconds)
         }

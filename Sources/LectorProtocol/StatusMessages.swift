@@ -59,12 +59,16 @@ public struct DeviceStatus: Equatable, Sendable {
     public var latencyMilliseconds: Percentiles?
     /// Why the camera is lost (as DEVICE's `error`; proto_minor 12), absent otherwise.
     public var error: String?
+    /// Why it runs (proto_minor 13): `always_on`, `rules` (its rules read with nobody
+    /// watching) or `watched`; absent when it does not run (and from older servers).
+    public var runningReason: String?
 
     public init(path: String, state: CameraState, running: Bool, watched: Bool, captured: Int, recognized: Int,
                 dropped: Int, rejected: Int, unchanged: Int? = nil, captureFPS: Double, recognizeFPS: Double,
                 recognizeMilliseconds: Percentiles? = nil, latencyMilliseconds: Percentiles? = nil, name: String? = nil,
-                error: String? = nil) {
+                error: String? = nil, runningReason: String? = nil) {
         self.name = name
+        self.runningReason = runningReason
         self.error = error
         self.unchanged = unchanged
         self.path = path
@@ -91,7 +95,7 @@ public struct DeviceStatus: Equatable, Sendable {
                   unchanged: try m.int("unchanged"),
                   captureFPS: try m.required("capture_fps", m.double), recognizeFPS: try m.required("recognize_fps", m.double),
                   recognizeMilliseconds: try m.percentiles("recognize_ms"), latencyMilliseconds: try m.percentiles("latency_ms"),
-                  name: try m.string("name"), error: try m.string("error"))
+                  name: try m.string("name"), error: try m.string("error"), runningReason: try m.string("running_reason"))
     }
 
     /// The entry as a JSON object (no `class`), as STATUS carries it.
@@ -102,6 +106,7 @@ public struct DeviceStatus: Equatable, Sendable {
         device.add("state", state.rawValue)
         device.add("running", running)
         device.add("watched", watched)
+        device.add("running_reason", runningReason)
         device.add("captured", captured)
         device.add("recognized", recognized)
         device.add("dropped", dropped)

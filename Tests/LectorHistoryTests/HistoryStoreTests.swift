@@ -58,6 +58,17 @@ struct HistoryStoreTests {
         #expect(try store.matches(query).map(\.text) == texts)
     }
 
+    @Test("the newest accepted MATCH of each rule of a camera: a meter's last value at start")
+    func lastAccepted() throws {
+        let store = try filled("l.sqlite")
+        try store.insert(match("meter", "kwh", "0419", time: "2026-12-04T21:30:00.000Z"), unixTime: 10)
+        try store.insert(match("meter", "kwh", "0420", time: "2026-12-04T21:40:00.000Z"), unixTime: 11)
+        try store.insert(match("meter", "kwh", "0999", time: "2026-12-04T21:50:00.000Z", rejected: "too_fast"), unixTime: 12)
+        #expect(try store.lastAccepted(device: "meter").map { "\($0.match.text)@\($0.unixTime)" } == ["0420@11.0"])
+        #expect(try store.lastAccepted(device: "gate").map(\.match.text) == ["XY12"])
+        #expect(try store.lastAccepted(device: "door").isEmpty)
+    }
+
     @Test("pruning deletes the readings captured before a time")
     func prune() throws {
         let store = try filled("p.sqlite")

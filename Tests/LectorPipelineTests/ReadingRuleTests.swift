@@ -175,6 +175,28 @@ struct ReadingRuleTests {
         #expect(judged == verdicts)
     }
 
+    @Test("a first value is accepted once the same value was read in reset_after frames", arguments: [
+        // (judged value, then the values frames read; reset_after 3; the frame that accepts it, nil: none)
+        (100.0, [100.0, 100.0, 100.0], 1), (100.0, [100.0, 99.0, 100.0], 2), (100.0, [99.0, 98.0, 101.0], nil),
+    ] as [(Double, [Double], Int?)])
+    func firstValue(judged: Double, frames: [Double], accepting: Int?) {
+        var check = MeterCheck(monotonic: true, maximumRate: nil, resetAfter: 3)
+        #expect(check.judge(judged, at: 0) == .unconfirmed)
+        let accepted = frames.enumerated().first { check.saw($0.element, at: Double($0.offset + 1)) }?.offset
+        #expect(accepted == accepting)
+        #expect(check.last?.value == (accepting == nil ? nil : judged))
+        if accepting != nil { #expect(check.judge(judged - 1, at: 10) == .wentDown) }
+    }
+
+    @Test("a meter restored from the history checks its next reading against its value")
+    func restored() {
+        var check = MeterCheck(monotonic: true, maximumRate: 10, resetAfter: 3)
+        check.remember(100, at: -3600)
+        #expect(check.judge(105, at: 0) == nil)
+        #expect(check.judge(104, at: 1) == .wentDown)
+        #expect(check.judge(500, at: 2) == .tooFast)
+    }
+
     @Test("a rule reader corrects, folds and finds a known plate among a line's words", arguments: [
         ("OSG=719 Heatlag and Colling", "OSG719", "0SG719"), ("Metro 2DA044", "2DA044", "2DA044"), ("SI-819AK FELICIA", "SI819AK", "SI819AK"),
         ("W=053011", "W053011", "W053011"), ("NORTH", "NORTH", nil),
@@ -186,5 +208,45 @@ struct ReadingRuleTests {
         let reading = try RuleReader(spec: spec).reading(of: line)
         #expect(reading?.text == text)
         #expect(reading?.known?.entry?.text == known)
+    }
+}
+
+@Suite("Meter displays: a fixed decimal point, digit positions, finite values")
+struct MeterDisplayTests {
+    @Test("decimals places the point whether or not it was read", arguments: [
+        ("265775", 1, "26577.5"), ("26577.5", 1, "26577.5"), ("2657.75", 1, "26577.5"), ("26 577,5", 1, "26577.5"),
+        ("004824.0", 1, "004824.0"), ("0048240", 1, "004824.0"), ("3301", 2, "33.01"), ("33.01", 0, "3301"),
+        ("5", 1, "5"), ("1.2.3", 1, "1.2.3"), ("kWh 12", 1, "kWh 12"),
+    ] as [(String, Int, String)])
+    func places(read: String, decimals: Int, shown: String) {
+        #expect(MeterDisplay(decimals: decimals).placed(read) == shown)
+    }
+
+    @Test("without decimals the text is as read")
+    func asRead() { #expect(MeterDisplay(digits: 6).placed("2657.75") == "2657.75") }
+
+    @Test("digits: fewer is a missing digit, more is too many; 15 at most without digits", arguments: [
+        ("26577.5", 6, nil), ("2657.5", 6, "missing_digit"), ("0012240", 7, nil), ("12240", 7, "missing_digit"),
+        ("1226577.5", 6, "too_many_digits"), (String(repeating: "9", count: 15), nil, nil),
+        (String(repeating: "9", count: 16), nil, "too_many_digits"), (String(repeating: "9", count: 320), nil, "too_many_digits"),
+    ] as [(String, Int?, String?)])
+    func digits(matched: String, digits: Int?, rejection: String?) {
+        #expect(MeterDisplay(digits: digits).rejection(of: matched)?.rawValue == rejection)
+    }
+
+    @Test("a value that is not finite as a Double is no number")
+    func finite() {
+        #expect(MeterCheck.value(of: String(repeating: "9", count: 320)) == nil)
+        #expect(MeterCheck.value(of: String(repeating: "9", count: 15)) == 999_999_999_999_999)
+    }
+
+    @Test("the rule's match applies to the reading with the point placed", arguments: [
+        ("265775", false, "26577.5"), ("26577.5", false, "26577.5"), ("2G5775", true, "26577.5"), ("26577", false, nil),
+    ] as [(String, Bool, String?)])
+    func reader(line: String, alike: Bool, text: String?) throws {
+        var spec = RuleSpec(name: "kwh", pattern: #"^\d{5}\.\d$"#)
+        spec.alike = alike
+        spec.display = MeterDisplay(decimals: 1, digits: 6)
+        #expect(try RuleReader(spec: spec).reading(of: line)?.text == text)
     }
 }

@@ -53,6 +53,8 @@ struct ZoneRuleTests {
     @Test("zone and rule mistakes name file and line", arguments: [
         ("[zone meter/reading]\nrect = 1,1,5,5", "m.conf:21: zone meter/reading is already defined at line 4"),
         ("[rule meter/reading/x]\nmatch = ([0-9]", "m.conf:22: match: not a valid ICU regular expression"),
+        ("[rule meter/reading/x]\nmatch = .\ndecimals = 6\ndigits = 6", "m.conf:21: decimals: a display of 6 digits has fewer than 7"),
+        ("[rule meter/reading/x]\nmatch = .\ndigits = 16", "m.conf:23: digits: "),
         ("[rule meter/reading/x]\nmatch = .\non_match = /dev/null", "m.conf:23: on_match: /dev/null is not an executable file"),
         ("[rule meter/reading/x]\nmatch = .\non_match = relative/hook", "m.conf:23: on_match: must be an absolute path"),
         ("[rule meter/reading/any]\nmatch = .", "m.conf:21: rule meter/reading/any is already defined at line 14"),

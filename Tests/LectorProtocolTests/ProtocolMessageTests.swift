@@ -71,7 +71,8 @@ enum SampleMessages {
         devices: [
             DeviceStatus(path: "/dev/video0", state: .streaming, running: true, watched: true, captured: 90000,
                          recognized: 7000, dropped: 82000, rejected: 1000, captureFPS: 29.97, recognizeFPS: 2.33,
-                         recognizeMilliseconds: Percentiles(p50: 300.5, p99: 410), latencyMilliseconds: Percentiles(p50: 350, p99: 500.25)),
+                         recognizeMilliseconds: Percentiles(p50: 300.5, p99: 410), latencyMilliseconds: Percentiles(p50: 350, p99: 500.25),
+                         runningReason: "rules"),
             DeviceStatus(path: "demo", state: .idle, running: false, watched: false, captured: 0, recognized: 0,
                          dropped: 0, rejected: 0, captureFPS: 0, recognizeFPS: 0),
         ])

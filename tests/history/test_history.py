@@ -353,6 +353,39 @@ def test_bad_files_are_refused_and_lectord_reads_on():
 DEMO_CONFIG = os.path.join(WORK, "demo.conf")
 
 
+@suite.test
+def test_rules_run_with_nobody_watching():
+    """lectord with a socket, a gate rule with a known list and a hook, --history and
+    --evidence, and no client that watches: a car photo's plate gives a MATCH row in the
+    history and the hook runs; STATUS says the camera runs for its rules."""
+    photo = os.path.join(ROOT, "..", "shared", "testdata", "realworld", "platefull", "us_car15.jpg")
+    known, ran, hook = (os.path.join(WORK, name) for name in ("gate-known.txt", "gate-hook.out", "gate-hook.sh"))
+    with open(known, "w") as f:
+        f.write("KCS1M\tthe van\n")
+    with open(hook, "w") as f:
+        f.write(f'#!/bin/sh\necho "$LECTOR_RULE $LECTOR_KNOWN $LECTOR_KNOWN_NAME" >> {ran}\n')
+    os.chmod(hook, 0o755)
+    conf = os.path.join(WORK, "gate.conf")
+    with open(conf, "w") as f:
+        f.write(f"[camera gate]\nreplay = {photo}\nloop = true\nfps = 2\n\n[rule gate/plate]\nmatch = ^[A-Z0-9]{{5,8}}$\n"
+                f"alike = true\nknown = {known}\nrepeat_after = 600\non_match = {hook}\n")
+    database, evidence = os.path.join(WORK, "gate.sqlite"), os.path.join(WORK, "gate-evidence")
+    with Daemon("--config", conf, *keep_args(database, evidence)) as daemon:
+        wait_for(lambda: os.path.exists(ran), 120, "the gate rule's hook to run with no client")
+        with Client(daemon.path) as client:
+            status = client.request({"class": "STATUS"})
+        device = status["devices"][0]
+        check("STATUS: the camera runs for its rules with nobody watching (running_reason rules)",
+              device["running"] and not device["watched"] and device.get("running_reason") == "rules"
+              and status["watchers"] == 0, device)
+        time.sleep(1)
+    status, rows, err = history("--db", database)
+    check("the hook ran for the known plate", open(ran).read().split("\n")[0] == "plate KCS1M the van", open(ran).read())
+    check("its MATCH is a row of the history, known, with evidence",
+          status == 0 and any(r["text"] == "KCS1M" and (r.get("known") or {}).get("name") == "the van" and r.get("evidence")
+                              for r in rows), [rows, err])
+
+
 def setup():
     with open(DEMO_CONFIG, "w") as f:
         f.write("[camera demo]\ndemo = true\nfps = 5\n\n[rule demo/words]\nmatch = [A-Za-z]{3,}\n")

@@ -217,6 +217,9 @@ extension ConfigFile {
             if let done = ruleSection {
                 ruleSection = nil
                 guard done.matchGiven else { throw error(done.line, "match", "a rule needs match = REGEX") }
+                if let decimals = done.rule.display.decimals, let digits = done.rule.display.digits, decimals >= digits {
+                    throw error(done.line, "decimals", "a display of \(digits) digits has fewer than \(decimals + 1): decimals must be less than digits")
+                }
                 if let other = rules.first(where: { $0.camera == done.camera && $0.rule.zone == done.rule.zone && $0.rule.name == done.rule.name }) {
                     throw error(done.line, nil, "rule \(done.camera)/\(done.rule.qualifiedName) is already defined at line \(other.line)")
                 }

@@ -88,7 +88,7 @@ struct RuleSection {
     var matchGiven = false
 
     static let keys = ["match", "min_confidence", "settled_only", "on_match", "hook_timeout", "alike", "known", "max_distance",
-                       "repeat_after", "monotonic", "max_rate", "reset_after", "unit"]
+                       "repeat_after", "monotonic", "max_rate", "reset_after", "unit", "decimals", "digits"]
 
     init(line: Int, name: String) throws(OptionValueError) {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -126,6 +126,8 @@ struct RuleSection {
                 throw OptionValueError("must be a unit such as kWh or m³ (no spaces), not '\(value)'")
             }
             rule.unit = value
+        case "decimals": rule.display.decimals = try ValueParser.integer(0...9).parse(value)
+        case "digits": rule.display.digits = try ValueParser.integer(1...MeterDisplay.maximumDigits).parse(value)
         default: throw OptionValueError("unknown rule key; known: \(Self.keys.joined(separator: ", "))")
         }
     }

@@ -206,6 +206,21 @@ public final class MatchRecorder: Sendable {
         }
     }
 
+    /// The newest accepted MATCH of each rule of `device` in the history, with its
+    /// capture time (seconds since 1970); none when no history is kept.
+    /// - Throws: the reason as text (the file cannot be read).
+    public func lastAccepted(device: String) throws(HistoryUnavailable) -> [(match: MatchMessage, unixTime: Double)] {
+        guard keepsHistory, let path = settings.historyPath else { return [] }
+        return try reader.withLock { (reader) throws(HistoryUnavailable) -> [(match: MatchMessage, unixTime: Double)] in
+            do {
+                if reader == nil { reader = try HistoryStore(path: path, readOnly: true) }
+                return try reader?.lastAccepted(device: device) ?? []
+            } catch {
+                throw HistoryUnavailable(reason: "\(error)")
+            }
+        }
+    }
+
     /// Writes what is queued, then ends the writer thread; returns once it has.
     public func stop() {
         pruningStopped.raise()

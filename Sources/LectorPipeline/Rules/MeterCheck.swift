@@ -3,10 +3,12 @@
 /// or rises faster than `max_rate` units per hour since the last accepted one, is
 /// rejected; `reset_after` rejected readings in a row that agree with each other (each a
 /// sane next value of the one before) are a meter really replaced or reset, and the last
-/// of them is accepted. So is the first value: with nothing accepted yet, `reset_after`
-/// readings in a row that agree with each other (one misread settled by the vote, a
-/// seven-segment 3 read as 8, does not become the meter's value). Pure: times are
-/// seconds on one monotonic clock, given by the caller.
+/// of them is accepted. So is the first value: with nothing accepted yet, the same value
+/// read in `reset_after` frames (``saw(_:at:)``; a meter that moves once an hour has a
+/// value within a second of being seen), or `reset_after` readings in a row that agree
+/// with each other (one misread settled by the vote, a seven-segment 3 read as 8, does
+/// not become the meter's value). Pure: times are seconds on one monotonic clock, given
+/// by the caller.
 public struct MeterCheck: Sendable {
     /// Why a reading was not accepted: MATCH `rejected`.
     public enum Rejection: String, Sendable, Equatable {
@@ -18,6 +20,10 @@ public struct MeterCheck: Sendable {
         case tooFast = "too_fast"
         /// No value accepted yet, and not yet `reset_after` agreeing readings.
         case unconfirmed
+        /// Fewer digits than the display's positions (`digits`): a digit missed, not a smaller value.
+        case missingDigit = "missing_digit"
+        /// More digits than the display has (`digits`), or than a meter value can hold (15).
+        case tooManyDigits = "too_many_digits"
     }
 
     public let monotonic: Bool
@@ -28,6 +34,8 @@ public struct MeterCheck: Sendable {
     public private(set) var last: (value: Double, time: Double)?
     /// Rejected readings in a row that agree with each other.
     private var chain: [(value: Double, time: Double)] = []
+    /// With nothing accepted yet: the last value judged, and in how many frames it was read.
+    public private(set) var candidate: (value: Double, frames: Int)?
 
     public init(monotonic: Bool, maximumRate: Double?, resetAfter: Int) {
         self.monotonic = monotonic
@@ -36,7 +44,7 @@ public struct MeterCheck: Sendable {
     }
 
     /// The number a meter reading shows: its digits, with one `.` or `,` as the decimal
-    /// point (spaces left out); nil when there is none.
+    /// point (spaces left out); nil when there is none, or it is not finite as a Double.
     public static func value(of text: String) -> Double? {
         var digits = ""
         for character in text {
@@ -49,8 +57,8 @@ public struct MeterCheck: Sendable {
                 return nil
             }
         }
-        guard digits.contains(where: \.isNumber) else { return nil }
-        return Double(digits)
+        guard digits.contains(where: \.isNumber), let value = Double(digits), value.isFinite else { return nil }
+        return value
     }
 
     /// Judges `value` read at `time`: nil when accepted (it becomes the last value),
@@ -65,6 +73,11 @@ public struct MeterCheck: Sendable {
             }
             problem = found
         } else {
+            if candidate?.value != value { candidate = (value, 1) }
+            if let candidate, candidate.frames >= resetAfter {
+                accept(value, at: time)
+                return nil
+            }
             problem = .unconfirmed
         }
         if let previous = chain.last, self.problem(from: previous, to: (value, time)) == nil {
@@ -79,12 +92,26 @@ public struct MeterCheck: Sendable {
         return problem
     }
 
-    /// Takes `value` at `time` as the last accepted value (a rule reloaded keeps its meter's).
+    /// A frame read `value` (once per frame, a frame's reading of the meter's place):
+    /// with nothing accepted yet, the value judged last read in its `reset_after`th frame
+    /// is accepted (true: it is now the last value).
+    public mutating func saw(_ value: Double, at time: Double) -> Bool {
+        guard last == nil, var candidate, candidate.value == value else { return false }
+        candidate.frames += 1
+        self.candidate = candidate
+        guard candidate.frames >= resetAfter else { return false }
+        accept(value, at: time)
+        return true
+    }
+
+    /// Takes `value` at `time` as the last accepted value (a rule reloaded keeps its
+    /// meter's; one restored from the history at start).
     public mutating func remember(_ value: Double, at time: Double) { accept(value, at: time) }
 
     private mutating func accept(_ value: Double, at time: Double) {
         last = (value, time)
         chain = []
+        candidate = nil
     }
 
     /// Why `next` cannot follow `earlier`, or nil when it can.

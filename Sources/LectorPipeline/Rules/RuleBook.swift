@@ -85,6 +85,29 @@ public final class RuleBook: @unchecked Sendable {
         if !exceeded { warn(nil) }
     }
 
+    /// Gives each meter rule its last accepted value from the history (`accepted`: the
+    /// newest accepted MATCH of each of this camera's rules, and how many seconds ago it
+    /// was read): a restart is not a new meter, so its next reading is checked against it
+    /// and accepted without `unconfirmed`. `now`: the rules' clock now.
+    /// - Returns: the rules given a value (qualified names), and the reading each was given.
+    @discardableResult
+    public func restoreMeters(_ accepted: [(match: MatchMessage, secondsAgo: Double)], now: Double) -> [(rule: String, text: String)] {
+        lock.withLock {
+            var restored: [(rule: String, text: String)] = []
+            for rule in rules where rule.meter != nil && rule.meter?.last == nil {
+                guard let found = accepted.first(where: { $0.match.rule == rule.spec.name && $0.match.zone == rule.spec.zone }),
+                      rule.spec.display.rejection(of: found.match.matched) == nil,
+                      let value = MeterCheck.value(of: found.match.matched) else { continue }
+                rule.meter?.remember(value, at: now - max(0, found.secondsAgo))
+                restored.append((rule.spec.qualifiedName, found.match.text))
+            }
+            return restored
+        }
+    }
+
+    /// The rules' clock now (capture times' monotonic clock, in seconds).
+    public static func now() -> Double { seconds(MonotonicInstant.now()) }
+
     /// The matches in `publication`; each is also handed to its rule's hook (which runs
     /// on a thread of its own: this returns at once).
     public func matches(in publication: Publication) -> [MatchMessage] {
@@ -150,6 +173,7 @@ public final class RuleBook: @unchecked Sendable {
                 // Known entries first: a frame's known plate is the scene's event, not its lettering.
                 sightings = Self.knownFirst(sightings, reader: rule.reader)
             }
+            if let match = firstValue(of: rule, lines: lines, report: report, time: time, now: now) { found.append(match) }
             for seen in sightings {
                 if let match = match(rule, seen, report: report, time: time, now: now) { found.append(match) }
             }
@@ -227,19 +251,28 @@ public final class RuleBook: @unchecked Sendable {
         }
         rule.lastText[seen.place] = text
         var rejected: String?
-        if rule.meter != nil {
+        if spec.checksDigits { rejected = spec.display.rejection(of: reading.matched)?.rawValue }
+        if rule.meter != nil, rejected == nil {
             let value = MeterCheck.value(of: reading.matched)
             // The meter's value read again (after another reading in between) is no news.
             if let value, value == rule.meter?.last?.value { return nil }
             rejected = rule.meter?.judge(value, at: now)?.rawValue
         }
+        return message(rule, seen, reading, report: report, time: time, rejected: rejected)
+    }
+
+    /// The MATCH of `reading`, logged; an accepted one is offered to the rule's hook.
+    private func message(_ rule: Rule, _ seen: Sighting, _ reading: RuleReader.Reading, report: TextReport, time: String,
+                         rejected: String?) -> MatchMessage {
+        let spec = rule.spec
+        let text = reading.text
         let message = MatchMessage(device: device, zone: seen.zone, rule: spec.name, text: text,
                                    matched: reading.matched, groups: reading.groups, box: seen.box,
                                    corners: report.transform.sourceCorners(of: seen.box).map { PixelPoint(x: $0.x, y: $0.y) },
                                    confidence: (seen.confidence * 1000).rounded() / 1000, track: seen.track,
                                    sequence: report.sequence, time: time,
                                    read: spec.alike ? seen.text : nil, corrections: spec.alike ? reading.swaps : nil,
-                                   known: known, rejected: rejected)
+                                   known: reading.known, rejected: rejected)
         if let rejected {
             logger.info("rule reading rejected", [("rule", spec.qualifiedName), ("text", text), ("reason", rejected)])
         } else {
@@ -247,6 +280,24 @@ public final class RuleBook: @unchecked Sendable {
             rule.hook?.offer(message)
         }
         return message
+    }
+
+    /// The accepted MATCH of a meter's first value when a line of this frame reads the
+    /// value its rule judged last (``MeterCheck/candidate``) for the `reset_after`th frame:
+    /// a meter that shows one value for hours has it within a second.
+    private func firstValue(of rule: Rule, lines: [(line: TextLine, zone: String?, track: String?)], report: TextReport,
+                            time: String, now: Double) -> MatchMessage? {
+        guard let meter = rule.meter, meter.last == nil, let candidate = meter.candidate else { return nil }
+        for (line, zone, track) in lines where rule.spec.zone == nil || rule.spec.zone == zone {
+            guard line.confidence >= rule.spec.minimumConfidence else { continue }
+            let seen = Sighting(line, zone: zone, track: track)
+            guard let reading = seen.reading(by: rule.reader), rule.spec.display.rejection(of: reading.matched) == nil,
+                  MeterCheck.value(of: reading.matched) == candidate.value else { continue }
+            guard rule.meter?.saw(candidate.value, at: now) == true else { return nil }
+            rule.lastText[seen.place] = reading.text
+            return message(rule, seen, reading, report: report, time: time, rejected: nil)
+        }
+        return nil
     }
 
     /// `sightings` with those read as a known entry first (nearest first), the others after

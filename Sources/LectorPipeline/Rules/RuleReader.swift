@@ -2,8 +2,8 @@ import Foundation
 import LectorProtocol
 
 /// What one rule makes of a line's text: whether its expression matches (the one place
-/// the expression runs), the look-alike correction of a rule with `alike`, and the entry
-/// of its known list. Not thread-safe: used by its rule book's publish step only.
+/// the expression runs), the look-alike correction of a rule with `alike`, the decimal
+/// point its display places (`decimals`), and the entry of its known list. Not thread-safe: used by its rule book's publish step only.
 final class RuleReader {
     /// A text the rule takes.
     struct Reading: Equatable {
@@ -106,12 +106,14 @@ final class RuleReader {
             var found: (matched: String, groups: [String])?
             let corrected = LookAlike.correct(LookAlike.compacted(text), maximumCandidates: candidates,
                                               closeness: { closeness[$0]?[$1] }) { candidate in
-                found = firstMatch(in: candidate)
+                found = firstMatch(in: spec.display.placed(candidate))
                 return found != nil
             }
-            if let corrected, let found { taken = Reading(text: corrected.text, swaps: corrected.swaps, matched: found.matched, groups: found.groups) }
-        } else if let found = firstMatch(in: text) {
-            taken = Reading(text: text, swaps: 0, matched: found.matched, groups: found.groups)
+            if let corrected, let found {
+                taken = Reading(text: spec.display.placed(corrected.text), swaps: corrected.swaps, matched: found.matched, groups: found.groups)
+            }
+        } else if case let shown = spec.display.placed(text), let found = firstMatch(in: shown) {
+            taken = Reading(text: shown, swaps: 0, matched: found.matched, groups: found.groups)
         }
         if let known = spec.known, let text = taken?.text { taken?.known = known.lookup(text, maxDistance: spec.maximumDistance) }
         return taken

@@ -42,12 +42,18 @@ public struct RuleSpec: Equatable, Sendable {
 
     /// The unit of a meter's readings (`unit`, e.g. `kWh`), for Home Assistant's sensor.
     public var unit: String?
+    /// The meter's display (`decimals`, `digits`): its fixed decimal point, placed in the
+    /// text before `pattern` is tested, and its digit positions.
+    public var display = MeterDisplay()
 
     /// `repeat_after`'s default for a camera-wide rule.
     public static let defaultRepeatAfter = 30.0
 
     /// Whether the rule checks meter readings (`monotonic` or `max_rate`).
     public var isMeter: Bool { monotonic || maximumRate != nil }
+
+    /// Whether its MATCHes' digits are checked against a display (a meter's rule, or one with `digits`/`decimals`).
+    public var checksDigits: Bool { isMeter || display.isGiven }
 
     /// The seconds of one event per appearance this rule keeps, or nil when every new
     /// reading of its place is an event (a zone's or a meter's rule, or `repeat_after = 0`).
