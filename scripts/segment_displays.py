@@ -110,6 +110,7 @@ def render(rng, scale=1, meter=False):
         return [(px + (base_y - py) * shear, py) for px, py in points]
 
     dot = t * float(rng.uniform(1.0, 1.6))
+    ghost_point = min(0.6, ghost * float(rng.uniform(1.0, 3.0)))  # unlit points often show more
     for i, (digit, point) in enumerate(cells):
         x = margin_x + i * pitch
         polys = segment_polygons(x, margin_top, cw, ch, t, gap, bevel)
@@ -126,7 +127,7 @@ def render(rng, scale=1, meter=False):
             for name in "fe":
                 draw.polygon(sheared(polys[name]), fill=1.0)
         px = x + cw + (pitch - cw) / 2 - dot / 2
-        value = 1.0 if point else ghost
+        value = 1.0 if point else ghost_point
         if value > 0:
             draw.polygon(sheared([(px, base_y - dot), (px + dot, base_y - dot), (px + dot, base_y), (px, base_y)]), fill=value)
     return camera(rng, np.asarray(ink, dtype=np.float32), scale, mild=meter), text
@@ -188,3 +189,27 @@ def geometry(rng, image):
         image = image.transform((w, h), Image.QUAD, quad, Image.BILINEAR, fillcolor=int(np.asarray(image)[0, 0]))
     angle = float(rng.uniform(-3, 3))
     return image.rotate(angle, Image.BILINEAR, expand=False, fillcolor=int(np.asarray(image)[0, 0]))
+
+
+# Printed words a display's line is found beside (a pump's LITRES): the segments
+# reader learns to read nothing in them.
+WORDS = ["LITRES", "LITERS", "LITRE", "PRICE", "TOTAL", "EUR", "SALE", "kWh", "VOLUME", "GALLONS", "AMOUNT", "Diesel",
+         "UNLEADED", "PER LITRE", "m3", "TARIF", "T1", "T2", "Wh", "TOTAL kWh"]
+FONTS = ["DejaVuSans-Bold.ttf", "DejaVuSans.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSansCondensed.ttf"]
+
+
+def render_words(rng):
+    """A line of printed words as a camera sees it: (gray PIL image, '')."""
+    from PIL import ImageFont
+    if rng.random() < 0.6:
+        text = WORDS[int(rng.integers(0, len(WORDS)))]
+    else:
+        letters = "ABCDEFGHIJKLMNOPRSTUVWXYZ"
+        text = "".join(letters[int(k)] for k in rng.integers(0, len(letters), int(rng.integers(2, 9))))
+    size = int(rng.integers(28, 60))
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/" + FONTS[int(rng.integers(0, len(FONTS)))], size)
+    left, top, right, bottom = font.getbbox(text)
+    mx, my = int(rng.uniform(0.05, 0.8) * size), int(rng.uniform(0.05, 0.4) * size)
+    ink = Image.new("F", (right - left + 2 * mx, bottom - top + 2 * my), 0.0)
+    ImageDraw.Draw(ink).text((mx - left, my - top), text, font=font, fill=1.0)
+    return camera(rng, np.asarray(ink, dtype=np.float32), 1), ""

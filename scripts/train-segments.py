@@ -36,6 +36,8 @@ import segment_displays  # noqa: E402
 CHARACTERS = "0123456789."
 HEIGHT = 48
 MIN_WIDTH = 320
+# The share of training lines that are printed words (labelled empty: read as nothing).
+WORDS_SHARE = 0.12
 
 
 class SegmentNet(nn.Module):
@@ -94,7 +96,8 @@ def batch(seed, size, min_width=MIN_WIDTH):
     rng = np.random.default_rng(seed)
     lines, texts = [], []
     for _ in range(size):
-        image, text = segment_displays.render(rng)
+        words = rng.random() < WORDS_SHARE
+        image, text = segment_displays.render_words(rng) if words else segment_displays.render(rng)
         lines.append(line_input(image))
         texts.append(text)
     width = max(min_width, max(line.shape[1] for line in lines) + 16)
@@ -176,6 +179,7 @@ def main():
                       dynamic_axes={"x": {0: "n", 3: "width"}, "probabilities": {0: "n", 1: "steps"}}, opset_version=13)
     with open(os.path.splitext(args.out)[0] + ".txt", "w") as handle:
         handle.write("".join(c + "\n" for c in CHARACTERS))
+    torch.save(net.state_dict(), os.path.splitext(args.out)[0] + ".pt")  # to train on from (--resume); not committed
     print(f"wrote {args.out} ({os.path.getsize(args.out)} bytes)")
 
 

@@ -45,10 +45,34 @@ struct SegmentsEngineTests {
         #expect(try NeuralModel.characters(at: NeuralModel.charactersPath(forModel: Self.model)) == (0...9).map(String.init) + ["."])
     }
 
+    /// A decoded line of one word: each character with its probability.
+    static func line(_ read: [(String, Double)]) -> CTCDecoding.Line {
+        let symbols = read.enumerated().map { index, symbol in
+            CTCDecoding.Symbol(text: symbol.0, probability: symbol.1, runnerUp: nil, steps: index..<(index + 1),
+                               span: Double(index)...Double(index + 1))
+        }
+        return CTCDecoding.Line(words: [CTCDecoding.Word(symbols: symbols)], confidence: 0)
+    }
+
+    @Test("one decimal point at most, between digits: the likeliest", arguments: [
+        ([("1", 0.9), ("1", 0.9), ("7", 0.9), (".", 0.9), ("0", 0.9), (".", 0.6), ("0", 0.9)], "117.00"),
+        ([("6", 0.9), ("4", 0.9), (".", 0.5), ("0", 0.9), (".", 0.8), ("1", 0.9)], "640.1"),
+        ([(".", 0.99), ("3", 0.9), ("1", 0.9), ("0", 0.9), (".", 0.9), ("0", 0.9), ("1", 0.9)], "310.01"),
+        ([("0", 0.9), ("1", 0.9), ("2", 0.9), ("2", 0.9), ("4", 0.9), ("0", 0.9), (".", 0.9)], "012240"),
+        ([("2", 0.8), ("5", 0.8), (".", 0.9), ("0", 0.8), ("0", 0.8)], "25.00"),
+        ([(".", 0.9)], ""),
+    ])
+    func onePoint(read: [(String, Double)], kept: String) {
+        let line = SegmentsModel.keepingOnePoint(Self.line(read))
+        #expect(line.text == kept)
+        let probabilities = line.words.flatMap(\.symbols).map(\.probability)
+        #expect(line.confidence == (probabilities.isEmpty ? 0 : probabilities.reduce(0, +) / Double(probabilities.count)))
+    }
+
     static let displays: [SegmentDisplay] = [
         SegmentDisplay(shown: "012240", positions: 6),
         SegmentDisplay(shown: "4824.0", positions: 6, slant: 0.15),
-        SegmentDisplay(shown: "33.01", positions: 6, ghost: 40),
+        SegmentDisplay(shown: "33.01", positions: 6, ghost: 30),
         SegmentDisplay(shown: "14568", positions: 7, ghost: 30, slant: 0.1),
         SegmentDisplay(shown: "907.35", positions: 5, dark: 90),
     ]

@@ -409,7 +409,9 @@ match = ^\\d+\\.\\d\\d$
     read = {}
     for message in run.messages:
         if message["class"] == "TEXT" and message.get("text"):
-            read.setdefault(os.path.basename(message.get("device", "")), message["text"].strip())
+            camera = message.get("device", "")  # a named camera's name: lcd<number>
+            if camera.startswith("lcd"):
+                read.setdefault(os.path.basename(crops[int(camera[3:])][0]), message["text"].strip())
     exact = [name for name, text in truth.items() if read.get(name) == text]
     print("     " + ", ".join(f"{text}->{read.get(name, '-')}" for name, text in sorted(truth.items())))
     check(f"segments: {len(exact)} of {len(truth)} generated meter crops read exactly (at least 6)", len(exact) >= 6, read)

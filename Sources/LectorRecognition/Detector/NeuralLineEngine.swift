@@ -67,6 +67,9 @@ public final class NeuralLineEngine {
     public let characters: [String]
     /// Blank, the characters and space.
     public var classCount: Int { characters.count + 2 }
+    /// Whether this is the segments engine's network (``SegmentsModel``): a line keeps one
+    /// decimal point at most (``SegmentsModel/keepingOnePoint(_:)``).
+    public var readsDisplays: Bool { characters == SegmentsModel.characters }
 
     /// Whether this build has the recognizer (ONNX Runtime and OpenCV's imgproc were
     /// found at build time).
@@ -221,7 +224,8 @@ public final class NeuralLineEngine {
     public func read(_ pixels: GrayImage, crop: LineCrop, imageWidth: Int, imageHeight: Int, mask: ClassMask? = nil,
                      symbols: Bool = false) throws(NeuralEngineError) -> TextLine {
         let output = try steps(of: pixels, mask: mask)
-        let decoded = CTCDecoding.decode(output.steps, characters: characters, extent: output.extent)
+        var decoded = CTCDecoding.decode(output.steps, characters: characters, extent: output.extent)
+        if readsDisplays { decoded = SegmentsModel.keepingOnePoint(decoded) }
         let pad = Double(crop.padding)
         // A span of steps → the crop's rectangle it stands for: columns along the reading
         // axis (rows when the image was read turned), the quad's thickness across.

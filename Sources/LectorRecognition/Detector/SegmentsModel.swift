@@ -33,3 +33,34 @@ public enum SegmentsModel {
         return found
     }
 }
+
+extension SegmentsModel {
+    /// The network's characters, in class order (class 0 is blank, the last a space).
+    public static let characters = (0...9).map(String.init) + ["."]
+
+    /// A display has one decimal point at most, between digits: of the points `line`
+    /// read, only the likeliest one with a digit on each side is kept (an unlit point's
+    /// ghost, or a gap between segments, read as a point goes; so does a point before
+    /// the first digit or after the last). Words left empty are dropped; the line's
+    /// confidence is the mean of the symbols kept.
+    public static func keepingOnePoint(_ line: CTCDecoding.Line) -> CTCDecoding.Line {
+        let symbols = line.words.flatMap(\.symbols)
+        guard symbols.contains(where: { $0.text == "." }) else { return line }
+        let digits = symbols.indices.filter { symbols[$0].text != "." }
+        guard let first = digits.first, let last = digits.last else { return CTCDecoding.Line(words: [], confidence: 0) }
+        // Index into the flattened symbols of the point kept (nil: none).
+        let kept = symbols.indices.filter { symbols[$0].text == "." && $0 > first && $0 < last }
+            .max { symbols[$0].probability < symbols[$1].probability }
+        var index = 0
+        var words: [CTCDecoding.Word] = []
+        for var word in line.words {
+            word.symbols = word.symbols.filter { symbol in
+                defer { index += 1 }
+                return symbol.text != "." || index == kept
+            }
+            if !word.symbols.isEmpty { words.append(word) }
+        }
+        let probabilities = words.flatMap(\.symbols).map(\.probability)
+        return CTCDecoding.Line(words: words, confidence: probabilities.isEmpty ? 0 : probabilities.reduce(0, +) / Double(probabilities.count))
+    }
+}
