@@ -110,7 +110,6 @@ def render(rng, scale=1, meter=False):
         return [(px + (base_y - py) * shear, py) for px, py in points]
 
     dot = t * float(rng.uniform(1.0, 1.6))
-    ghost_point = min(0.6, ghost * float(rng.uniform(1.0, 3.0)))  # unlit points often show more
     for i, (digit, point) in enumerate(cells):
         x = margin_x + i * pitch
         polys = segment_polygons(x, margin_top, cw, ch, t, gap, bevel)
@@ -127,7 +126,7 @@ def render(rng, scale=1, meter=False):
             for name in "fe":
                 draw.polygon(sheared(polys[name]), fill=1.0)
         px = x + cw + (pitch - cw) / 2 - dot / 2
-        value = 1.0 if point else ghost_point
+        value = 1.0 if point else ghost
         if value > 0:
             draw.polygon(sheared([(px, base_y - dot), (px + dot, base_y - dot), (px + dot, base_y), (px, base_y)]), fill=value)
     return camera(rng, np.asarray(ink, dtype=np.float32), scale, mild=meter), text
