@@ -38,7 +38,7 @@ def read_batch(args, crops, work, index):
             handle.write("\n")
     process = subprocess.Popen([args.lectord, "--config", conf, "--stdout"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     read = {}
-    deadline = time.time() + 300
+    deadline = time.time() + 150
     for raw in process.stdout:
         if not raw.startswith(b"{"):
             continue
