@@ -133,6 +133,9 @@ if ! "$repo/scripts/fetch-engine-model" --check --dir "$models" 2>/dev/null \
     && ! "$repo/scripts/fetch-engine-model" --dir "$models"; then
   log "the neural line recognizer's model is not installed: Tesseract reads every line"
 fi
+# The segments engine's network (engine = segments), from the repository.
+install -d -m 0755 "$models"
+install -m 0644 "$repo/models/segments/lector-segments.onnx" "$repo/models/segments/lector-segments.txt" "$models/"
 
 for unit in lectord.service lectord.socket lectord@.service lector-mqtt.service lector-http.service lector-speak.service; do
   sed -e "s|/usr/local/bin/|$prefix/bin/|g" -e "s|/usr/local/share/|$prefix/share/|g" \

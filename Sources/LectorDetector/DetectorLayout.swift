@@ -463,7 +463,7 @@ package final class DetectorLayout {
         guard neural != nil, !tesseractOnly else { return "tesseract" }
         switch engineChoice {
         case .tesseract: return "tesseract"
-        case .neural: return "neural"
+        case .neural, .segments: return "neural"
         case .auto: return neuralAgain ? "neural" : "tesseract"
         }
     }
@@ -578,6 +578,13 @@ package final class DetectorLayout {
     /// Votes the reading direction of steep lines (a page turned a quarter either way)
     /// and of shallow ones (upside-down text: a camera turned half a turn) while undecided.
     private func decideDirections(of scene: inout Scene, read: inout FrameRead) throws(RecognitionError) {
+        // The segments engine's displays are read upright, as they come: the vote reads
+        // with Tesseract, which reads no seven-segment digits, and keeps its readings.
+        if engineChoice == .segments {
+            if scene.awaitsVote(steep: true) { scene.steepFlipped = false }
+            if scene.awaitsVote(steep: false) { scene.shallowFlipped = false }
+            return
+        }
         if scene.awaitsVote(steep: true) { scene.steepFlipped = try voteFlipped(steep: true, scene: &scene, read: &read) }
         if scene.awaitsVote(steep: false) { scene.shallowFlipped = try voteFlipped(steep: false, scene: &scene, read: &read) }
     }

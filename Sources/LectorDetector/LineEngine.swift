@@ -10,6 +10,10 @@ public enum LineEngine: String, CaseIterable, Equatable, Sendable, CustomStringC
     case tesseract
     /// The neural line recognizer (PP-OCRv6's, ``NeuralLineEngine``) on every line.
     case neural
+    /// The seven-segment and LCD digit reader on every line: the project's own small
+    /// network (``SegmentsModel``, digits and the decimal point), run by the same
+    /// ``NeuralLineEngine``.
+    case segments
 
     public var description: String { rawValue }
 }
@@ -35,6 +39,7 @@ public struct ResolvedEngine: Equatable, Sendable {
     ///   run; `auto` then reads with Tesseract alone and says why in ``note``.
     public static func resolve(_ choice: LineEngine, language: String, model: String?) throws(RecognitionError) -> ResolvedEngine {
         guard choice != .tesseract else { return .tesseract }
+        if choice == .segments { return try segments(model: model) }
         let why: String
         if !NeuralLineEngine.isBuilt {
             why = NeuralEngineError.unavailable.description
@@ -50,13 +55,24 @@ public struct ResolvedEngine: Equatable, Sendable {
         if choice == .neural { throw .engineUnavailable(why) }
         return ResolvedEngine(choice: .tesseract, neuralModel: nil, note: why)
     }
+
+    /// The seven-segment reader: its model (`model` when given), whatever the language.
+    /// - Throws: ``RecognitionError/engineUnavailable(_:)`` when it cannot run.
+    static func segments(model: String?) throws(RecognitionError) -> ResolvedEngine {
+        guard NeuralLineEngine.isBuilt else { throw .engineUnavailable(NeuralEngineError.unavailable.description) }
+        do {
+            return ResolvedEngine(choice: .segments, neuralModel: try SegmentsModel.locate(explicit: model), note: nil)
+        } catch {
+            throw .engineUnavailable(error.description)
+        }
+    }
 }
 
 extension ResolvedEngine {
     /// The neural line recognizer `choice` asks for with `language`, loaded (one
     /// network per call: each recognizer thread reads with its own).
     /// - Returns: the recognizer, or nil with why (`auto`: Tesseract reads alone).
-    /// - Throws: ``RecognitionError/engineUnavailable(_:)`` for `neural` when it cannot run.
+    /// - Throws: ``RecognitionError/engineUnavailable(_:)`` for `neural` and `segments` when it cannot run.
     public static func load(_ choice: LineEngine, language: String, model: String?) throws(RecognitionError)
         -> (engine: NeuralLineEngine?, note: String?) {
         let resolved = try resolve(choice, language: language, model: model)
@@ -64,7 +80,7 @@ extension ResolvedEngine {
         do {
             return (try NeuralLineEngine(modelPath: path, threads: DetectorLayout.networkThreads), nil)
         } catch {
-            if choice == .neural { throw .engineUnavailable(error.description) }
+            if choice != .auto { throw .engineUnavailable(error.description) }
             return (nil, error.description)
         }
     }

@@ -11,6 +11,8 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
     case unavailable
     /// No model file where lectord looks (the folders searched).
     case modelNotFound(searched: [String])
+    /// No seven-segment reader model (``SegmentsModel``) where lectord looks (the folders searched).
+    case segmentsModelNotFound(searched: [String])
     /// The model file given is not a readable file.
     case modelUnreadable(String)
     /// The character list beside the model is missing, unreadable or empty.
@@ -31,6 +33,9 @@ public enum NeuralEngineError: Error, Equatable, Sendable, CustomStringConvertib
                 + "it is built (scripts/setup installs them)"
         case let .modelNotFound(searched):
             "no neural line recognizer model in \(searched.joined(separator: ", ")); scripts/fetch-engine-model installs it"
+        case let .segmentsModelNotFound(searched):
+            "no seven-segment reader model (\(SegmentsModel.fileName)) in \(searched.joined(separator: ", ")); "
+                + "scripts/setup installs it from the repository's models/segments"
         case let .modelUnreadable(path): "the neural line recognizer model \(path) is not a readable file"
         case let .charactersUnreadable(path):
             "the neural line recognizer's character list \(path) is missing or empty (scripts/fetch-engine-model writes it)"
@@ -63,6 +68,9 @@ public final class NeuralLineEngine {
     public let characters: [String]
     /// Blank, the characters and space.
     public var classCount: Int { characters.count + 2 }
+    /// Whether this is the segments engine's network (``SegmentsModel``): a line keeps one
+    /// decimal point at most (``SegmentsModel/keepingOnePoint(_:)``).
+    public var readsDisplays: Bool { characters == SegmentsModel.characters }
 
     /// Whether this build has the recognizer (ONNX Runtime and OpenCV's imgproc were
     /// found at build time).
@@ -217,7 +225,8 @@ public final class NeuralLineEngine {
     public func read(_ pixels: GrayImage, crop: LineCrop, imageWidth: Int, imageHeight: Int, mask: ClassMask? = nil,
                      symbols: Bool = false) throws(NeuralEngineError) -> TextLine {
         let output = try steps(of: pixels, mask: mask)
-        let decoded = CTCDecoding.decode(output.steps, characters: characters, extent: output.extent)
+        var decoded = CTCDecoding.decode(output.steps, characters: characters, extent: output.extent)
+        if readsDisplays { decoded = SegmentsModel.keepingOnePoint(decoded) }
         let pad = Double(crop.padding)
         // A span of steps → the crop's rectangle it stands for: columns along the reading
         // axis (rows when the image was read turned), the quad's thickness across.

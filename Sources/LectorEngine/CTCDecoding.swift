@@ -120,6 +120,11 @@ public enum CTCDecoding {
         /// The mean probability of every kept symbol, spaces included (0 when none).
         public var confidence: Double
         public var text: String { words.map(\.text).joined(separator: " ") }
+
+        public init(words: [Word], confidence: Double) {
+            self.words = words
+            self.confidence = confidence
+        }
     }
 
     /// Decodes `steps`.

@@ -217,16 +217,18 @@ public final class TextRecognizer {
         }
     }
 
-    /// The zones of `options` the neural line recognizer reads (`engine` neural, the
-    /// zone's or the camera's), each with its whitelist's mask; one network per model.
+    /// The zones of `options` a neural line recognizer reads (`engine` neural or
+    /// segments, the zone's or the camera's), each with its whitelist's mask; one network per model.
     /// - Throws: ``RecognitionError/engineUnavailable(_:)`` when one cannot be read so.
     private static func neuralZones(_ options: RecognizerOptions) throws(RecognitionError)
         -> [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)] {
         var loaded: [String: NeuralLineEngine] = [:]
         var zones: [String: (engine: NeuralLineEngine, mask: NeuralLineEngine.ClassMask?)] = [:]
-        for zone in options.zones where (zone.profile.engine ?? options.engine) == .neural {
+        for zone in options.zones {
+            let choice = zone.profile.engine ?? options.engine
+            guard choice == .neural || choice == .segments else { continue }
             let language = zone.profile.language ?? options.baseLanguage
-            guard let path = try ResolvedEngine.resolve(.neural, language: language, model: options.engineModel).neuralModel else { continue }
+            guard let path = try ResolvedEngine.resolve(choice, language: language, model: options.engineModel).neuralModel else { continue }
             do {
                 let engine = try loaded[path] ?? NeuralLineEngine(modelPath: path, threads: DetectorLayout.networkThreads)
                 loaded[path] = engine

@@ -57,7 +57,7 @@ struct LineEngineTests {
     }
 
     @Test("each engine reads the fixture's lines, and every line says which engine read it", .enabled(if: installed, skipped),
-          arguments: LineEngine.allCases)
+          arguments: [LineEngine.auto, .tesseract, .neural])
     func readsFixture(engine: LineEngine) throws {
         let image = try ImageFile.readGray(path: TestSupport.fixture("hello-640x480.png"))
         var options = RecognizerOptions.untimed
@@ -72,7 +72,7 @@ struct LineEngineTests {
         #expect(result.blocks.allSatisfy { $0.lines.allSatisfy { $0.engine != nil } })
         switch engine {
         case .tesseract: #expect(engines == ["tesseract"])
-        case .neural: #expect(engines == ["neural"])
+        case .neural, .segments: #expect(engines == ["neural"])
         case .auto: #expect(!engines.isEmpty && engines.isSubset(of: ["tesseract", "neural"]))
         }
     }

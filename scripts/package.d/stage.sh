@@ -161,10 +161,11 @@ stage_models() {
   "$repo/scripts/fetch-engine-model" --dir "$models" >&2 || die "fetching the neural recognizer's model failed"
   install -d "$s/usr/share/lector/models"
   install -m 0644 "$models"/* "$s/usr/share/lector/models/"
+  install -m 0644 "$repo/models/segments/lector-segments.onnx" "$repo/models/segments/lector-segments.txt" "$s/usr/share/lector/models/"
   install_docs lector-models "$repo/scripts/package.d/models.copyright"
   install_overrides lector-models
   write_control lector-models "" "" science "models of the lectord OCR camera daemon (text lines)" \
-    "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
+    "The text-line detector (PP-OCRv4's DB detector) and the neural line recognizer (PP-OCRv6's small recognizer, all classes and Latin only), and the segments engine's seven-segment digit reader (trained by the project), run by ONNX Runtime. lectord finds them in /usr/share/lector/models. Taken from the PyPI wheels rapidocr-onnxruntime 1.4.4 and rapidocr 3.10.0 (sha256 checked when the package was built)."
 }
 
 # Debian 12 has no ONNX Runtime package: lectord is built against scripts/fetch-onnxruntime's

@@ -21,6 +21,13 @@ down, and rejected readings are on their own topic.
 slow_core: at a third of a core (scripts/cpuquota.py), a car's first MATCH comes within
 6 s of its first frame. Skipped where no cgroup cpu controller is writable.
 
+segments: `engine = segments` (issue 44) on generated seven-segment displays
+(scripts/make-lcd-crops.py, seeds the training never drew): 8 electricity-meter crops,
+each a camera with a zone over the whole crop, read exactly (leading zeros and the point
+as printed) in at least 6; and a fuel-pump-like frame (a display in a larger picture),
+read camera-wide (the detector finds the line), gives a MATCH of `^\d+\.\d\d$` that is
+its reading.
+
 known_list_file: a bad known list is refused by --check-config with file:line; an edited
 list is read again on SIGHUP.
 
@@ -451,6 +458,74 @@ def meter_display():
     check("restarted: its next reading is accepted, without unconfirmed",
           rows2 and not rows2[0].get("rejected") and rows2[0]["text"] == truth2["readings"][0]["text"]
           and not any(r.get("rejected") == "unconfirmed" for r in rows2), rows2)
+
+
+def zone_config(crops):
+    text = ""
+    for index, (path, size) in enumerate(crops):
+        text += f"[camera lcd{index}]\nreplay = {path}\nloop = true\nfps = 2\n\n"
+        text += f"[zone lcd{index}/reading]\nrect = 0,0,{size[0]},{size[1]}\nengine = segments\n\n"
+    return text
+
+
+@suite.test
+def segments():
+    from PIL import Image
+    crops_dir = os.path.join(WORK, "lcd-crops")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-lcd-crops.py"), crops_dir, "--count", "8",
+                    "--seed", "7100000"], check=True)
+    with open(os.path.join(crops_dir, "truth.tsv")) as handle:
+        truth = dict(line.rstrip("\n").split("\t") for line in handle)
+    crops = [(os.path.join(crops_dir, name), Image.open(os.path.join(crops_dir, name)).size) for name in sorted(truth)]
+    # The pump: a display of two decimals inside a larger light picture, read camera-wide.
+    pump_value = "33.01"
+    subprocess.run(["/usr/bin/python3", "-c", PUMP_FRAME, os.path.join(WORK, "pump.png"), pump_value], check=True)
+    conf = write("segments.conf", zone_config(crops) + f"""[camera pump]
+replay = {os.path.join(WORK, "pump.png")}
+loop = true
+fps = 2
+engine = segments
+
+[rule pump/litres]
+match = ^\\d+\\.\\d\\d$
+""")
+    run = Streamed(conf, 8).run(deadline=180)
+    read = {}
+    for message in run.messages:
+        if message["class"] == "TEXT" and message.get("text"):
+            camera = message.get("device", "")  # a named camera's name: lcd<number>
+            if camera.startswith("lcd"):
+                read.setdefault(os.path.basename(crops[int(camera[3:])][0]), message["text"].strip())
+    exact = [name for name, text in truth.items() if read.get(name) == text]
+    print("     " + ", ".join(f"{text}->{read.get(name, '-')}" for name, text in sorted(truth.items())))
+    check(f"segments: {len(exact)} of {len(truth)} generated meter crops read exactly (at least 6)", len(exact) >= 6, read)
+    pump = [m["text"] for m in run.matches("litres")]
+    check("segments: the pump's display read camera-wide gives a MATCH of its reading", pump_value in pump, pump or run.log[-5:])
+
+
+# A fuel-pump-like frame: a seven-segment display (scripts/segment_displays.py's
+# digits, clean) on a light panel with a dark window, 640 × 360.
+PUMP_FRAME = """
+import sys
+sys.path.insert(0, %r)
+import numpy as np
+from PIL import Image, ImageDraw
+import segment_displays as s
+path, value = sys.argv[1], sys.argv[2]
+frame = Image.new("L", (640, 360), 215)
+draw = ImageDraw.Draw(frame)
+draw.rectangle((100, 90, 540, 230), fill=60)
+draw.rectangle((108, 98, 532, 222), fill=170)
+x = 150
+for i, ch in enumerate(value):
+    if ch == ".":
+        draw.rectangle((x - 22, 190, x - 12, 200), fill=25)
+        continue
+    for name, poly in s.segment_polygons(x, 115, 48, 85, 9, 2, True).items():
+        draw.polygon(poly, fill=25 if name in s.DIGITS[ch] else 160)
+    x += 78
+frame.save(path)
+""" % os.path.join(ROOT, "scripts")
 
 
 @suite.test

@@ -113,7 +113,7 @@ public enum DaemonOptionTable {
                      reload: .live, example: "/usr/local/share/lector/models/\(DetectorModel.fileName)",
                      .camera(.optional(\.spec.recognizer.detectorModel, .text))),
         DaemonOption("--engine", .recognition, LineEngine.allCases.map(\.rawValue).joined(separator: "|"),
-                     "Which engine reads the text-line detector's lines: Tesseract, the neural line recognizer, or each where it reads better (default auto: the neural recognizer when its model is installed and reads --lang).",
+                     "Which engine reads the text-line detector's lines: Tesseract, the neural line recognizer, the seven-segment and LCD digit reader (segments: digits and the point), or each where it reads better (default auto: the neural recognizer when its model is installed and reads --lang).",
                      reload: .live, example: "tesseract",
                      .camera(.value(\.spec.recognizer.engine, .choice(LineEngine.allCases.map(\.rawValue), LineEngine.init(rawValue:))))),
         DaemonOption("--engine-model", .recognition, "PATH",
