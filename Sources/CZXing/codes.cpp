@@ -121,7 +121,9 @@ std::vector<Region> busyRegions(const uint8_t *luma, int width, int height, int 
 
 /// Copies `result` into `out` (corners moved by `dx`, `dy`) unless a code of the same
 /// format and content is there already.
-void keep(const ZXing::Result &result, int dx, int dy, std::vector<lector_code> &out) {
+/// (`Barcode` is 2.x's name for 1.4's `Result`: the type is left to the compiler.)
+template <typename Found>
+void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out) {
     if (!result.isValid()) return;
     uint32_t format = lectorFormat(result.format());
     if (format == 0) return;

@@ -8,15 +8,15 @@ import LectorSystem
 /// before its text is read (so a code is announced whether or not the text read has
 /// finished), and turns what it finds into one CODE per appearance: a code (its zone,
 /// format and content) is news when it was out of view for `codes_repeat_after` seconds
-/// (``AppearanceMemory``, the plates' rule). A frame the change gate skips shows the
+/// (the plates' rule, as their rules' `AppearanceMemory` keeps it for readings). A frame the change gate skips shows the
 /// codes last found: they stay in view without being read again (no frame is read twice).
 /// Recognizer threads share it (a lock).
 public final class CodeWatch: @unchecked Sendable {
     private let device: String
     private let logger: Logger
     private let lock = NSLock()
-    /// Under `lock`.
-    private var memory = AppearanceMemory(repeatAfter: 30)
+    /// When each code was last in view, in seconds of the monotonic clock (under `lock`).
+    private var lastSeen: [String: Double] = [:]
     /// The identities found in the frame last read, and its capture time (under `lock`).
     private var lastFound: (identities: [String], time: MonotonicInstant)?
     /// Capture times of the frames last read for codes (under `lock`).
@@ -99,7 +99,7 @@ public final class CodeWatch: @unchecked Sendable {
         lock.withLock {
             guard let last = lastFound, time > last.time else { return }
             let now = Self.seconds(time)
-            for identity in last.identities { _ = memory.admit(identity: identity, known: false, track: nil, now: now) }
+            for identity in last.identities { lastSeen[identity] = max(lastSeen[identity] ?? now, now) }
         }
     }
 
@@ -107,13 +107,15 @@ public final class CodeWatch: @unchecked Sendable {
     private func admit(_ found: [(identity: String, message: CodeMessage)], repeatAfter: Double,
                        at time: MonotonicInstant) -> [CodeMessage] {
         lock.withLock {
-            if memory.repeatAfter != repeatAfter { memory = AppearanceMemory(repeatAfter: repeatAfter) }
             let now = Self.seconds(time)
-            // Forgets what was out of view longer than `repeatAfter` (no track is named "").
-            memory.gone(track: "", lastSeen: now)
+            // What was out of view longer than `repeatAfter` is forgotten: a new appearance.
+            lastSeen = lastSeen.filter { now - $0.value < repeatAfter }
             if lastFound.map({ time > $0.time }) ?? true { lastFound = (found.map(\.identity), time) }
             var news: [CodeMessage] = []
-            for (identity, message) in found where memory.admit(identity: identity, known: false, track: nil, now: now) {
+            for (identity, message) in found {
+                let isNew = lastSeen[identity] == nil
+                lastSeen[identity] = max(lastSeen[identity] ?? now, now)
+                guard isNew else { continue }
                 news.append(message)
                 logger.info("code in view", [("format", message.format.rawValue), ("text", String(message.text.prefix(80)))])
             }
