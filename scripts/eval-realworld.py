@@ -7,11 +7,12 @@ Runs the built lectord once per image, with its defaults, `--replay IMAGE --stdo
 may name a line engine too, `detector/tesseract` (`--layout detector --engine tesseract`),
 and `default` is lectord's defaults (the detector with `--engine auto`, issue 26):
 
-  layout     docs R/P       scene n/22  plates n/40  crops n/60  ms/doc frame
+  layout     docs R/P       scene n/22  scene R/P  plates n/40  crops n/60  ms/doc frame
 
 Scoring (the data's README): bag-of-words recall and precision over all document
 images, case-insensitive, every non-alphanumeric character removed, each truth word
-matched once; scene: truth words matched; a plate counts as read when its string
+matched once; scene: truth words matched, and the share of the words read that are
+truth words (precision); a plate counts as read when its string
 appears in the output with everything but letters and digits removed. ms/doc frame is
 the mean `recognize_ms` of the FRAME lines of the document photos.
 
@@ -45,7 +46,9 @@ image (the process, Tesseract and the networks loaded), for RapidOCR the CPU of 
 process once loaded (Python, the imports and its three sessions). Both starts are
 printed above the table; each read is in a fresh process's memory on both sides.
 
-The images stay where they are: nothing is copied into the repository.
+The images stay where they are: nothing is copied into the repository. Another set
+laid out the same way (truth.tsv with its scene photos) is scored with --data: the 100
+ICDAR 2015 frames, `--data ../shared/testdata/scene-ic15 --sets scene` (issue 46).
 
 usage: scripts/eval-realworld.py [--lectord PATH] [--data DIR] [--layouts tesseract,detector]
                                  [--sets docphoto,scene,platefull,platecrop] [--verbose] [--rapidocr PYTHON]
@@ -217,13 +220,14 @@ def main():
     sets = args.sets.split(",")
     print(f"# lectord {lectord}; data {os.path.realpath(args.data)}; {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; "
           f"load average {os.getloadavg()[0]:.1f}")
-    header = f"{'layout':<20} {'docs R/P':<14} {'scene':>8} {'plates':>8} {'crops':>8} {'ms/doc frame':>13} {'s/image':>8}"
+    header = (f"{'layout':<20} {'docs R/P':<14} {'scene':>8} {'scene R/P':>14} {'plates':>8} {'crops':>8} "
+              f"{'ms/doc frame':>13} {'s/image':>8}")
     print(header)
     first = None  # the first layout's reads per set: [(cpu seconds, matched, total)]
     for layout in args.layouts.split(","):
         per_set = collections.defaultdict(list)
         docs = {"truth": 0, "output": 0, "matched": 0}
-        scene = {"truth": 0, "matched": 0}
+        scene = {"truth": 0, "output": 0, "matched": 0}
         plates = {"platefull": [0, 0], "platecrop": [0, 0]}
         doc_ms, seconds, problems = [], [], []
         for set_name, name, lang, truth in truth_rows(args.data):
@@ -249,6 +253,7 @@ def main():
                         doc_ms.append(recognize)
                 else:
                     scene["truth"] += total
+                    scene["output"] += len(words(text))
                     scene["matched"] += matched
                 if args.verbose:
                     print(f"  {layout} {set_name}/{name}: {matched}/{total} truth words, "
@@ -265,9 +270,12 @@ def main():
         mean_s = sum(seconds) / len(seconds) if seconds else 0
         docs_text = f"{recall:.3f} / {precision:.3f}"
         scene_text = f"{scene['matched']}/{scene['truth']}"
+        scene_rp = (f"{scene['matched'] / max(scene['truth'], 1):.3f} / "
+                    f"{scene['matched'] / scene['output'] if scene['output'] else 0:.3f}")
         full_text = f"{plates['platefull'][0]}/{plates['platefull'][1]}"
         crop_text = f"{plates['platecrop'][0]}/{plates['platecrop'][1]}"
-        print(f"{layout:<20} {docs_text:<14} {scene_text:>8} {full_text:>8} {crop_text:>8} {ms:>13.0f} {mean_s:>8.2f}", flush=True)
+        print(f"{layout:<20} {docs_text:<14} {scene_text:>8} {scene_rp:>14} {full_text:>8} {crop_text:>8} {ms:>13.0f} "
+              f"{mean_s:>8.2f}", flush=True)
         for problem in problems[:10]:
             print(f"  problem: {problem}", file=sys.stderr)
         if first is None:

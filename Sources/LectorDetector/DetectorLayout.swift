@@ -264,11 +264,14 @@ package final class DetectorLayout {
         }
 
         /// Every line read in the scene so far, moved to this frame, in the detector's
-        /// order; `fresh`: read by this frame's read (the others an earlier frame's).
+        /// order, with the words that are said (``UnsureWords``); `fresh`: read by this
+        /// frame's read (the others an earlier frame's).
         func readLines() -> [(read: LineBlocks.ReadLine, fresh: Bool)] {
             lines.compactMap { entry in
-                guard let reading = entry.reading, !reading.words.isEmpty else { return nil }
-                let words = reading.words.map { $0.moved(dx: shift.dx, dy: shift.dy) }
+                guard let reading = entry.reading else { return nil }
+                let said = UnsureWords.said(reading.words, engine: reading.engine)
+                guard !said.isEmpty else { return nil }
+                let words = said.map { $0.moved(dx: shift.dx, dy: shift.dy) }
                 let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
                 let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words, engine: reading.engine),
                                                quad: entry.line.moved(dx: shift.dx, dy: shift.dy).quad(flipped: entry.flipped ?? false))

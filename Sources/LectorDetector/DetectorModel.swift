@@ -7,7 +7,10 @@ import Foundation
 /// scripts/install.sh put it.
 public enum DetectorModel {
     /// The model's file name (scripts/fetch-detector-model installs it under this name).
-    public static let fileName = "ch_PP-OCRv4_det_opencv.onnx"
+    public static let fileName = "ch_PP-OCRv4_det.onnx"
+    /// The name it was installed under before (that of the OpenCV-read model before it):
+    /// still found, after ``fileName``, in each folder.
+    public static let legacyFileName = "ch_PP-OCRv4_det_opencv.onnx"
 
     /// The folders searched, in order, for `environment`.
     public static func searchFolders(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
@@ -25,7 +28,7 @@ public enum DetectorModel {
     }
 
     /// The model to load: `explicit` when given (it must exist), else the first file
-    /// named ``fileName`` in ``searchFolders(environment:)``.
+    /// named ``fileName`` (or ``legacyFileName``) in ``searchFolders(environment:)``.
     /// - Throws: ``DetectorError/modelNotFound(searched:)`` naming where it looked, or
     ///   ``DetectorError/modelUnreadable(_:)`` for an `explicit` path that is no readable file.
     public static func locate(explicit: String?,
@@ -34,7 +37,7 @@ public enum DetectorModel {
             guard isReadableFile(explicit) else { throw .modelUnreadable(explicit) }
             return explicit
         }
-        let candidates = searchFolders(environment: environment).map { $0 + "/" + fileName }
+        let candidates = searchFolders(environment: environment).flatMap { [$0 + "/" + fileName, $0 + "/" + legacyFileName] }
         guard let found = candidates.first(where: isReadableFile) else { throw .modelNotFound(searched: searchFolders(environment: environment)) }
         return found
     }

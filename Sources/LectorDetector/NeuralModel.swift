@@ -17,6 +17,15 @@ public enum NeuralModel {
         /// The network's file name (scripts/fetch-engine-model installs it under this name).
         public var fileName: String {
             switch self {
+            case .full: "PP-OCRv6_rec_small.onnx"
+            case .latin: "PP-OCRv6_rec_small_latin.onnx"
+            }
+        }
+
+        /// The name it was installed under before (that of the OpenCV-read model before
+        /// it): still found, after ``fileName``, in each folder.
+        public var legacyFileName: String {
+            switch self {
             case .full: "PP-OCRv6_rec_small_opencv.onnx"
             case .latin: "PP-OCRv6_rec_small_latin_opencv.onnx"
             }
@@ -48,7 +57,7 @@ public enum NeuralModel {
     }
 
     /// The network to load: `explicit` when given (it must exist), else the first file
-    /// named `variant`'s file name in the detector model's folders.
+    /// named `variant`'s file name (or its legacy name) in the detector model's folders.
     /// - Throws: ``NeuralEngineError/modelNotFound(searched:)`` naming where it looked, or
     ///   ``NeuralEngineError/modelUnreadable(_:)`` for an `explicit` path that is no readable file.
     public static func locate(explicit: String?, variant: Variant = .latin,
@@ -58,7 +67,8 @@ public enum NeuralModel {
             return explicit
         }
         let folders = DetectorModel.searchFolders(environment: environment)
-        guard let found = folders.map({ $0 + "/" + variant.fileName }).first(where: isReadableFile) else {
+        let candidates = folders.flatMap { [$0 + "/" + variant.fileName, $0 + "/" + variant.legacyFileName] }
+        guard let found = candidates.first(where: isReadableFile) else {
             throw .modelNotFound(searched: folders)
         }
         return found

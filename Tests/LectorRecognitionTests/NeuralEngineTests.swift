@@ -120,6 +120,23 @@ struct NeuralEngineTests {
         }
     }
 
+    @Test("a model is found under its name, and under the name it was installed under before",
+          arguments: [(["PP-OCRv6_rec_small_latin_opencv.onnx"], "PP-OCRv6_rec_small_latin_opencv.onnx"),
+                      (["PP-OCRv6_rec_small_latin.onnx", "PP-OCRv6_rec_small_latin_opencv.onnx"], "PP-OCRv6_rec_small_latin.onnx"),
+                      (["ch_PP-OCRv4_det_opencv.onnx"], "ch_PP-OCRv4_det_opencv.onnx"),
+                      (["ch_PP-OCRv4_det.onnx", "ch_PP-OCRv4_det_opencv.onnx"], "ch_PP-OCRv4_det.onnx")])
+    func modelNames(installed: [String], found: String) throws {
+        let data = try TestSupport.temporaryDirectory()
+        let models = data.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        for name in installed { try Data([1]).write(to: models.appendingPathComponent(name)) }
+        let environment = ["LECTOR_DATA_DIR": data.path, "XDG_DATA_HOME": "/nowhere", "XDG_DATA_DIRS": "/nowhere"]
+        let located = found.hasPrefix("ch_")
+            ? try DetectorModel.locate(explicit: nil, environment: environment)
+            : try NeuralModel.locate(explicit: nil, variant: .latin, environment: environment)
+        #expect(located == models.appendingPathComponent(found).path)
+    }
+
     // MARK: The real network
 
     /// The fixture's text lines, found by ink rows (dark text on a light page), each as a

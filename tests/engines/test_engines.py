@@ -70,7 +70,7 @@ def needs(language):
 
 def test_chinese_and_japanese_read_by_the_neural_engine():
     """--lang chi_sim and jpn: the full neural model reads >= 0.95 of the signs' characters with the defaults."""
-    if not os.path.exists(f"{MODELS}/PP-OCRv6_rec_small_opencv.onnx"):
+    if not any(os.path.exists(f"{MODELS}/{name}") for name in ("PP-OCRv6_rec_small.onnx", "PP-OCRv6_rec_small_opencv.onnx")):
         raise SkipTest("the neural line recognizer's model is not installed (scripts/fetch-engine-model)")
     for language in ("chi_sim", "jpn"):
         needs(language)
@@ -96,7 +96,7 @@ def test_korean_and_hindi_stay_with_tesseract():
 def test_onnx_runtime_writes_nothing_home():
     """The networks' runtime keeps no usage record: PyPI's ONNX Runtime writes a device id and an event database
     in ~/.cache/Microsoft unless its telemetry is off, which lectord sets (and a service's home may be /)."""
-    if not os.path.exists(f"{MODELS}/PP-OCRv6_rec_small_opencv.onnx"):
+    if not any(os.path.exists(f"{MODELS}/{name}") for name in ("PP-OCRv6_rec_small.onnx", "PP-OCRv6_rec_small_opencv.onnx")):
         raise SkipTest("the neural line recognizer's model is not installed (scripts/fetch-engine-model)")
     home = os.path.join(WORK, "home")
     os.makedirs(home, exist_ok=True)

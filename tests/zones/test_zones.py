@@ -184,7 +184,8 @@ def test_meter_neural():
     The replay is lossless here (no --fps: every frame is read, however long it takes), so
     the check judges the reading, not the host's speed: each frame's reading and one MATCH
     per reading, beside Tesseract's zone on the same frames."""
-    if not os.path.exists("/usr/local/share/lector/models/PP-OCRv6_rec_small_latin_opencv.onnx"):
+    if not any(os.path.exists(f"/usr/local/share/lector/models/{name}")
+           for name in ("PP-OCRv6_rec_small_latin.onnx", "PP-OCRv6_rec_small_latin_opencv.onnx")):
         print("     skipped: the neural line recognizer's model is not installed (scripts/fetch-engine-model)")
         return
     rule = """
