@@ -1,4 +1,4 @@
-/// CODE (proto_minor 15): a QR code or barcode came into view of a camera (one message
+/// CODE (proto_minor 14): a QR code or barcode came into view of a camera (one message
 /// per appearance: a code that stays in view is not announced again until it was out of
 /// view for the camera's `codes_repeat_after` seconds). Sent to watchers with `codes: true`.
 public struct CodeMessage: ProtocolMessage {

@@ -98,7 +98,7 @@ public struct WatchMessage: ProtocolMessage {
         settings.changesOnly = try m.required("changes_only", m.bool)
         settings.tracks = try m.bool("tracks") ?? false  // absent from servers before 1.3
         settings.matches = try m.bool("matches") ?? false  // absent from servers before 1.5
-        settings.codes = try m.bool("codes") ?? false  // absent from servers before 1.15
+        settings.codes = try m.bool("codes") ?? false  // absent from servers before 1.14
         self.init(settings)
     }
 
@@ -113,7 +113,7 @@ public struct WatchMessage: ProtocolMessage {
         object.add("changes_only", settings.changesOnly)
         if settings.tracks { object.add("tracks", true) }  // absent: false (as before 1.3)
         if settings.matches { object.add("matches", true) }  // absent: false (as before 1.5)
-        if settings.codes { object.add("codes", true) }  // absent: false (as before 1.15)
+        if settings.codes { object.add("codes", true) }  // absent: false (as before 1.14)
         return object.value
     }
 }

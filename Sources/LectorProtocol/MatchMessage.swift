@@ -38,7 +38,7 @@ public struct MatchMessage: ProtocolMessage {
     /// The files kept as the evidence of an accepted reading (`--evidence`, proto_minor 11).
     public var evidence: MatchEvidence?
     /// The format of the QR code or barcode matched, for a rule on codes (`source =
-    /// codes|both`); nil for a line of text (proto_minor 15).
+    /// codes|both`); nil for a line of text (proto_minor 14).
     public var code: CodeFormat?
 
     public init(device: String, zone: String?, rule: String, text: String, matched: String, groups: [String], box: PixelBox,

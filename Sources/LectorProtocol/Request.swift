@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 15
+    public static let minor = 14
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).
@@ -23,7 +23,7 @@ public struct WatchSettings: Equatable, Sendable {
     public var tracks = false
     /// Send MATCH messages (rules matching text; proto_minor 5).
     public var matches = false
-    /// Send CODE messages (QR codes and barcodes coming into view; proto_minor 15).
+    /// Send CODE messages (QR codes and barcodes coming into view; proto_minor 14).
     public var codes = false
 
     public init() {}

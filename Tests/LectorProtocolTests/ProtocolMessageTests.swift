@@ -296,7 +296,7 @@ struct ProtocolMessageTests {
             #expect(message.message != nil)
             #expect(String(decoding: JSONWriter.bytes(message.json), as: UTF8.self) == String(decoding: line, as: UTF8.self))
         }
-        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5, HISTORY with 11, CODE with 15.
+        // TRACK came after c959108 (proto_minor 3), MATCH with proto_minor 5, HISTORY with 11, CODE with 14.
         #expect(classes == Set(ServerMessage.types.map { $0.messageClass }).subtracting(["OVERFLOW", "TRACK", "MATCH", "HISTORY", "CODE"]))
     }
 }
