@@ -6,10 +6,15 @@
 /// found by a table first.
 ///
 /// Nodes live in flat arrays (first child, next sibling), a few bytes per character of
-/// the list.
+/// the list; characters are numbered (compared as integers), and a reading whose length
+/// no entry comes within the distance of is no entry at once.
 struct KnownIndex: Sendable {
-    /// Each node's character (the root's is unused).
-    private var labels: [Character] = [" "]
+    /// Each node's character's number (the root's is unused).
+    private var labels: [Int32] = [-1]
+    /// The numbers of the list's characters; a reading's other characters match none.
+    private var numbers: [Character: Int32] = [:]
+    /// The shortest and longest texts' lengths.
+    private var lengths = (shortest: Int.max, longest: 0)
     private var firstChild: [Int32] = [-1]
     private var nextSibling: [Int32] = [-1]
     /// The entry whose folded text ends at each node, or -1.
@@ -27,15 +32,18 @@ struct KnownIndex: Sendable {
             var node = 0
             var length = 0
             for character in text {
-                node = child(of: node, labelled: character) ?? appendChild(of: node, labelled: character)
+                let number = numbers[character] ?? Int32(numbers.count)
+                numbers[character] = number
+                node = child(of: node, labelled: number) ?? appendChild(of: node, labelled: number)
                 length += 1
             }
             entryAt[node] = Int32(index)
             depth = max(depth, length)
+            lengths = (min(lengths.shortest, length), max(lengths.longest, length))
         }
     }
 
-    private func child(of node: Int, labelled character: Character) -> Int? {
+    private func child(of node: Int, labelled character: Int32) -> Int? {
         var child = Int(firstChild[node])
         while child >= 0 {
             if labels[child] == character { return child }
@@ -44,7 +52,7 @@ struct KnownIndex: Sendable {
         return nil
     }
 
-    private mutating func appendChild(of node: Int, labelled character: Character) -> Int {
+    private mutating func appendChild(of node: Int, labelled character: Int32) -> Int {
         let new = labels.count
         labels.append(character)
         firstChild.append(-1)
@@ -58,15 +66,16 @@ struct KnownIndex: Sendable {
     /// and their distances, all of those nearest to it; empty when none is that near.
     func nearest(to query: String, within limit: Int) -> (entries: [Int], distance: Int)? {
         if let index = exact[query] { return ([index], 0) }  // texts are distinct: the only one at 0
-        guard limit > 0 else { return nil }
-        var search = Search(query: Array(query), limit: limit, depth: depth)
+        let characters = query.map { numbers[$0] ?? -2 }
+        guard limit > 0, characters.count + limit >= lengths.shortest, characters.count <= lengths.longest + limit else { return nil }
+        var search = Search(query: characters, limit: limit, depth: depth)
         visitChildren(of: 0, level: 0, search: &search)
         return search.found.isEmpty ? nil : (search.found.sorted(), search.best)
     }
 
     /// One search's state: the query, a row of the table per level, what was found.
     private struct Search {
-        let query: [Character]
+        let query: [Int32]
         var limit: Int
         /// Row `level` of the table at `rows[level * width ..< (level + 1) * width]`.
         var rows: [Int]
@@ -74,7 +83,7 @@ struct KnownIndex: Sendable {
         var found: [Int] = []
         var best = Int.max
 
-        init(query: [Character], limit: Int, depth: Int) {
+        init(query: [Int32], limit: Int, depth: Int) {
             self.query = query
             self.limit = limit
             width = query.count + 1
@@ -84,7 +93,7 @@ struct KnownIndex: Sendable {
 
         /// Fills row `level + 1` for the character `label` after row `level`; returns its
         /// last cell (the distance of the prefix to the query) and its smallest.
-        mutating func extend(level: Int, label: Character) -> (last: Int, smallest: Int) {
+        mutating func extend(level: Int, label: Int32) -> (last: Int, smallest: Int) {
             let above = level * width, here = above + width
             rows[here] = rows[above] + 1
             var smallest = rows[here]
