@@ -52,8 +52,13 @@ public final class FrameStacker: @unchecked Sendable {
     ///   - capacity: frames averaged at most (1: none, still aligned and signed).
     ///   - colorPreview: while it is wanted, each stacked frame carries a copy of the
     ///     frame as captured.
-    public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, logger: Logger? = nil) {
-        stack = FrameStack(settings: .init(capacity: capacity))
+    ///   - restartAfter: frames in a row that must show another scene before the stack
+    ///     starts again (``FrameStack/Settings/restartAfter``); 1 for a source the
+    ///     recognizer paces (a lossless replay: every frame is read, distinct frames too).
+    public init(capacity: Int, restartAfter: Int = 2, colorPreview: ColorPreviewDemand? = nil, logger: Logger? = nil) {
+        var settings = FrameStack.Settings(capacity: capacity)
+        settings.restartAfter = max(1, restartAfter)
+        stack = FrameStack(settings: settings)
         shared = StackedFrameBuffer.Shared(stack: stack)
         self.colorPreview = colorPreview
         self.logger = logger
