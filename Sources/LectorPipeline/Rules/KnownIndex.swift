@@ -68,46 +68,54 @@ struct KnownIndex: Sendable {
         if let index = exact[query] { return ([index], 0) }  // texts are distinct: the only one at 0
         let characters = query.map { numbers[$0] ?? -2 }
         guard limit > 0, characters.count + limit >= lengths.shortest, characters.count <= lengths.longest + limit else { return nil }
-        var search = Search(query: characters, limit: limit, depth: depth)
-        visitChildren(of: 0, level: 0, search: &search)
+        let search = Search(query: characters, limit: limit, depth: depth)
+        visitChildren(of: 0, level: 0, search: search)
         return search.found.isEmpty ? nil : (search.found.sorted(), search.best)
     }
 
     /// One search's state: the query, a row of the table per level, what was found.
-    private struct Search {
-        let query: [Int32]
+    /// Its rows and query live in memory of its own (no checks in the inner loop).
+    private final class Search {
+        let query: UnsafeMutableBufferPointer<Int32>
         var limit: Int
         /// Row `level` of the table at `rows[level * width ..< (level + 1) * width]`.
-        var rows: [Int]
+        let rows: UnsafeMutableBufferPointer<Int>
         let width: Int
         var found: [Int] = []
         var best = Int.max
 
-        init(query: [Int32], limit: Int, depth: Int) {
-            self.query = query
+        init(query characters: [Int32], limit: Int, depth: Int) {
+            query = .allocate(capacity: max(1, characters.count))
+            _ = query.initialize(from: characters)
             self.limit = limit
-            width = query.count + 1
-            rows = [Int](repeating: 0, count: (depth + 1) * width)
+            width = characters.count + 1
+            rows = .allocate(capacity: (depth + 1) * width)
+            rows.initialize(repeating: 0)
             for column in 0..<width { rows[column] = column }
+        }
+
+        deinit {
+            query.deallocate()
+            rows.deallocate()
         }
 
         /// Fills row `level + 1` for the character `label` after row `level`; returns its
         /// last cell (the distance of the prefix to the query) and its smallest.
-        mutating func extend(level: Int, label: Int32) -> (last: Int, smallest: Int) {
-            let above = level * width, here = above + width
-            rows[here] = rows[above] + 1
-            var smallest = rows[here]
+        func extend(level: Int, label: Int32) -> (last: Int, smallest: Int) {
+            let above = rows.baseAddress! + level * width, here = above + width
+            here[0] = above[0] + 1
+            var smallest = here[0]
             for column in 1..<width {
-                let substitution = rows[above + column - 1] + (query[column - 1] == label ? 0 : 1)
-                let cell = min(rows[above + column] + 1, rows[here + column - 1] + 1, substitution)
-                rows[here + column] = cell
+                let substitution = above[column - 1] + (query[column - 1] == label ? 0 : 1)
+                let cell = min(above[column] + 1, here[column - 1] + 1, substitution)
+                here[column] = cell
                 smallest = min(smallest, cell)
             }
-            return (rows[here + width - 1], smallest)
+            return (here[width - 1], smallest)
         }
 
         /// An entry at `distance`: kept if nearest so far; the search then looks no farther.
-        mutating func offer(_ entry: Int, distance: Int) {
+        func offer(_ entry: Int, distance: Int) {
             if distance < best {
                 best = distance
                 found = [entry]
@@ -118,12 +126,12 @@ struct KnownIndex: Sendable {
         }
     }
 
-    private func visitChildren(of node: Int, level: Int, search: inout Search) {
+    private func visitChildren(of node: Int, level: Int, search: Search) {
         var child = Int(firstChild[node])
         while child >= 0 {
             let (last, smallest) = search.extend(level: level, label: labels[child])
             if entryAt[child] >= 0, last <= search.limit { search.offer(Int(entryAt[child]), distance: last) }
-            if smallest <= search.limit, firstChild[child] >= 0 { visitChildren(of: child, level: level + 1, search: &search) }
+            if smallest <= search.limit, firstChild[child] >= 0 { visitChildren(of: child, level: level + 1, search: search) }
             child = Int(nextSibling[child])
         }
     }
