@@ -55,10 +55,16 @@ public final class FrameStacker: @unchecked Sendable {
     ///   - capacity: frames averaged at most (1: none, still aligned and signed).
     ///   - colorPreview: while it is wanted, each stacked frame carries a copy of the
     ///     frame as captured.
+    ///   - restartAfter: frames in a row that must show another scene before the stack
+    ///     starts again (``FrameStack/Settings/restartAfter``); 1 for a source the
+    ///     recognizer paces (a lossless replay: every frame is read, distinct frames too).
     ///   - holdsCaptured: each stacked frame keeps the frame it folded last borrowed,
     ///     uncopied, until the stacked frame is given back (evidence in colour).
-    public init(capacity: Int, colorPreview: ColorPreviewDemand? = nil, holdsCaptured: Bool = false, logger: Logger? = nil) {
-        stack = FrameStack(settings: .init(capacity: capacity))
+    public init(capacity: Int, restartAfter: Int = 2, colorPreview: ColorPreviewDemand? = nil, holdsCaptured: Bool = false,
+                logger: Logger? = nil) {
+        var settings = FrameStack.Settings(capacity: capacity)
+        settings.restartAfter = max(1, restartAfter)
+        stack = FrameStack(settings: settings)
         shared = StackedFrameBuffer.Shared(stack: stack)
         self.colorPreview = colorPreview
         self.holdsCaptured = holdsCaptured

@@ -60,8 +60,9 @@ public final class Camera: @unchecked Sendable {
         self.logger = logger.with("device", name)
         let colorPreview = ColorPreviewDemand()
         let options = Self.reading(options, from: source)
-        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, colorPreview: colorPreview,
-                                                        holdsCaptured: holdsCaptured, logger: self.logger) : nil
+        // A replay the recognizer paces reads every frame: a frame of its own is a scene at once.
+        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, restartAfter: source.isPacedByRecognizer ? 1 : 2,
+                                                  colorPreview: colorPreview, holdsCaptured: holdsCaptured, logger: self.logger) : nil
         loop = try RecognitionLoop(device: name, options: options,
                                    recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview, holdsCaptured: holdsCaptured,
                                    mailbox: mailbox, counters: counters, orientation: self.orientation, logger: logger,

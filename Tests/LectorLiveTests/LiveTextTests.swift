@@ -173,6 +173,22 @@ struct FrameStackTests {
         #expect(outcomes == [1, 1, nil, 2], "\(outcomes)")
     }
 
+    /// A stacker for a source the recognizer paces (a lossless replay) starts again at
+    /// the first frame of another scene: every frame is read, also distinct ones in a row.
+    @Test("a stacker that restarts after one frame leaves none out")
+    func stackerRestartsAtOnce() throws {
+        let stacker = FrameStacker(capacity: 16, restartAfter: 1)
+        let start = MonotonicInstant.now()
+        var generations: [Int?] = []
+        for (index, seed) in [1, 5, 1, 5].enumerated() {
+            let image = Scene.card(seed: UInt64(seed))
+            let frame = Frame(format: .grey, width: image.width, height: image.height, sequence: UInt32(index),
+                              timestamp: start.adding(milliseconds: 100 * Double(index)), buffer: HeapFrameBuffer(copying: image.pixels))
+            generations.append(try stacker.fold(frame)?.stackInfo?.generation)
+        }
+        #expect(generations == [1, 2, 3, 4], "\(generations)")
+    }
+
     /// A hand-held camera turns a little as well as shifting: a frame turned by a fraction
     /// of a degree (and shifted) is the same scene and folds, although the global shift
     /// leaves the card's far strokes a few pixels off (a changed detail still restarts:

@@ -6,10 +6,15 @@
 /// found by a table first.
 ///
 /// Nodes live in flat arrays (first child, next sibling), a few bytes per character of
-/// the list.
+/// the list; characters are numbered (compared as integers), and a reading whose length
+/// no entry comes within the distance of is no entry at once.
 struct KnownIndex: Sendable {
-    /// Each node's character (the root's is unused).
-    private var labels: [Character] = [" "]
+    /// Each node's character's number (the root's is unused).
+    private var labels: [Int32] = [-1]
+    /// The numbers of the list's characters; a reading's other characters match none.
+    private var numbers: [Character: Int32] = [:]
+    /// The shortest and longest texts' lengths.
+    private var lengths = (shortest: Int.max, longest: 0)
     private var firstChild: [Int32] = [-1]
     private var nextSibling: [Int32] = [-1]
     /// The entry whose folded text ends at each node, or -1.
@@ -27,15 +32,18 @@ struct KnownIndex: Sendable {
             var node = 0
             var length = 0
             for character in text {
-                node = child(of: node, labelled: character) ?? appendChild(of: node, labelled: character)
+                let number = numbers[character] ?? Int32(numbers.count)
+                numbers[character] = number
+                node = child(of: node, labelled: number) ?? appendChild(of: node, labelled: number)
                 length += 1
             }
             entryAt[node] = Int32(index)
             depth = max(depth, length)
+            lengths = (min(lengths.shortest, length), max(lengths.longest, length))
         }
     }
 
-    private func child(of node: Int, labelled character: Character) -> Int? {
+    private func child(of node: Int, labelled character: Int32) -> Int? {
         var child = Int(firstChild[node])
         while child >= 0 {
             if labels[child] == character { return child }
@@ -44,7 +52,7 @@ struct KnownIndex: Sendable {
         return nil
     }
 
-    private mutating func appendChild(of node: Int, labelled character: Character) -> Int {
+    private mutating func appendChild(of node: Int, labelled character: Int32) -> Int {
         let new = labels.count
         labels.append(character)
         firstChild.append(-1)
@@ -58,47 +66,56 @@ struct KnownIndex: Sendable {
     /// and their distances, all of those nearest to it; empty when none is that near.
     func nearest(to query: String, within limit: Int) -> (entries: [Int], distance: Int)? {
         if let index = exact[query] { return ([index], 0) }  // texts are distinct: the only one at 0
-        guard limit > 0 else { return nil }
-        var search = Search(query: Array(query), limit: limit, depth: depth)
-        visitChildren(of: 0, level: 0, search: &search)
+        let characters = query.map { numbers[$0] ?? -2 }
+        guard limit > 0, characters.count + limit >= lengths.shortest, characters.count <= lengths.longest + limit else { return nil }
+        let search = Search(query: characters, limit: limit, depth: depth)
+        visitChildren(of: 0, level: 0, search: search)
         return search.found.isEmpty ? nil : (search.found.sorted(), search.best)
     }
 
     /// One search's state: the query, a row of the table per level, what was found.
-    private struct Search {
-        let query: [Character]
+    /// Its rows and query live in memory of its own (no checks in the inner loop).
+    private final class Search {
+        let query: UnsafeMutableBufferPointer<Int32>
         var limit: Int
         /// Row `level` of the table at `rows[level * width ..< (level + 1) * width]`.
-        var rows: [Int]
+        let rows: UnsafeMutableBufferPointer<Int>
         let width: Int
         var found: [Int] = []
         var best = Int.max
 
-        init(query: [Character], limit: Int, depth: Int) {
-            self.query = query
+        init(query characters: [Int32], limit: Int, depth: Int) {
+            query = .allocate(capacity: max(1, characters.count))
+            _ = query.initialize(from: characters)
             self.limit = limit
-            width = query.count + 1
-            rows = [Int](repeating: 0, count: (depth + 1) * width)
+            width = characters.count + 1
+            rows = .allocate(capacity: (depth + 1) * width)
+            rows.initialize(repeating: 0)
             for column in 0..<width { rows[column] = column }
+        }
+
+        deinit {
+            query.deallocate()
+            rows.deallocate()
         }
 
         /// Fills row `level + 1` for the character `label` after row `level`; returns its
         /// last cell (the distance of the prefix to the query) and its smallest.
-        mutating func extend(level: Int, label: Character) -> (last: Int, smallest: Int) {
-            let above = level * width, here = above + width
-            rows[here] = rows[above] + 1
-            var smallest = rows[here]
+        func extend(level: Int, label: Int32) -> (last: Int, smallest: Int) {
+            let above = rows.baseAddress! + level * width, here = above + width
+            here[0] = above[0] + 1
+            var smallest = here[0]
             for column in 1..<width {
-                let substitution = rows[above + column - 1] + (query[column - 1] == label ? 0 : 1)
-                let cell = min(rows[above + column] + 1, rows[here + column - 1] + 1, substitution)
-                rows[here + column] = cell
+                let substitution = above[column - 1] + (query[column - 1] == label ? 0 : 1)
+                let cell = min(above[column] + 1, here[column - 1] + 1, substitution)
+                here[column] = cell
                 smallest = min(smallest, cell)
             }
-            return (rows[here + width - 1], smallest)
+            return (here[width - 1], smallest)
         }
 
         /// An entry at `distance`: kept if nearest so far; the search then looks no farther.
-        mutating func offer(_ entry: Int, distance: Int) {
+        func offer(_ entry: Int, distance: Int) {
             if distance < best {
                 best = distance
                 found = [entry]
@@ -109,12 +126,12 @@ struct KnownIndex: Sendable {
         }
     }
 
-    private func visitChildren(of node: Int, level: Int, search: inout Search) {
+    private func visitChildren(of node: Int, level: Int, search: Search) {
         var child = Int(firstChild[node])
         while child >= 0 {
             let (last, smallest) = search.extend(level: level, label: labels[child])
             if entryAt[child] >= 0, last <= search.limit { search.offer(Int(entryAt[child]), distance: last) }
-            if smallest <= search.limit, firstChild[child] >= 0 { visitChildren(of: child, level: level + 1, search: &search) }
+            if smallest <= search.limit, firstChild[child] >= 0 { visitChildren(of: child, level: level + 1, search: search) }
             child = Int(nextSibling[child])
         }
     }
