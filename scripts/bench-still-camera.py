@@ -9,7 +9,9 @@ evidence (`--evidence`) for a camera-wide rule on its words, so after the scene'
 MATCH (one per appearance) no frame has one: every frame is the case measured. A
 python client WATCHes (a camera runs while watched). Each round starts every build once,
 in turn, for `--seconds`, and takes lectord's CPU time (utime + stime of /proc/PID/stat)
-over the camera's captured frames (STATUS), after a warm-up of `--warmup` seconds.
+over the camera's captured frames (STATUS), once the scene's MATCHes are kept (their
+evidence files written and none new for 3 s) and `--warmup` seconds have passed; it
+says how many evidence files appeared during the window (0: no MATCH in it).
 
 Usage:
     scripts/bench-still-camera.py --lectord A=PATH --lectord B=PATH [--seconds 30] [--rounds 3]
@@ -67,9 +69,23 @@ def captured(path):
     return sum(device["captured"] for device in request(path, {"class": "STATUS"})["devices"])
 
 
+def settled(folder, quiet=3, timeout=120):
+    """Waits until `folder` holds files and none came for `quiet` seconds."""
+    end = time.time() + timeout
+    last, since = None, time.time()
+    while time.time() < end:
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        if names != last:
+            last, since = names, time.time()
+        elif names and time.time() - since >= quiet:
+            return len(names)
+        time.sleep(0.2)
+    return len(last or [])
+
+
 def measure(binary, conf, work, seconds, warmup):
     sock = os.path.join(work, "bench.sock")
-    evidence = os.path.join(work, "evidence")
+    evidence = tempfile.mkdtemp(prefix="evidence-", dir=work)
     proc = subprocess.Popen([binary, "--config", conf, "--socket", sock, "--evidence", evidence],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=dict(os.environ, OMP_THREAD_LIMIT="1"))
@@ -82,13 +98,15 @@ def measure(binary, conf, work, seconds, warmup):
         watcher.connect(sock)
         watcher.sendall(b'{"class":"WATCH","enable":true,"text":true,"matches":true}\n')
         drain = subprocess.Popen(["cat"], stdin=watcher.fileno(), stdout=subprocess.DEVNULL)
-        time.sleep(warmup)
+        started = time.time()
+        kept = settled(evidence)
+        time.sleep(max(0.0, warmup - (time.time() - started)))
         cpu0, frames0 = cpu_seconds(proc.pid), captured(sock)
         time.sleep(seconds)
         cpu1, frames1 = cpu_seconds(proc.pid), captured(sock)
         drain.kill()
         watcher.close()
-        return (cpu1 - cpu0) * 1000 / max(1, frames1 - frames0), frames1 - frames0
+        return (cpu1 - cpu0) * 1000 / max(1, frames1 - frames0), frames1 - frames0, len(os.listdir(evidence)) - kept
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -111,10 +129,10 @@ def main():
     results = {name: [] for name, _ in builds}
     for round_number in range(args.rounds):
         for name, binary in builds:
-            per_frame, frames = measure(binary, conf, work, args.seconds, args.warmup)
+            per_frame, frames, new_files = measure(binary, conf, work, args.seconds, args.warmup)
             results[name].append(per_frame)
-            print("round %d %s: %.3f ms CPU per captured frame (%d frames, load %.1f)"
-                  % (round_number + 1, name, per_frame, frames, os.getloadavg()[0]), flush=True)
+            print("round %d %s: %.3f ms CPU per captured frame (%d frames, %d evidence files in the window, load %.1f)"
+                  % (round_number + 1, name, per_frame, frames, new_files, os.getloadavg()[0]), flush=True)
     for name, values in results.items():
         print("%s: median %.3f ms per frame (%s)" % (name, statistics.median(values), ", ".join("%.3f" % v for v in values)))
     if len(builds) == 2:

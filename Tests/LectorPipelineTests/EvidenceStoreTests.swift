@@ -41,7 +41,7 @@ struct EvidenceStoreTests {
         for seq in 0..<8 {
             let match = Self.match(seq: UInt32(seq), time: "2026-12-04T21:14:0\(seq).000Z")
             let paths = EvidenceStore.paths(in: folder, for: match, index: 0)
-            #expect(store.keep(EvidenceStore.Item(frame: frame, box: match.box, paths: paths)))
+            #expect(store.keep(EvidenceStore.Item(picture: EvidencePicture(gray: frame, color: nil, transform: nil), box: match.box, paths: paths)))
             kept.append(paths)
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)

@@ -27,14 +27,11 @@ final class EvidenceStore {
 
     /// What to keep for one accepted MATCH.
     struct Item {
-        /// The upright gray image the recognizer read (the boxes are in it).
-        var frame: GrayImage
+        /// The frame upright as the camera saw it (shared by the MATCHes of one frame).
+        var picture: EvidencePicture
+        /// The line's box in the upright frame.
         var box: PixelBox
         var paths: MatchEvidence
-        /// The frame as captured, for the evidence in colour (``uprightPicture()``).
-        var color: ColorSource?
-        /// How the captured frame turns upright.
-        var transform: OrientationTransform?
     }
 
     private struct Kept {
@@ -106,7 +103,7 @@ final class EvidenceStore {
     func keep(_ item: Item) -> Bool {
         let now = Date().timeIntervalSince1970
         do {
-            let picture = item.uprightPicture()
+            let picture = item.picture.upright
             if !FileManager.default.fileExists(atPath: item.paths.frame) {
                 try write(try picture.jpeg(), to: item.paths.frame, now: now)
             }
