@@ -11,9 +11,9 @@ import LectorSystem
 /// the order their MATCHes came; a later one that is there already waits behind an
 /// earlier one still missing, so a rule's image topic ends with its newest crop.
 struct CropWait {
-    /// Seconds a crop is waited for after its MATCH (lectord's writer takes milliseconds,
-    /// seconds behind a stalled disk).
-    static let patience = 10.0
+    /// Seconds a crop is waited for after its MATCH (lectord's writer takes milliseconds;
+    /// seconds at its low priority on a starved machine, or behind a stalled disk).
+    static let patience = 60.0
     /// Seconds between two looks at the missing crops.
     static let retryInterval = 0.02
 

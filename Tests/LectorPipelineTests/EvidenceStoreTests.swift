@@ -42,7 +42,7 @@ struct EvidenceStoreTests {
         for seq in 0..<8 {
             let match = Self.match(seq: UInt32(seq), time: "2026-12-04T21:14:0\(seq).000Z")
             let paths = EvidenceStore.paths(in: folder, for: match, index: 0)
-            #expect(store.keep(EvidenceStore.Item(frame: frame, box: match.box, paths: paths)))
+            #expect(store.keep(EvidenceStore.Item(picture: EvidencePicture(gray: frame, color: nil, transform: nil), box: match.box, paths: paths)))
             kept.append(paths)
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -83,10 +83,10 @@ struct EvidenceStoreTests {
         try manager.createSymbolicLink(atPath: paths.frame, withDestinationPath: victim)
         let before = try manager.contentsOfDirectory(atPath: folder).sorted()
         let store = try EvidenceStore(directory: folder, maximumBytes: 1000, keepDays: 1, logger: Logger(label: "test", level: .error))
-        #expect(!store.keep(EvidenceStore.Item(frame: Self.noise(), box: match.box, paths: paths)), "the names are taken")
+        #expect(!store.keep(EvidenceStore.Item(picture: EvidencePicture(gray: Self.noise(), color: nil, transform: nil), box: match.box, paths: paths)), "the names are taken")
         store.trim(now: Date().timeIntervalSince1970)
         let other = EvidenceStore.paths(in: folder, for: Self.match(seq: 2, time: "2026-12-04T21:14:02.000Z"), index: 0)
-        #expect(store.keep(EvidenceStore.Item(frame: Self.noise(), box: match.box, paths: other)), "a free name is written")
+        #expect(store.keep(EvidenceStore.Item(picture: EvidencePicture(gray: Self.noise(), color: nil, transform: nil), box: match.box, paths: other)), "a free name is written")
         let after = try manager.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(EvidenceLedger.fileName) }.sorted()
         #expect(Set(before).isSubset(of: Set(after)), "nothing of before deleted: \(after)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "victim", "a planted link is not written through")
@@ -120,10 +120,10 @@ struct EvidenceStoreTests {
         let folder = try TestSupport.temporaryDirectory().appendingPathComponent("evidence").path
         let store = try EvidenceStore(directory: folder, maximumBytes: 10_000_000, keepDays: 30, logger: Logger(label: "test", level: .error))
         let first = EvidenceStore.paths(in: folder, for: Self.match(seq: 1, time: "2026-12-04T21:14:01.000Z"), index: 0)
-        #expect(store.keep(EvidenceStore.Item(frame: Self.noise(), box: PixelBox(x: 40, y: 30, width: 100, height: 20), paths: first)))
+        #expect(store.keep(EvidenceStore.Item(picture: EvidencePicture(gray: Self.noise(), color: nil, transform: nil), box: PixelBox(x: 40, y: 30, width: 100, height: 20), paths: first)))
         try FileManager.default.removeItem(atPath: folder)
         let second = EvidenceStore.paths(in: folder, for: Self.match(seq: 2, time: "2026-12-04T21:14:02.000Z"), index: 0)
-        #expect(store.keep(EvidenceStore.Item(frame: Self.noise(), box: PixelBox(x: 40, y: 30, width: 100, height: 20), paths: second)))
+        #expect(store.keep(EvidenceStore.Item(picture: EvidencePicture(gray: Self.noise(), color: nil, transform: nil), box: PixelBox(x: 40, y: 30, width: 100, height: 20), paths: second)))
         #expect(FileManager.default.fileExists(atPath: second.crop) && FileManager.default.fileExists(atPath: second.frame))
     }
 }

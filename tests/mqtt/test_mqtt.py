@@ -813,7 +813,13 @@ def a_crop_for_every_match():
         return devices[0]["state"] if devices else None
     wait_for(lambda: state() == "streaming", 60, "the replay of the codes to start (the bridge watching)")
     wait_for(lambda: state() == "idle", 240, "the replay of the codes to end")
-    time.sleep(3)
+
+    def written():
+        crops = [name for name in os.listdir(os.path.join(WORK, "crop-evidence")) if name.endswith(".crop.jpg")]
+        return len(crops) >= lectord.logtext().count("rule matched")
+    # lectord's writer runs at a low priority: on a loaded machine it may be seconds behind.
+    wait_for(written, 120, "lectord's writer to write the crop of each MATCH", interval=0.5)
+    time.sleep(2)  # the bridge looks for a missing crop every 20 ms
     bridge.stop()
     watcher.terminate()
     watcher.wait(timeout=10)

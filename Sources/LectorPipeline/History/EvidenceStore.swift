@@ -32,14 +32,11 @@ final class EvidenceStore {
 
     /// What to keep for one accepted MATCH.
     struct Item {
-        /// The upright gray image the recognizer read (the boxes are in it).
-        var frame: GrayImage
+        /// The frame upright as the camera saw it (shared by the MATCHes of one frame).
+        var picture: EvidencePicture
+        /// The line's box in the upright frame.
         var box: PixelBox
         var paths: MatchEvidence
-        /// The frame as captured, for the evidence in colour (``uprightPicture()``).
-        var color: ColorSource?
-        /// How the captured frame turns upright.
-        var transform: OrientationTransform?
     }
 
     private typealias Kept = EvidenceLedger.Entry
@@ -135,7 +132,7 @@ final class EvidenceStore {
         let now = Date().timeIntervalSince1970
         guard let folder = currentFolder() else { return false }
         do {
-            let picture = item.uprightPicture()
+            let picture = item.picture.upright
             let frameName = Self.name(item.paths.frame)
             if !names.contains(frameName) {
                 try write(try picture.jpeg(), as: frameName, in: folder, now: now)

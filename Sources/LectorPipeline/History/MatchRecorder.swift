@@ -140,15 +140,16 @@ public final class MatchRecorder: Sendable {
         let keeping = writer.keepingEvidence.load(ordering: .relaxed)
         var jobs: [Job] = []
         var named: [MatchMessage] = []
-        var color: ColorSource??
+        var picture: EvidencePicture?
         for (index, match) in matches.enumerated() {
             var match = match
             var item: EvidenceStore.Item?
             if keeping, match.isAccepted, let directory = settings.evidenceDirectory {
                 let paths = EvidenceStore.paths(in: directory, for: match, index: index)
                 match.evidence = paths
-                if color == nil { color = .some(held?.colorSource()) }  // once per frame
-                item = EvidenceStore.Item(frame: frame, box: match.box, paths: paths, color: color ?? nil, transform: transform)
+                // The frame's colour is copied once, for all its MATCHes, and only here.
+                if picture == nil { picture = EvidencePicture(gray: frame, color: held?.colorSource(), transform: transform) }
+                if let picture { item = EvidenceStore.Item(picture: picture, box: match.box, paths: paths) }
             }
             named.append(match)
             jobs.append(.keep(match, unixTime: unixTime, evidence: item))
