@@ -223,3 +223,8 @@ final class NetworkPictureBuffer: FrameBuffer, @unchecked Sendable {
     /// Nothing to return: FFmpeg's reference goes with the last frame.
     func giveBack() {}
 }
+
+extension NetworkCameraError: HostileFailure {
+    /// A camera that floods is backed off like one that refuses, whatever it sent first.
+    var isHostile: Bool { self == .flood }
+}
