@@ -31,6 +31,13 @@
 - rtsp_4k_third_of_a_core: a 3840x2160 H.264 stream read in a third of a core: TEXTs with
   the words come, and the frame number read keeps up (bounded as above, plus the key
   frame interval: decoding falls back to key frames while behind).
+- rtsp_still_decodes_key_frames (issue 47): a still 1080p25 stream with 2 s key frames:
+  lectord's CPU against FFmpeg decoding the same stream alone (ffmpeg -threads 1).
+- rtsp_changes_read_within_a_key_frame (issue 47): the scene changes every 5 s: each
+  change's first TEXT within 2.5 s (or the server's own key frame interval + 0.5 s);
+  lectord's CPU besides reading <= 1.15x FFmpeg's; hwdecode auto falls back, said once.
+- hostile_http_camera_bounded (issue 45): a 2 GB MJPEG part, a part without a boundary,
+  a header flood: <= 100 MB more memory, little CPU, "floods" said; ffconcat: "playlist".
 """
 import datetime
 import json
