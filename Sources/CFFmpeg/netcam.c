@@ -25,10 +25,12 @@
 /// largest frame lectord accepts (8K UHD, FrameLimits), far above any camera's JPEG or
 /// key frame (a 1080p key frame is some 100-500 kB). The most bytes a second: three such
 /// pictures. The most CPU the reader may spend without handing out a picture (or an idle
-/// report): a flood of headers or garbage that parses slowly.
+/// report): a flood of garbage that parses slowly (a stream joined between key frames
+/// decodes up to a key-frame interval of frames it cannot put out: seconds of CPU at
+/// 1080p on a loaded core, so 5 s).
 #define MAX_PICTURE_BYTES (7680 * 4320)
 #define MAX_BYTES_PER_SECOND (3 * (int64_t)MAX_PICTURE_BYTES)
-#define MAX_CPU_WITHOUT_PICTURE_US 2000000
+#define MAX_CPU_WITHOUT_PICTURE_US 5000000
 /// Opening (connect, handshake, header) costs milliseconds: a flood of headers, less.
 #define MAX_CPU_OPENING_US 500000
 
@@ -65,7 +67,6 @@ struct lector_netcam {
     int flooded;              // set by the interrupt callback: a bound was passed
     int opened;               // lector_netcam_open returned the handle
     char hardware_status[160];  // see lector_netcam_hardware
-    int awaiting_key;         // no frame out yet: key frames only (awaiting_key_frame)
 };
 
 static int64_t thread_cpu_us(void) {
@@ -162,14 +163,6 @@ static lector_netcam_fault fail(struct lector_netcam *camera, int code, char *de
     }
     describe(code, detail, capacity);
     return fault_of(camera, code);
-}
-
-/// A stream joined between key frames: the decoder puts nothing out before a key frame,
-/// so the frames before it are not decoded at all (1080p P frames decoded for nothing
-/// cost seconds of CPU on a slow core). Every frame from the first one out.
-static void awaiting_key_frame(struct lector_netcam *camera) {
-    camera->decoder->skip_frame = AVDISCARD_NONKEY;
-    camera->awaiting_key = 1;
 }
 
 /// Opens `codec` for `stream` (with `device`, a hardware device, when given).
@@ -326,7 +319,6 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
                            : stream->codecpar->codec_id == AV_CODEC_ID_HEVC ? options->hw_hevc
                                                                             : NULL;
     if (hardware && hardware[0] && open_hardware_list(camera, stream, hardware) == 0) {
-        awaiting_key_frame(camera);
         *out = camera;
         return LECTOR_NETCAM_OK;
     }
@@ -335,7 +327,6 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
         lector_netcam_close(camera);
         return code == AVERROR(ENOMEM) ? LECTOR_NETCAM_OTHER : LECTOR_NETCAM_UNSUPPORTED;
     }
-    awaiting_key_frame(camera);
     *out = camera;
     return LECTOR_NETCAM_OK;
 }
@@ -419,15 +410,11 @@ static void woke_on_key_frame(struct lector_netcam *camera) {
     if (!camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
 }
 
-/// Whether it is time to tell the owner what was read and not decoded (idle, or behind:
-/// key frames only, which may be seconds apart), so it sees a live stream; what was
-/// not decoded while behind counts as discarded.
+/// While idle: whether it is time to tell the owner what was read and not decoded, so
+/// it sees a live stream between key frames (which may be seconds apart).
 static int report_due(struct lector_netcam *camera) {
-    if ((!camera->idling || camera->idled == 0) && (!camera->behind || camera->sent_behind == 0)) return 0;
-    if (av_gettime_relative() - camera->last_out_us < LECTOR_NETCAM_IDLE_REPORT_MS * 1000) return 0;
-    camera->discarded += camera->sent_behind;
-    camera->sent_behind = 0;
-    return 1;
+    if (!camera->idling || camera->idled == 0) return 0;
+    return av_gettime_relative() - camera->last_out_us >= LECTOR_NETCAM_IDLE_REPORT_MS * 1000;
 }
 
 /// Idle JPEGs: whether this one is skipped (one per LECTOR_NETCAM_IDLE_JPEG_MS goes out).
@@ -454,10 +441,6 @@ lector_netcam_fault lector_netcam_next(lector_netcam *camera, lector_netcam_pict
             int code = avcodec_receive_frame(camera->decoder, camera->frame);
             if (code == 0) {
                 if (camera->idling && camera->idled > 0) camera->idled--;  // this one was decoded
-                if (camera->awaiting_key) {
-                    camera->awaiting_key = 0;
-                    if (!camera->idling && !camera->behind) camera->decoder->skip_frame = AVDISCARD_DEFAULT;
-                }
                 caught_up(camera);
                 woke_on_key_frame(camera);
                 hand_out_frame(camera, picture);

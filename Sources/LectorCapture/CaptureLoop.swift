@@ -154,6 +154,11 @@ final class CaptureLoop: Sendable {
 }
 
 /// Why a camera stopped streaming: its own failure, or no frame in time.
+/// A device error that may say the device misbehaved (a network camera that floods).
+protocol HostileFailure {
+    var isHostile: Bool { get }
+}
+
 enum CaptureLoss<DeviceError: Error & CustomStringConvertible>: Error, CustomStringConvertible {
     case failed(DeviceError)
     /// Nothing arrived for this many seconds.
@@ -162,7 +167,7 @@ enum CaptureLoss<DeviceError: Error & CustomStringConvertible>: Error, CustomStr
     /// Whether the device misbehaved (a camera that floods): backed off like one that
     /// refuses, however many frames it gave first.
     var isHostile: Bool {
-        if case let .failed(failure) = self, let failure = failure as? NetworkCameraError { return failure == .flood }
+        if case let .failed(failure) = self, let failure = failure as? any HostileFailure { return failure.isHostile }
         return false
     }
 

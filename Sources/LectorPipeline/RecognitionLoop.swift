@@ -340,7 +340,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             return true
         }
         // A refresh due reads the still scene again without waking the source's decoder.
-        sceneHint?.set(still: unchanged || ordering.withLock { isUnchanged(info, setup: setup, live: live, at: nil) })
+        if let sceneHint { sceneHint.set(still: unchanged || ordering.withLock { isUnchanged(info, setup: setup, live: live, at: nil) }) }
         guard unchanged else { return false }
         codeWatch.sceneUnchanged(at: frame.timestamp)
         frame.giveBack()

@@ -36,7 +36,7 @@ typedef struct {
 
 /// While idle, a JPEG stream hands out one JPEG per this many milliseconds.
 #define LECTOR_NETCAM_IDLE_JPEG_MS 500
-/// While idle or behind, lector_netcam_next returns without a picture at least this often
+/// While idle, lector_netcam_next returns without a picture at least this often
 /// (counting what it did not decode), so the owner sees a live stream between key frames
 /// (which may be seconds apart).
 #define LECTOR_NETCAM_IDLE_REPORT_MS 500
@@ -87,7 +87,7 @@ lector_netcam_fault lector_netcam_open(const char *url, const lector_netcam_opti
                                        char *detail, size_t detail_capacity);
 
 /// Reads packets until a picture is ready and hands it out (or, while idle, until
-/// LECTOR_NETCAM_IDLE_REPORT_MS passed while idle or behind: then `picture->owner` is NULL
+/// LECTOR_NETCAM_IDLE_REPORT_MS passed while idle: then `picture->owner` is NULL
 /// and `idled` and `*discarded` count). `*discarded` counts the
 /// pictures decoded (or JPEGs read) and given up since the last call because the
 /// stream was behind (decoding key frames only while more than a second behind).

@@ -48,7 +48,7 @@ public enum NetworkCameraError: Error, Equatable, CustomStringConvertible {
         case .blocked:
             "the system refused the connection (a firewall, or the unit's IPAddressAllow= leaves the camera's address out: docs/cameras.md)"
         case .flood:
-            "the camera floods: a picture over 33 MB, over 99 MB a second, or 2 s of CPU without a picture (backed off like a refused connection)"
+            "the camera floods: a picture over 33 MB, over 99 MB a second, or 5 s of CPU without a picture (backed off like a refused connection)"
         case .playlist: "the camera answered with a playlist (ffconcat or HLS) naming other files, which lectord does not follow"
         case let .other(detail): detail
         }
@@ -222,4 +222,9 @@ final class NetworkPictureBuffer: FrameBuffer, @unchecked Sendable {
 
     /// Nothing to return: FFmpeg's reference goes with the last frame.
     func giveBack() {}
+}
+
+extension NetworkCameraError: HostileFailure {
+    /// A camera that floods is backed off like one that refuses, whatever it sent first.
+    var isHostile: Bool { self == .flood }
 }
