@@ -15,7 +15,8 @@ STATUS's inbox_dropped (added in proto_minor 1), FRAME's sharpness and char_heig
 (added in proto_minor 2), FRAME's and STATUS's unchanged, FRAME's stacked and the
 lines' track (added in proto_minor 3), DEVICE's layout (added in proto_minor 7), TEXT's
 partial and unread (proto_minor 8: a read that ran out of time), the lines' engine
-(proto_minor 9) and DEVICE's languages (proto_minor 10).
+(proto_minor 9), DEVICE's languages (proto_minor 10) and STATUS devices' running_reason
+(proto_minor 13).
 """
 import difflib
 import json
@@ -149,7 +150,7 @@ STATE_DEPENDENT = {"name", "fps", "driver", "card", "bus", "format", "width", "h
 
 
 # Members added to STATUS's devices by later minor versions (additive: the golden predates them).
-ADDED_TO_STATUS_DEVICES = {"name"}
+ADDED_TO_STATUS_DEVICES = {"name", "running_reason"}  # name: 5; running_reason: 13
 
 # Request classes added by later minor versions, which an unknown class's ERROR lists.
 ADDED_REQUEST_CLASSES = ["HISTORY"]
@@ -168,7 +169,8 @@ def settle(value):
         if pairs and value and value[0] == ["class", "DEVICE"]:
             value = [item for item in value if item[0] not in STATE_DEPENDENT]
         if pairs and value and value[0][0] == "path":
-            # A STATUS device: `name` (the camera's name, proto_minor 5) was added since.
+            # A STATUS device: `name` (the camera's name, proto_minor 5) and `running_reason`
+            # (why it runs, proto_minor 13) were added since.
             value = [item for item in value if item[0] not in ADDED_TO_STATUS_DEVICES]
         return [settle(item) for item in value]
     return value
