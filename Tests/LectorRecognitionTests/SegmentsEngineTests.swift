@@ -54,14 +54,17 @@ struct SegmentsEngineTests {
         return CTCDecoding.Line(words: [CTCDecoding.Word(symbols: symbols)], confidence: 0)
     }
 
-    @Test("one decimal point at most, between digits: the likeliest", arguments: [
-        ([("1", 0.9), ("1", 0.9), ("7", 0.9), (".", 0.9), ("0", 0.9), (".", 0.6), ("0", 0.9)], "117.00"),
-        ([("6", 0.9), ("4", 0.9), (".", 0.5), ("0", 0.9), (".", 0.8), ("1", 0.9)], "640.1"),
-        ([(".", 0.99), ("3", 0.9), ("1", 0.9), ("0", 0.9), (".", 0.9), ("0", 0.9), ("1", 0.9)], "310.01"),
-        ([("0", 0.9), ("1", 0.9), ("2", 0.9), ("2", 0.9), ("4", 0.9), ("0", 0.9), (".", 0.9)], "012240"),
-        ([("2", 0.8), ("5", 0.8), (".", 0.9), ("0", 0.8), ("0", 0.8)], "25.00"),
-        ([(".", 0.9)], ""),
-    ])
+    /// A line's characters with their probabilities, and what is kept of it.
+    static let onePointCases: [([(String, Double)], String)] = [
+        ([("1", 0.9), ("1", 0.9), ("7", 0.9), (".", 0.9), ("0", 0.9), (".", 0.6), ("0", 0.9)] as [(String, Double)], "117.00"),
+        ([("6", 0.9), ("4", 0.9), (".", 0.5), ("0", 0.9), (".", 0.8), ("1", 0.9)] as [(String, Double)], "640.1"),
+        ([(".", 0.99), ("3", 0.9), ("1", 0.9), ("0", 0.9), (".", 0.9), ("0", 0.9), ("1", 0.9)] as [(String, Double)], "310.01"),
+        ([("0", 0.9), ("1", 0.9), ("2", 0.9), ("2", 0.9), ("4", 0.9), ("0", 0.9), (".", 0.9)] as [(String, Double)], "012240"),
+        ([("2", 0.8), ("5", 0.8), (".", 0.9), ("0", 0.8), ("0", 0.8)] as [(String, Double)], "25.00"),
+        ([(".", 0.9)] as [(String, Double)], ""),
+    ]
+
+    @Test("one decimal point at most, between digits: the likeliest", arguments: onePointCases)
     func onePoint(read: [(String, Double)], kept: String) {
         let line = SegmentsModel.keepingOnePoint(Self.line(read))
         #expect(line.text == kept)
