@@ -45,6 +45,19 @@ struct SegmentsEngineTests {
         #expect(try NeuralModel.characters(at: NeuralModel.charactersPath(forModel: Self.model)) == (0...9).map(String.init) + ["."])
     }
 
+    @Test("a line is lengthened at its start and its end by different amounts, along its slant",
+          arguments: [(0.0, 0.0), (3.0, 12.0), (5.0, 0.0)])
+    func lengthenedAtEachEnd(before: Double, after: Double) {
+        // A line 40 long, 10 thick, rising 3 in 4 (unit direction (0.8, -0.6)).
+        let quad = LineQuad(topLeft: ImagePoint(x: 10, y: 50), topRight: ImagePoint(x: 42, y: 26),
+                            bottomRight: ImagePoint(x: 48, y: 34), bottomLeft: ImagePoint(x: 16, y: 58))
+        let long = quad.lengthened(before: before, after: after)
+        #expect(abs(long.length - (40 + before + after)) < 1e-9)
+        #expect(abs(long.thickness - 10) < 1e-9)
+        #expect(abs(long.topLeft.x - (10 - 0.8 * before)) < 1e-9 && abs(long.topLeft.y - (50 + 0.6 * before)) < 1e-9)
+        #expect(abs(long.bottomRight.x - (48 + 0.8 * after)) < 1e-9 && abs(long.bottomRight.y - (34 - 0.6 * after)) < 1e-9)
+    }
+
     /// A decoded line of one word: each character with its probability.
     static func line(_ read: [(String, Double)]) -> CTCDecoding.Line {
         let symbols = read.enumerated().map { index, symbol in
