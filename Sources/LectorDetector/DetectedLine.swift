@@ -112,6 +112,16 @@ public struct LineQuad: Equatable, Sendable {
         return LineQuad(topLeft: topLeft - step, topRight: topRight + step, bottomRight: bottomRight + step, bottomLeft: bottomLeft - step)
     }
 
+    /// The quad made longer by `before` pixels at its start and `after` at its end, along
+    /// its reading direction.
+    public func lengthened(before: Double, after: Double) -> LineQuad {
+        let run = length
+        guard run > 0 else { return self }
+        let unit = (topRight - topLeft) * (1 / run)
+        return LineQuad(topLeft: topLeft - unit * before, topRight: topRight + unit * after,
+                        bottomRight: bottomRight + unit * after, bottomLeft: bottomLeft - unit * before)
+    }
+
     /// The same quad moved by (`dx`, `dy`).
     public func offset(dx: Double, dy: Double) -> LineQuad {
         let d = ImagePoint(x: dx, y: dy)

@@ -488,7 +488,9 @@ package final class DetectorLayout {
     private func readWithNeural(_ quad: LineQuad, _ neural: NeuralLineEngine, read: inout FrameRead) throws(RecognitionError) -> LineReading {
         if read.stats.linesRead > 0 { _ = try read.remaining() }
         let line: TextLine
-        let quad = quad.lengthened(by: LinePolicy.neuralLengthening * quad.thickness)
+        let quad = engineChoice == .segments
+            ? quad.lengthened(before: LinePolicy.neuralLengthening * quad.thickness, after: LinePolicy.segmentsTrailing * quad.thickness)
+            : quad.lengthened(by: LinePolicy.neuralLengthening * quad.thickness)
         do { line = try neural.read(quad, of: read.image, symbols: read.symbols) } catch { throw .detectorFailed(error.description) }
         read.stats.linesRead += 1
         read.stats.neuralReads += 1

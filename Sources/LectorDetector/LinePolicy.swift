@@ -25,6 +25,15 @@ enum LinePolicy {
     /// each end: the detector's quads cut plates' last character short (627WW for 627WWI,
     /// 002HH for 002HHM in the car photos); 0.15, 0.3 and 0.5 each read both whole.
     static let neuralLengthening = 0.15
+    /// The segments engine reads a line lengthened by this fraction of its thickness at its
+    /// end (and by ``neuralLengthening`` at its start): a pump's display has a wide gap
+    /// before the thin `1` of `.01`, where the detector's quad ends (`530` for 53.01).
+    /// Measured on the pump photos (../shared/testdata/meters, the committed network):
+    /// of the first 40, 0.15 at both ends reads 25, 0.6 at the end 28 (0.9 and 1.2 also
+    /// 28); 0.5 or 1.0 at both ends 23 (a lit frame's edge before the line read as `1`),
+    /// 0 at the start with 0.6 at the end 24. Of all 300: 0.15 reads 153, 0.35 151, 0.6
+    /// 155 (a last digit lost 28 → 15 times, but a digit read in the gap 20 → 30).
+    static let segmentsTrailing = 0.6
 
     /// Whether the neural recognizer reads a line of this shape (``DetectorLayout`` reads
     /// every line with Tesseract first, the cheap first reading, then these again).

@@ -47,6 +47,19 @@ struct SegmentsEngineTests {
         #expect(try NeuralModel.characters(at: NeuralModel.charactersPath(forModel: Self.model)) == (0...9).map(String.init) + ["."])
     }
 
+    @Test("a line is lengthened at its start and its end by different amounts, along its slant",
+          arguments: [(0.0, 0.0), (3.0, 12.0), (5.0, 0.0)])
+    func lengthenedAtEachEnd(before: Double, after: Double) {
+        // A line 40 long, 10 thick, rising 3 in 4 (unit direction (0.8, -0.6)).
+        let quad = LineQuad(topLeft: ImagePoint(x: 10, y: 50), topRight: ImagePoint(x: 42, y: 26),
+                            bottomRight: ImagePoint(x: 48, y: 34), bottomLeft: ImagePoint(x: 16, y: 58))
+        let long = quad.lengthened(before: before, after: after)
+        #expect(abs(long.length - (40 + before + after)) < 1e-9)
+        #expect(abs(long.thickness - 10) < 1e-9)
+        #expect(abs(long.topLeft.x - (10 - 0.8 * before)) < 1e-9 && abs(long.topLeft.y - (50 + 0.6 * before)) < 1e-9)
+        #expect(abs(long.bottomRight.x - (48 + 0.8 * after)) < 1e-9 && abs(long.bottomRight.y - (34 - 0.6 * after)) < 1e-9)
+    }
+
     /// A decoded line of one word: each character with its probability.
     static func line(_ read: [(String, Double)]) -> CTCDecoding.Line {
         let symbols = read.enumerated().map { index, symbol in
@@ -56,14 +69,17 @@ struct SegmentsEngineTests {
         return CTCDecoding.Line(words: [CTCDecoding.Word(symbols: symbols)], confidence: 0)
     }
 
-    @Test("one decimal point at most, between digits: the likeliest", arguments: [
-        ([("1", 0.9), ("1", 0.9), ("7", 0.9), (".", 0.9), ("0", 0.9), (".", 0.6), ("0", 0.9)], "117.00"),
-        ([("6", 0.9), ("4", 0.9), (".", 0.5), ("0", 0.9), (".", 0.8), ("1", 0.9)], "640.1"),
-        ([(".", 0.99), ("3", 0.9), ("1", 0.9), ("0", 0.9), (".", 0.9), ("0", 0.9), ("1", 0.9)], "310.01"),
-        ([("0", 0.9), ("1", 0.9), ("2", 0.9), ("2", 0.9), ("4", 0.9), ("0", 0.9), (".", 0.9)], "012240"),
-        ([("2", 0.8), ("5", 0.8), (".", 0.9), ("0", 0.8), ("0", 0.8)], "25.00"),
-        ([(".", 0.9)], ""),
-    ] as [([(String, Double)], String)])
+    /// A line's characters with their probabilities, and what is kept of it.
+    static let onePointCases: [([(String, Double)], String)] = [
+        ([("1", 0.9), ("1", 0.9), ("7", 0.9), (".", 0.9), ("0", 0.9), (".", 0.6), ("0", 0.9)] as [(String, Double)], "117.00"),
+        ([("6", 0.9), ("4", 0.9), (".", 0.5), ("0", 0.9), (".", 0.8), ("1", 0.9)] as [(String, Double)], "640.1"),
+        ([(".", 0.99), ("3", 0.9), ("1", 0.9), ("0", 0.9), (".", 0.9), ("0", 0.9), ("1", 0.9)] as [(String, Double)], "310.01"),
+        ([("0", 0.9), ("1", 0.9), ("2", 0.9), ("2", 0.9), ("4", 0.9), ("0", 0.9), (".", 0.9)] as [(String, Double)], "012240"),
+        ([("2", 0.8), ("5", 0.8), (".", 0.9), ("0", 0.8), ("0", 0.8)] as [(String, Double)], "25.00"),
+        ([(".", 0.9)] as [(String, Double)], ""),
+    ]
+
+    @Test("one decimal point at most, between digits: the likeliest", arguments: onePointCases)
     func onePoint(read: [(String, Double)], kept: String) {
         let line = SegmentsModel.keepingOnePoint(Self.line(read))
         #expect(line.text == kept)
