@@ -38,13 +38,13 @@ case "$SUITE" in
     PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0t64 libjpeg62-turbo
               libtesseract5 libleptonica6 tesseract-ocr-eng libarchive13t64 libcurl4t64
               libcamera0.4 libstdc++6 libopencv-core410 libopencv-imgproc410 libonnxruntime1.21
-              libicu76 libsqlite3-0 libavformat61 libavcodec61 libswscale8 libavutil59) ;;
+              libicu76 libsqlite3-0 libavformat61 libavcodec61 libswscale8 libavutil59 libzxing3) ;;
   *)
     SUITE=bookworm
     PACKAGES=(systemd udev dbus kmod procps v4l-utils libv4l-0 libjpeg62-turbo
               libtesseract5 liblept5 tesseract-ocr-eng libarchive13 libcurl3-nss
               libopencv-core406 libopencv-imgproc406 libicu72 libsqlite3-0
-              libavformat59 libavcodec59 libswscale6 libavutil57) ;;
+              libavformat59 libavcodec59 libswscale6 libavutil57 libzxing2) ;;
 esac
 # virtio_net: the guest's network card (vm/systemd/boot.sh --net), for a network camera
 # on the host (tests/systemd) and for apt (tests/packages).
