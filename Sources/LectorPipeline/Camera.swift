@@ -61,7 +61,10 @@ public final class Camera: @unchecked Sendable {
         let colorPreview = ColorPreviewDemand()
         let options = Self.reading(options, from: source)
         // A replay the recognizer paces reads every frame: a frame of its own is a scene at once.
-        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, restartAfter: source.isPacedByRecognizer ? 1 : 2,
+        // So is a frame of a source that decodes key frames only while still (a network
+        // camera): the frame confirming a change would otherwise be the next key frame.
+        let restartAfter = source.isPacedByRecognizer || source.sceneHint != nil ? 1 : 2
+        stacker = live.usesStacker ? FrameStacker(capacity: live.stack ?? 1, restartAfter: restartAfter,
                                                   colorPreview: colorPreview, holdsCaptured: holdsCaptured, logger: self.logger) : nil
         loop = try RecognitionLoop(device: name, options: options,
                                    recognizers: source.isPacedByRecognizer ? 1 : recognizers, live: live, colorPreview: colorPreview, holdsCaptured: holdsCaptured,
