@@ -27,6 +27,7 @@ counts neither way. `tests/SUITE/run NAME...` runs only the named tests.
 import collections
 import json
 import os
+import queue
 import re
 import shlex
 import shutil
@@ -35,6 +36,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -435,6 +437,77 @@ def replay_to_end(lectord, paths, args):
     if process.returncode != 0:
         sys.exit(f"lectord exited with {process.returncode}: {' '.join(map(shlex.quote, command))}")
     return lines
+
+
+class Streamed:
+    """lectord ARGS --stdout (optionally in a CPU quota: a scripts/cpuquota.py CPUQuota),
+    its messages with the wall-clock time each arrived (`_arrived`), collected by `run`
+    until lectord ends, `deadline` passes or, given `seconds`, that long after its first
+    FRAME (`first_frame`); then lectord is stopped with SIGTERM."""
+
+    def __init__(self, args, seconds=None, quota=None):
+        popen = quota.popen if quota else subprocess.Popen
+        self.process = popen([os.environ.get("LECTORD", LECTORD), *args, "--stdout"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=ENV)
+        self.seconds = seconds
+        self.messages = []
+        self.first_frame = None
+        self.log = []
+        self._lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
+
+    def _read(self):
+        for raw in self.process.stdout:
+            self._lines.put((time.time(), raw))
+        self._lines.put(None)
+
+    def run(self, deadline=150):
+        """Collects the messages (see the class), stops lectord; returns self."""
+        stop_at = time.time() + deadline
+        while True:
+            try:
+                item = self._lines.get(timeout=max(0.05, stop_at - time.time()))
+            except queue.Empty:
+                break
+            if item is None:
+                break
+            arrived, raw = item
+            if not raw.startswith(b"{"):
+                continue
+            message = json.loads(raw)
+            message["_arrived"] = arrived
+            self.messages.append(message)
+            if message["class"] == "FRAME" and self.first_frame is None:
+                self.first_frame = message
+                if self.seconds is not None:
+                    stop_at = min(stop_at, arrived + self.seconds)
+            if time.time() >= stop_at:
+                break
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return self
+
+    def of(self, name):
+        """The messages of class `name`."""
+        return [m for m in self.messages if m["class"] == name]
+
+    def matches(self, rule=None):
+        """The MATCH messages (of `rule` when given)."""
+        return [m for m in self.of("MATCH") if rule is None or m["rule"] == rule]
+
+
+def rfc3339(text):
+    """Seconds since the epoch of a protocol time (`2026-12-07T08:41:46.123Z`)."""
+    import calendar
+    date, clock = text.rstrip("Z").split("T")
+    whole, _, fraction = clock.partition(".")
+    return calendar.timegm(time.strptime(date + "T" + whole, "%Y-%m-%dT%H:%M:%S")) + (float("0." + fraction) if fraction else 0.0)
 
 
 # ---------------------------------------------------------------- checks and the closing line

@@ -29,18 +29,15 @@ Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed
 """
 import json
 import os
-import queue
-import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-from lectortest import ENV, LECTOR, LECTORD, ROOT, Client, Daemon, SkipTest, Suite, workdir, write  # noqa: E402
+from lectortest import ENV, LECTOR, LECTORD, ROOT, Client, Daemon, SkipTest, Streamed, Suite, rfc3339, workdir, write  # noqa: E402
 from cpuquota import CPUQuota, Unavailable  # noqa: E402
 
 suite = Suite("codes")
@@ -55,52 +52,6 @@ def scenes(name, *args):
     folder = os.path.join(WORK, name)
     subprocess.run(["/usr/bin/python3", SCENES, folder, *args], check=True, capture_output=True, timeout=300)
     return folder, json.load(open(os.path.join(folder, "truth.json")))
-
-
-class Streamed:
-    """lectord ARGS --stdout (optionally in a CPU quota), its messages with the wall-clock
-    time each arrived, until it ends (or `deadline`)."""
-
-    def __init__(self, args, quota=None):
-        popen = quota.popen if quota else subprocess.Popen
-        self.process = popen([os.environ.get("LECTORD", LECTORD), *args, "--stdout"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, env=ENV)
-        self.messages = []
-        self.lines = queue.Queue()
-        self.log = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
-
-    def _read(self):
-        for raw in self.process.stdout:
-            self.lines.put((time.time(), raw))
-        self.lines.put(None)
-
-    def run(self, deadline=150):
-        stop_at = time.time() + deadline
-        while True:
-            try:
-                item = self.lines.get(timeout=max(0.05, stop_at - time.time()))
-            except queue.Empty:
-                break
-            if item is None:
-                break
-            arrived, raw = item
-            if raw.startswith(b"{"):
-                message = json.loads(raw)
-                message["_arrived"] = arrived
-                self.messages.append(message)
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        return self
-
-    def of(self, name):
-        return [m for m in self.messages if m["class"] == name]
 
 
 @suite.test
@@ -206,13 +157,6 @@ def watch():
                                  capture_output=True, text=True, timeout=60, env=ENV)
         check("watch: lector watch --codes prints the code",
               printed.returncode == 0 and f'aztec "{truth["text"]}"' in printed.stdout, printed.stdout + printed.stderr)
-
-
-def rfc3339(text):
-    import calendar
-    date, clock = text.rstrip("Z").split("T")
-    whole, _, fraction = clock.partition(".")
-    return calendar.timegm(time.strptime(date + "T" + whole, "%Y-%m-%dT%H:%M:%S")) + (float("0." + fraction) if fraction else 0.0)
 
 
 @suite.test

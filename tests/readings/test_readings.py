@@ -46,7 +46,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import lectortest  # noqa: E402
-from lectortest import ENV, LECTOR_MQTT, LECTORD, ROOT, Client, Daemon, SkipTest, Suite, free_port, wait_for, workdir  # noqa: E402
+from lectortest import (ENV, LECTOR_MQTT, LECTORD, ROOT, Client, Daemon, SkipTest, Streamed, Suite, free_port, rfc3339,  # noqa: E402
+                        wait_for, workdir)
 from cpuquota import CPUQuota, Unavailable  # noqa: E402
 
 suite = Suite("readings")
@@ -123,70 +124,6 @@ known = {decoy}
 """
 
 
-class Streamed:
-    """lectord --config CONF --stdout (optionally in a CPU quota), its messages with the
-    wall-clock time each arrived; stopped with SIGTERM `seconds` after its first FRAME."""
-
-    def __init__(self, conf, seconds, quota=None):
-        args = [os.environ.get("LECTORD", LECTORD), "--config", conf, "--stdout"]
-        popen = quota.popen if quota else subprocess.Popen
-        self.process = popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
-        self.seconds = seconds
-        self.messages = []
-        self.first_frame = None
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.log = []
-        threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
-
-    def _read(self):
-        for raw in self.process.stdout:
-            self.lines.put((time.time(), raw))
-        self.lines.put(None)
-
-    def run(self, deadline=120):
-        """Collects until `seconds` after the first FRAME (or `deadline`), then stops lectord."""
-        started = time.time()
-        stop_at = started + deadline
-        while True:
-            try:
-                item = self.lines.get(timeout=max(0.05, stop_at - time.time()))
-            except queue.Empty:
-                break
-            if item is None:
-                break
-            arrived, raw = item
-            if not raw.startswith(b"{"):
-                continue
-            message = json.loads(raw)
-            message["_arrived"] = arrived
-            self.messages.append(message)
-            if message["class"] == "FRAME" and self.first_frame is None:
-                self.first_frame = message
-                stop_at = min(stop_at, arrived + self.seconds)
-            if time.time() >= stop_at:
-                break
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        return self
-
-    def matches(self, rule=None):
-        return [m for m in self.messages if m["class"] == "MATCH" and (rule is None or m["rule"] == rule)]
-
-
-def rfc3339(text):
-    """Seconds since the epoch of `2026-12-04T22:32:30.190Z`."""
-    import calendar
-    date, clock = text.rstrip("Z").split("T")
-    whole, _, fraction = clock.partition(".")
-    seconds = calendar.timegm(time.strptime(date + "T" + whole, "%Y-%m-%dT%H:%M:%S"))
-    return seconds + (float("0." + fraction) if fraction else 0.0)
-
-
 @suite.test
 def platefull():
     rows = cars()
@@ -197,7 +134,7 @@ def platefull():
     pending = list(rows)
     while pending:
         batch, pending = pending[:AT_ONCE], pending[AT_ONCE:]
-        runs = [(name, plate, Streamed(write(f"car-{name}.conf", plate_config(os.path.join(PLATES, name), known, decoy)),
+        runs = [(name, plate, Streamed(["--config", write(f"car-{name}.conf", plate_config(os.path.join(PLATES, name), known, decoy))],
                                        STREAM_SECONDS)) for name, plate in batch]
         threads = [threading.Thread(target=run.run) for _, _, run in runs]
         for thread in threads:
@@ -236,7 +173,7 @@ def slow_core():
     for name, plate in picked:
         with CPUQuota(33) as quota:
             conf = write(f"slow-{name}.conf", plate_config(os.path.join(PLATES, name), known, known).split("[rule car/decoy]")[0])
-            run = Streamed(conf, 20, quota=quota).run()
+            run = Streamed(["--config", conf], 20, quota=quota).run()
         first = run.first_frame
         mine = [m for m in run.matches("plate") if (m.get("known") or {}).get("text") == plate]
         if first is None or not mine:
@@ -269,9 +206,14 @@ def parse_sub(text):
     return out
 
 
-METER_CONF = """[camera meter]
+def meter_config(sequence, truth, rule):
+    """A camera replaying scripts/make-meter-sequence.py's `sequence` (`truth`, its
+    meter.json) with a neural zone over the reading, and the zone's meter rule `kwh`:
+    `rule`'s lines (its match and display keys), alike, monotonic, max_rate."""
+    rect = ",".join(map(str, truth["zones"]["reading"]))
+    return f"""[camera meter]
 replay = {sequence}/meter.mjpeg
-fps = {fps}
+fps = {truth['fps']}
 
 [zone meter/reading]
 rect = {rect}
@@ -279,12 +221,13 @@ psm = 7
 engine = neural
 
 [rule meter/reading/kwh]
-match = ^[0-9]{{7,8}}$
-alike = true
+{rule}alike = true
 monotonic = true
 max_rate = 2000000
-unit = kWh
+"""
 
+
+CAR_CONF = """
 [camera car]
 replay = {car}
 loop = true
@@ -305,8 +248,8 @@ def meter():
     with open(os.path.join(sequence, "meter.json")) as handle:
         truth = json.load(handle)
     known = write("gate.txt", "KCS1M\tthe van\n")
-    conf = write("meter.conf", METER_CONF.format(sequence=sequence, fps=truth["fps"], rect=",".join(map(str, truth["zones"]["reading"])),
-                                                 car=os.path.join(PLATES, "us_car15.jpg"), known=known))
+    conf = write("meter.conf", meter_config(sequence, truth, "match = ^[0-9]{7,8}$\nunit = kWh\n")
+                 + CAR_CONF.format(car=os.path.join(PLATES, "us_car15.jpg"), known=known))
     mqtt = broker()
     watcher = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(mqtt.port), "-F", "%r %t %x", "-t", "lector/#",
                                 "-t", "homeassistant/#"], stdout=subprocess.PIPE, text=True)
@@ -376,25 +319,6 @@ def meter():
               and (c.get("state_topic") or c.get("image_topic")) for t, c in configs.items() if "/rule_" in t), configs)
 
 
-DISPLAY_CONF = """[camera meter]
-replay = {sequence}/meter.mjpeg
-fps = {fps}
-
-[zone meter/reading]
-rect = {rect}
-psm = 7
-engine = neural
-
-[rule meter/reading/kwh]
-match = ^\\d{{5}}\\.\\d$
-alike = true
-decimals = 1
-digits = 6
-monotonic = true
-max_rate = 2000000
-"""
-
-
 def display_run(sequence, database, *generate):
     """The display meter of `generate` (scripts/make-meter-sequence.py) replayed by a
     lectord with --history and no client, to its end: (truth, its history rows, oldest
@@ -404,7 +328,7 @@ def display_run(sequence, database, *generate):
     with open(os.path.join(sequence, "meter.json")) as handle:
         truth = json.load(handle)
     conf = write(os.path.basename(sequence) + ".conf",
-                 DISPLAY_CONF.format(sequence=sequence, fps=truth["fps"], rect=",".join(map(str, truth["zones"]["reading"]))))
+                 meter_config(sequence, truth, "match = ^\\d{5}\\.\\d$\ndecimals = 1\ndigits = 6\n"))
     before = len(history_rows(database))
     daemon = Daemon("--config", conf, "--history", database, log_path=os.path.join(WORK, os.path.basename(sequence) + ".log"),
                     env=ENV).start()
@@ -489,7 +413,7 @@ engine = segments
 [rule pump/litres]
 match = ^\\d+\\.\\d\\d$
 """)
-    run = Streamed(conf, 8).run(deadline=180)
+    run = Streamed(["--config", conf], 8).run(deadline=180)
     read = {}
     for message in run.messages:
         if message["class"] == "TEXT" and message.get("text"):
