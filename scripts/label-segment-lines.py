@@ -7,7 +7,8 @@ the photos as lectord's segments engine cuts them. A photo's truth is only the i
 part of what its display shows (`25` for `25.01`), so for every line of the photo and
 every `dd` of 00-99 this scores `<litres>.<dd>` by its CTC likelihood under --model (a
 forced alignment: the network's probability of reading exactly that), and also
-`<litres − 1>.<50-99>` (some labels are the rounded value: `28.65` labelled 29); a
+`<litres − 1>.<50-99>` (some labels are the rounded value: `28.65` labelled 29; taken
+only when below --max-rounded-nll); a
 candidate without its point is scored too (a faint point) and the better of the two
 counts. The best line and text of the photo is its label, kept when its negative log
 likelihood is below --max-nll (else no line shows the display readably: dropped).
@@ -21,7 +22,7 @@ measure is scripts/eval-meters.py.
 
 usage: /usr/bin/python3 scripts/label-segment-lines.py --crops DIR [--data ../shared/testdata/meters]
                                                        [--model models/segments/lector-segments.onnx]
-                                                       [--max-nll 8] [--score [--half A|B]] [--verbose]
+                                                       [--max-nll 10] [--max-rounded-nll 3] [--labels FILE] [--score [--half A|B]] [--verbose]
 """
 import argparse
 import collections
@@ -96,6 +97,8 @@ def label(args, net, by_photo, truth):
         best = None
         for record, log_probs in zip(records, network_output(net, records)):
             scores = torch.minimum(nlls(log_probs, texts), nlls(log_probs, bare))
+            # A rounded label's text only when the network reads it confidently.
+            scores[100:] = torch.where(scores[100:] < args.max_rounded_nll, scores[100:], torch.full_like(scores[100:], 1e9))
             index = int(scores.argmin())
             if best is None or scores[index] < best[0]:
                 best = (float(scores[index]), record, texts[index], decoded(log_probs))
@@ -108,7 +111,8 @@ def label(args, net, by_photo, truth):
         (kept if nll < args.max_nll else dropped).append((photo, entry))
         if args.verbose:
             print(f"{'keep' if nll < args.max_nll else 'drop'} {photo} truth {litres} label {text} nll {nll:.2f} read {read!r}")
-    with open(os.path.join(args.crops, "labels.jsonl"), "w") as handle:
+    out = args.labels or os.path.join(args.crops, "labels.jsonl")
+    with open(out, "w") as handle:
         for _, entry in kept:
             handle.write(json.dumps(entry, sort_keys=True) + "\n")
     nll_values = sorted(e["nll"] for _, e in kept + dropped if e)
@@ -117,7 +121,7 @@ def label(args, net, by_photo, truth):
           f"best nll quantiles 10/25/50/75/90 %: {', '.join(f'{q:.2f}' for q in quantiles)}")
     print(f"labels whose text the network already reads exactly: {sum(e['read'] == e['text'] for _, e in kept)}; "
           f"rounded-label texts: {sum(not e['text'].startswith(truth[p][0] + '.') for p, e in kept)}")
-    print(f"wrote {os.path.join(args.crops, 'labels.jsonl')}")
+    print(f"wrote {out}")
 
 
 def score(args, net, by_photo, truth):
@@ -142,9 +146,12 @@ def main():
     parser.add_argument("--crops", required=True, help="what lector-bench --only segments --crops wrote")
     parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "testdata", "meters"))
     parser.add_argument("--model", default=os.path.join(HERE, "..", "models", "segments", "lector-segments.onnx"))
-    parser.add_argument("--max-nll", type=float, default=8.0)
+    parser.add_argument("--max-nll", type=float, default=10.0, help="a photo whose best label is less likely is dropped")
+    parser.add_argument("--max-rounded-nll", type=float, default=3.0,
+                        help="a rounded label's text (<litres − 1>.<50-99>) is taken only below this")
     parser.add_argument("--score", action="store_true", help="score --model on the lines instead of labelling them")
     parser.add_argument("--half", choices=("A", "B"), help="only the photos of this half (segment_lines.half)")
+    parser.add_argument("--labels", help="where the labels go (default: CROPS/labels.jsonl; keep them in CROPS)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)

@@ -45,11 +45,13 @@ struct BenchOptions {
     var cropsPath: String?
     /// The segments network segments reads the lines with (default: the installed one).
     var segmentsModel: String?
+    /// The longer side segments detects photos at (nil: the detector's own, 1280).
+    var detectSide: Int?
 
     static let usage = """
         usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--slow-machine] [--rounds N] [--frames N]
                             [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
-                            [--realworld DIR] [--lines FILE] [--meters DIR --crops DIR [--segments-model FILE]]
+                            [--realworld DIR] [--lines FILE] [--meters DIR --crops DIR [--segments-model FILE] [--detect-side N]]
           --smoke             A short run of every section (under a minute), for CI.
           --json FILE         Writes every measured number to FILE as JSON.
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ","))
@@ -68,6 +70,7 @@ struct BenchOptions {
           --meters DIR        The display photos segments reads (truth.tsv, img/; default: ../shared/testdata/meters).
           --crops DIR         Where segments writes each display line as the segments network reads it (PGM) and lines.jsonl.
           --segments-model FILE  The segments network segments reads the lines with (default: the installed one).
+          --detect-side N     The longer side segments detects the photos at (default: the detector's, 1280).
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
@@ -102,6 +105,7 @@ struct BenchOptions {
             case "--meters": options.meters = try scanner.value(for: argument)
             case "--crops": options.cropsPath = try scanner.value(for: argument)
             case "--segments-model": options.segmentsModel = try scanner.value(for: argument)
+            case "--detect-side": options.detectSide = try scanner.integer(for: argument, in: 64...4096)
             default: throw UsageError("unknown option '\(argument)'")
             }
         }

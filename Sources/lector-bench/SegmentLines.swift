@@ -64,7 +64,7 @@ struct SegmentLines {
         let started = MonotonicInstant.now()
         for photo in photos.prefix(bench.options.smoke ? 3 : Int.max) {
             guard let image = try? ImageFile.readGray(path: "\(folder)/img/\(photo)"),
-                  let detected = try? detector.detect(image) else {
+                  let detected = try? detector.detect(image, maximumSide: bench.options.detectSide) else {
                 bench.report.note("segments: cannot read or detect \(photo)")
                 continue
             }
