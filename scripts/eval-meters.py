@@ -21,8 +21,14 @@ point placed 2 from the right, whether or not the point was read, matched agains
 Also prints per quality set (HQ, MQ, LQ) and the mean CPU per photo.
 The photos stay where they are: nothing is copied into the repository.
 
+`--half A` or `B` measures only the photos of that half (scripts/segment_lines.py's
+`half`: by the file name's hash), the cross-validation halves of a network fine-tuned on
+the other half's photos (scripts/train-segments.py `--real … --half`); `--model FILE`
+has lectord read with that network (`engine_model`) instead of the installed one.
+
 usage: scripts/eval-meters.py [--lectord PATH] [--data DIR] [--engine segments|default|neural]
                               [--frames 3] [--limit N] [--jobs 2] [--verbose] [--quota 0.33]
+                              [--half A|B] [--model FILE]
 """
 import argparse
 import collections
@@ -49,10 +55,12 @@ def knows_decimals(lectord, work):
     return done.returncode == 0
 
 
-def config(photo, engine, decimals):
+def config(photo, engine, decimals, model=None):
     lines = ["[camera pump]", f"replay = {photo}", "loop = true", "fps = 2"]
     if engine != "default":
         lines.append(f"engine = {engine}")
+    if model:
+        lines.append(f"engine_model = {os.path.abspath(model)}")
     lines += ["", "[rule pump/litres]", "match = ^\\d+\\.\\d\\d$"]
     if decimals:
         lines.append("decimals = 2")
@@ -89,7 +97,7 @@ def read_one(args, photo, decimals, work, quota):
     name = os.path.basename(photo)
     conf = os.path.join(work, name + ".conf")
     with open(conf, "w") as handle:
-        handle.write(config(photo, args.engine, decimals))
+        handle.write(config(photo, args.engine, decimals, args.model))
     command = [args.lectord, "--config", conf, "--stdout", "--max-frames", str(args.frames)]
     if quota:
         command = [sys.executable, os.path.join(HERE, "cpuquota.py"), str(quota), "--"] + command
@@ -129,6 +137,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--quota", type=float, default=0, help="run each lectord in this share of a core (scripts/cpuquota.py)")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--half", choices=("A", "B"), help="only the photos of this cross-validation half")
+    parser.add_argument("--model", help="the network lectord reads with (engine_model; default: the installed one)")
     args = parser.parse_args()
     truth = []
     with open(os.path.join(args.data, "truth.tsv")) as handle:
@@ -136,11 +146,16 @@ def main():
             parts = row.rstrip("\n").split("\t")
             if len(parts) >= 3 and parts[0].endswith(".jpg"):
                 truth.append((parts[0], parts[1], parts[2]))
+    if args.half:
+        sys.path.insert(0, HERE)
+        import segment_lines
+        truth = [row for row in truth if segment_lines.half(row[0]) == args.half]
     if args.limit:
         truth = truth[: args.limit]
     work = tempfile.mkdtemp(prefix="eval-meters-")
     decimals = knows_decimals(args.lectord, work)
-    print(f"engine {args.engine}, {len(truth)} photos, rule ^\\d+\\.\\d\\d$ with decimals = 2 "
+    print(f"engine {args.engine}" + (f" ({args.model})" if args.model else "") + (f", half {args.half}" if args.half else "")
+          + f", {len(truth)} photos, rule ^\\d+\\.\\d\\d$ with decimals = 2 "
           + ("by lectord (MATCH)" if decimals else "applied by this script to lectord's lines (no 'decimals' key in this lectord)"))
     tally = collections.defaultdict(lambda: [0, 0, 0])  # right, wrong first, none
     cpu = []

@@ -6,12 +6,12 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, networks, known, engines, slowcpu
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, networks, known, engines, slowcpu, segments
 
         /// Sections that run only when named in `--only`: engines reads 117 photos; the
         /// slow-machine mode is minutes long and needs root for its CPU quota (it runs
-        /// alone with `--slow-machine`).
-        static let onlyWhenAsked: Set<Section> = [.engines, .slowcpu]
+        /// alone with `--slow-machine`); segments writes the display lines of 300 photos.
+        static let onlyWhenAsked: Set<Section> = [.engines, .slowcpu, .segments]
     }
 
     var smoke = false
@@ -39,11 +39,19 @@ struct BenchOptions {
     var realworld: String?
     /// Where engines writes every line's reads (JSON lines), for scripts/eval-realworld.py --engines.
     var linesPath: String?
+    /// The display photos segments cuts lines from (default ../shared/testdata/meters from the working directory).
+    var meters: String?
+    /// Where segments writes each line's crop and lines.jsonl.
+    var cropsPath: String?
+    /// The segments network segments reads the lines with (default: the installed one).
+    var segmentsModel: String?
+    /// The longer side segments detects photos at (nil: the detector's own, 1280).
+    var detectSide: Int?
 
     static let usage = """
         usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--slow-machine] [--rounds N] [--frames N]
                             [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
-                            [--realworld DIR] [--lines FILE]
+                            [--realworld DIR] [--lines FILE] [--meters DIR --crops DIR [--segments-model FILE] [--detect-side N]]
           --smoke             A short run of every section (under a minute), for CI.
           --json FILE         Writes every measured number to FILE as JSON.
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ","))
@@ -59,6 +67,10 @@ struct BenchOptions {
           --python PATH       A Python with pytesseract (default: .build/bench-venv/bin/python3).
           --realworld DIR     The realworld photos engines reads (default: ../shared/testdata/realworld).
           --lines FILE        Writes every line engines read, each engine's text, confidence and ms, as JSON lines.
+          --meters DIR        The display photos segments reads (truth.tsv, img/; default: ../shared/testdata/meters).
+          --crops DIR         Where segments writes each display line as the segments network reads it (PGM) and lines.jsonl.
+          --segments-model FILE  The segments network segments reads the lines with (default: the installed one).
+          --detect-side N     The longer side segments detects the photos at (default: the detector's, 1280).
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
@@ -90,6 +102,10 @@ struct BenchOptions {
             case "--python": options.python = try scanner.value(for: argument)
             case "--realworld": options.realworld = try scanner.value(for: argument)
             case "--lines": options.linesPath = try scanner.value(for: argument)
+            case "--meters": options.meters = try scanner.value(for: argument)
+            case "--crops": options.cropsPath = try scanner.value(for: argument)
+            case "--segments-model": options.segmentsModel = try scanner.value(for: argument)
+            case "--detect-side": options.detectSide = try scanner.integer(for: argument, in: 64...4096)
             default: throw UsageError("unknown option '\(argument)'")
             }
         }

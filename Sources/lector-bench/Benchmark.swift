@@ -58,6 +58,7 @@ final class Benchmark {
             case .known: KnownListBenchmark(bench: self).run()  // issue 45: a rule's known list of 100,000 plates per frame
             case .engines: EngineBenchmark(bench: self).run()  // issue 26: line engines on ../shared/testdata/realworld
             case .slowcpu: SlowMachineBenchmark(bench: self).run()  // issue 25: a third of a core, realworld photos as cameras
+            case .segments: SegmentLines(bench: self).run()  // issue 44: display lines as the segments network reads them
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
             // Memory and slowcpu need lectord built beside the benchmark (slowcpu also a
