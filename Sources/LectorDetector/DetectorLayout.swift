@@ -489,7 +489,7 @@ package final class DetectorLayout {
         if read.stats.linesRead > 0 { _ = try read.remaining() }
         let line: TextLine
         let quad = engineChoice == .segments
-            ? quad.lengthened(before: LinePolicy.neuralLengthening * quad.thickness, after: LinePolicy.segmentsTrailing * quad.thickness)
+            ? LinePolicy.segmentsLine(quad)
             : quad.lengthened(by: LinePolicy.neuralLengthening * quad.thickness)
         do { line = try neural.read(quad, of: read.image, symbols: read.symbols) } catch { throw .detectorFailed(error.description) }
         read.stats.linesRead += 1

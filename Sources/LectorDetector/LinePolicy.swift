@@ -12,7 +12,7 @@ import LectorProtocol
 /// 52/60; sending short lines (a plate, a number: shorter than 4× their thickness)
 /// straight to the neural recognizer read 54/60 crops as well, at 70 ms a line (63 on
 /// document lines, where most lines stop at Tesseract).
-enum LinePolicy {
+package enum LinePolicy {
     /// Lines shorter than this many times their thickness go to the neural recognizer
     /// first (Tesseract reads plates and short signs poorly).
     static let shortLineRatio = 4.0
@@ -34,6 +34,13 @@ enum LinePolicy {
     /// 0 at the start with 0.6 at the end 24. Of all 300: 0.15 reads 153, 0.35 151, 0.6
     /// 155 (a last digit lost 28 → 15 times, but a digit read in the gap 20 → 30).
     static let segmentsTrailing = 0.6
+
+    /// The quad the segments engine reads for the detected line `quad`: lengthened by
+    /// ``neuralLengthening`` of its thickness at its start and ``segmentsTrailing`` at its
+    /// end (lector-bench's display lines cut the same).
+    package static func segmentsLine(_ quad: LineQuad) -> LineQuad {
+        quad.lengthened(before: neuralLengthening * quad.thickness, after: segmentsTrailing * quad.thickness)
+    }
 
     /// Whether the neural recognizer reads a line of this shape (``DetectorLayout`` reads
     /// every line with Tesseract first, the cheap first reading, then these again).

@@ -9,8 +9,8 @@ import LectorSystem
 /// scripts/train-segments.py `--real`). Every photo of a folder (`--meters DIR`: its
 /// truth.tsv, photos in `img/`, as ../shared/testdata/meters) is detected once at the
 /// detector's full size; each line is cut out as lectord's `engine = segments` cuts it
-/// (``DetectorLayout``: upright, lengthened by ``startLengthening`` of its thickness
-/// before and ``endLengthening`` after, straightened at the network's 48 px height, which
+/// (``DetectorLayout``: upright, lengthened as ``LinePolicy/segmentsLine(_:)`` says,
+/// straightened at the network's 48 px height, which
 /// `lector_lr_input` then takes as it is) and read by the segments network. Writes into
 /// `--crops DIR` one 8-bit PGM per line (`<photo>-<line>.pgm`: the network's input
 /// before its scaling to −1…1 and its padding) and `lines.jsonl`: a record per line
@@ -18,13 +18,6 @@ import LectorSystem
 /// Runs only when asked (`--only segments`).
 struct SegmentLines {
     let bench: Benchmark
-
-    /// LinePolicy's `neuralLengthening` and `segmentsTrailing` (internal to
-    /// LectorDetector): the lengthening of a line the segments engine reads, in
-    /// thicknesses. A crop's text read here is the text lectord reads from the same
-    /// line (the record's `text`), which shows they are the same.
-    static let startLengthening = 0.15
-    static let endLengthening = 0.6
 
     func run() {
         let folder = bench.options.meters ?? FileManager.default.currentDirectoryPath + "/../shared/testdata/meters"
@@ -86,8 +79,7 @@ struct SegmentLines {
     private func write(line: DetectedLine, index: Int, of image: GrayImage, photo: String, engine: NeuralLineEngine,
                        into folder: String) -> [String: Any] {
         let detectedQuad = line.quad()
-        let quad = detectedQuad.lengthened(before: Self.startLengthening * detectedQuad.thickness,
-                                           after: Self.endLengthening * detectedQuad.thickness)
+        let quad = LinePolicy.segmentsLine(detectedQuad)
         let crop = LineCrop(quad: quad, scale: NeuralLineEngine.lineHeight / max(quad.thickness, 1e-6))
         let pixels = crop.image(from: image)
         let stem = (photo as NSString).deletingPathExtension
