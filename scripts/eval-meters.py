@@ -100,7 +100,7 @@ def read_one(args, photo, decimals, work, quota):
         handle.write(config(photo, args.engine, decimals, args.model))
     command = [args.lectord, "--config", conf, "--stdout", "--max-frames", str(args.frames)]
     if quota:
-        command = [sys.executable, os.path.join(HERE, "cpuquota.py"), str(quota), "--"] + command
+        command = [sys.executable, os.path.join(HERE, "cpuquota.py"), f"{quota * 100:g}", "--"] + command  # cpuquota.py takes percent
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.time()
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
