@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 
+import segment_lines  # beside this script: the cross-validation halves, what `decimals` places
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PATTERN = re.compile(r"^\d+\.\d\d$")
@@ -65,14 +67,6 @@ def config(photo, engine, decimals, model=None):
     if decimals:
         lines.append("decimals = 2")
     return "\n".join(lines) + "\n"
-
-
-def placed(text, decimals=2):
-    """What `decimals = 2` makes of a line: its digits with the point 2 from the right."""
-    digits = "".join(c for c in text if c.isdigit())
-    if len(digits) <= decimals:
-        return None
-    return digits[:-decimals] + "." + digits[-decimals:]
 
 
 def line_texts(message):
@@ -119,7 +113,7 @@ def read_one(args, photo, decimals, work, quota):
         elif message.get("class") == "TEXT":
             for text in line_texts(message):
                 texts.append(text)
-                value = placed(text)
+                value = segment_lines.placed(text)
                 if value and PATTERN.match(value):
                     candidates.append(value)
     return {"photo": name, "matches": matches if decimals else candidates, "texts": texts, "rc": done.returncode,
@@ -148,7 +142,6 @@ def main():
                 truth.append((parts[0], parts[1], parts[2]))
     if args.half:
         sys.path.insert(0, HERE)
-        import segment_lines
         truth = [row for row in truth if segment_lines.half(row[0]) == args.half]
     if args.limit:
         truth = truth[: args.limit]
