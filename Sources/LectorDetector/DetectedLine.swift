@@ -106,17 +106,14 @@ public struct LineQuad: Equatable, Sendable {
 
     /// The quad made longer by `amount` pixels at each end, along its reading direction.
     public func lengthened(by amount: Double) -> LineQuad {
-        let run = length
-        guard run > 0, amount != 0 else { return self }
-        let step = (topRight - topLeft) * (amount / run)
-        return LineQuad(topLeft: topLeft - step, topRight: topRight + step, bottomRight: bottomRight + step, bottomLeft: bottomLeft - step)
+        lengthened(before: amount, after: amount)
     }
 
     /// The quad made longer by `before` pixels at its start and `after` at its end, along
     /// its reading direction.
     public func lengthened(before: Double, after: Double) -> LineQuad {
         let run = length
-        guard run > 0 else { return self }
+        guard run > 0, before != 0 || after != 0 else { return self }
         let unit = (topRight - topLeft) * (1 / run)
         return LineQuad(topLeft: topLeft - unit * before, topRight: topRight + unit * after,
                         bottomRight: bottomRight + unit * after, bottomLeft: bottomLeft - unit * before)

@@ -84,8 +84,7 @@ struct SegmentLines {
         let pixels = crop.image(from: image)
         let stem = (photo as NSString).deletingPathExtension
         let file = "\(stem)-\(index).pgm"
-        let header = Data("P5\n\(pixels.width) \(pixels.height)\n255\n".utf8)
-        _ = FileManager.default.createFile(atPath: "\(folder)/\(file)", contents: header + Data(pixels.pixels))
+        try? BenchFrameSet.writePGM(pixels, to: "\(folder)/\(file)")
         let read = try? engine.read(pixels, crop: crop, imageWidth: image.width, imageHeight: image.height)
         let corners = [quad.topLeft, quad.topRight, quad.bottomRight, quad.bottomLeft].map { [$0.x, $0.y] }
         return ["photo": photo, "line": index, "file": file, "width": pixels.width, "height": pixels.height,
