@@ -363,7 +363,11 @@ struct ServerTests {
 
     @Test("filters per client: devices, level, changes_only")
     func filters() throws {
-        let harness = try ServerHarness(fps: 6, cameraNames: ["one", "two"], alwaysOn: true)
+        // 2 frames a second: the demo replay shows another page in every frame, and since
+        // the stack starts again only on two frames in a row that do not fit (issue 49)
+        // every other page is left out; at 6 a second the recognizer's pace could lock onto
+        // one page on a quiet machine, and changes_only then sent nothing for 30 s.
+        let harness = try ServerHarness(fps: 2, cameraNames: ["one", "two"], alwaysOn: true)
         defer { harness.stop() }
         let connection = try harness.connect()
         try connection.send(json: #"{"class":"WATCH","devices":["two"],"frame":false,"level":"line","changes_only":true}"#)
