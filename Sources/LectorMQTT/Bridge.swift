@@ -6,7 +6,8 @@ import Synchronization
 
 /// lector-mqtt: watches every camera of one lectord and publishes, per camera, under
 /// `<prefix>/<hostname>/<camera>/` (`text`, `track`, `status`, `orientation`,
-/// `snapshot`, `rule/…`, `code`, `code/event`), with `<prefix>/<hostname>/availability` and Home Assistant discovery.
+/// `snapshot`, `rule/…`, `code`, `code/event`), with `<prefix>/<hostname>/availability`
+/// and Home Assistant discovery.
 ///
 /// One thread (the caller of ``run()``) owns all state: it reads lectord's socket,
 /// keeps each camera's text and status, and hands messages to libmosquitto, whose own
@@ -74,7 +75,8 @@ public final class Bridge: @unchecked Sendable {
         self.logger = logger
         discovery = Discovery(discoveryPrefix: configuration.discoveryPrefix, root: configuration.root,
                               hostname: configuration.hostname)
-        link = LectordLink(path: configuration.socketPath, backoff: .doubling(from: 0.25, to: 5), greeting: [Self.watch(codes: configuration.codes)])
+        link = LectordLink(path: configuration.socketPath, backoff: .doubling(from: 0.25, to: 5),
+                           greeting: [Self.watch(codes: configuration.codes)])
         queue = PublishQueue(capacity: configuration.queueSize)
         wake = BridgeSystem.wakeEvent()
     }
