@@ -229,7 +229,7 @@ def topics_payloads_faults_and_sigterm():
           and "time" in last, last)
     print("    status: " + statuses[-1]["payload"].decode()[:160] + "…")
 
-    # Home Assistant discovery: seven entities of one device, lectord's release as sw_version
+    # Home Assistant discovery: nine entities of one device (two of them its codes), lectord's release as sw_version
     # (tests/homeassistant runs them in a real Home Assistant).
     release = Client(lectord.socket).read()["release"]
     node = "lector_box1_" + camera
@@ -237,7 +237,8 @@ def topics_payloads_faults_and_sigterm():
     expected_topics = {"homeassistant/sensor/%s/text/config" % node, "homeassistant/sensor/%s/recognize_fps/config" % node,
                        "homeassistant/binary_sensor/%s/streaming/config" % node, "homeassistant/image/%s/snapshot/config" % node,
                        "homeassistant/select/%s/rotation/config" % node, "homeassistant/button/%s/take_snapshot/config" % node,
-                       "homeassistant/select/%s/live_text/config" % node}
+                       "homeassistant/select/%s/live_text/config" % node, "homeassistant/sensor/%s/code/config" % node,
+                       "homeassistant/event/%s/code_seen/config" % node}
     require(set(configs) == expected_topics, sorted(configs))
     for topic, config in configs.items():
         require(config["device"]["identifiers"] == [node] and config["device"]["sw_version"] == release, config)
@@ -297,12 +298,12 @@ def topics_payloads_faults_and_sigterm():
     time.sleep(0.5)
     killed_at = time.time()
     broker.start()
-    back = wait_for(lambda: (lambda s: s if len([t for t in s if t.startswith("homeassistant/")]) == 7
+    back = wait_for(lambda: (lambda s: s if len([t for t in s if t.startswith("homeassistant/")]) == 9
                              and base + "/text" in s and base + "/status" in s and s.get("lector/box1/availability") == b"online"
                              else None)(retained(broker, ["lector/box1/#", "homeassistant/#"], wait=1)),
                     40, "retained state after the broker restart")
     require(back[base + "/text"].decode() == text["text"], back[base + "/text"])
-    print("    broker killed and restarted: availability, text, status, 7 discovery configs retained again after %.1f s"
+    print("    broker killed and restarted: availability, text, status, 9 discovery configs retained again after %.1f s"
           % (time.time() - killed_at))
 
     # lectord restarts: the bridge reconnects and carries on.
