@@ -244,7 +244,9 @@ def sequence(out, spec, fps, rng):
     for row, words in enumerate(["AISLE 7 BAY 3 LEVEL 2", "RETURNS ACCEPTED UNTIL 18:00", "KEEP THIS AREA CLEAR"]):
         ImageDraw.Draw(background).text((760, 420 + 50 * row), words, fill=20, font=font)
     index = 0
-    for span, shown in zip(spans, [True, False, True] * 4):
+    # In view, out of view, in view, ... (the spans alternate, however many are given).
+    for number, span in enumerate(spans):
+        shown = number % 2 == 0
         for _ in range(int(span * fps)):
             scene = background.copy()
             if shown:

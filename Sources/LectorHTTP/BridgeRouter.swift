@@ -9,7 +9,7 @@ import LectorSystem
 /// - `GET /api/devices`, `/api/status`: lectord's DEVICES and STATUS replies as JSON.
 /// - `GET /api/snapshot.jpg?device=&boxes=1&max_width=&color=1`: lectord's SNAPSHOT as a JPEG.
 /// - `GET /api/stream.mjpeg?device=&boxes=1&max_width=&color=1`: multipart JPEGs, at most `--preview-fps`.
-/// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES line.
+/// - `GET /api/events?device=`: Server-Sent Events, one per TEXT/TRACK/FRAME/DEVICES/CODE line.
 /// - `POST /api/orientation?device=&rotation=&mirror=&device_orientation=&camera_position=`: ORIENTATION
 ///   (`rotation` 0, 90, 180, 270 or `auto`).
 /// - `GET /api/history?device=&rule=&limit=`: lectord's HISTORY reply (default the last 20 MATCHes);

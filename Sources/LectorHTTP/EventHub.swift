@@ -5,11 +5,11 @@ import LectorSystem
 
 /// The bridge's one watching connection to lectord. It WATCHes only while someone
 /// needs it (an SSE client, a preview, a recent snapshot), so an idle bridge keeps
-/// lectord idle too, and hands each stream message (TEXT, TRACK, FRAME, DEVICES) to
-/// the Server-Sent-Events clients as lectord sent it.
+/// lectord idle too, and hands each stream message (TEXT, TRACK, FRAME, DEVICES, CODE)
+/// to the Server-Sent-Events clients as lectord sent it.
 public final class EventHub: @unchecked Sendable {
     /// Stream classes passed to SSE clients.
-    public static let streamed: Set<String> = ["TEXT", "TRACK", "FRAME", "DEVICES"]
+    public static let streamed: Set<String> = ["TEXT", "TRACK", "FRAME", "DEVICES", "CODE"]
 
     private struct Subscriber {
         let device: String?
@@ -34,13 +34,13 @@ public final class EventHub: @unchecked Sendable {
     }
 
     /// Adds an SSE client (all devices when `device` is nil); it first gets the latest
-    /// DEVICES, TEXT, TRACK and FRAME known.
+    /// DEVICES, TEXT, TRACK, FRAME and CODE known.
     public func subscribe(device: String?, stream: ResponseStream) {
         condition.lock()
         let id = nextID
         nextID += 1
         subscribers[id] = Subscriber(device: device, stream: stream)
-        for name in ["DEVICES", "FRAME", "TRACK", "TEXT"] {
+        for name in ["DEVICES", "FRAME", "TRACK", "TEXT", "CODE"] {
             for (lineDevice, line) in latest[name] ?? [:] where device == nil || lineDevice.isEmpty || lineDevice == device {
                 stream.write(Self.event(line))
             }
@@ -111,6 +111,8 @@ public final class EventHub: @unchecked Sendable {
             watch.level = .word
             // TRACK messages (live text, proto_minor 3); older lectords ignore the member.
             watch.tracks = true
+            // CODE messages (QR codes and barcodes, proto_minor 14); likewise ignored before.
+            watch.codes = true
         }
         return .watch(watch)
     }
@@ -198,6 +200,7 @@ public final class EventHub: @unchecked Sendable {
         case let .text(text): text.device
         case let .track(track): track.device
         case let .frame(frame): frame.device
+        case let .code(code): code.device
         default: nil
         }
     }

@@ -6,7 +6,8 @@ import Synchronization
 
 /// lector-mqtt: watches every camera of one lectord and publishes, per camera, under
 /// `<prefix>/<hostname>/<camera>/` (`text`, `track`, `status`, `orientation`,
-/// `snapshot`), with `<prefix>/<hostname>/availability` and Home Assistant discovery.
+/// `snapshot`, `rule/…`, `code`, `code/event`), with `<prefix>/<hostname>/availability`
+/// and Home Assistant discovery.
 ///
 /// One thread (the caller of ``run()``) owns all state: it reads lectord's socket,
 /// keeps each camera's text and status, and hands messages to libmosquitto, whose own
@@ -36,6 +37,8 @@ public final class Bridge: @unchecked Sendable {
         var orientation: [UInt8]?
         /// The rules whose entities are announced (DEVICES `rules`).
         var rules: [RuleInfo] = []
+        /// The last CODE, as lectord sent it (`…/code`).
+        var code: [UInt8]?
     }
 
     private let configuration: BridgeConfiguration
@@ -72,7 +75,8 @@ public final class Bridge: @unchecked Sendable {
         self.logger = logger
         discovery = Discovery(discoveryPrefix: configuration.discoveryPrefix, root: configuration.root,
                               hostname: configuration.hostname)
-        link = LectordLink(path: configuration.socketPath, backoff: .doubling(from: 0.25, to: 5), greeting: [Self.watch])
+        link = LectordLink(path: configuration.socketPath, backoff: .doubling(from: 0.25, to: 5),
+                           greeting: [Self.watch(codes: configuration.codes)])
         queue = PublishQueue(capacity: configuration.queueSize)
         wake = BridgeSystem.wakeEvent()
     }
@@ -246,6 +250,7 @@ public final class Bridge: @unchecked Sendable {
             if let text = camera.publishedText { enqueue("\(topic(camera))/text", text, kind: .state) }
             if let status = camera.status { enqueue("\(topic(camera))/status", status, kind: .state) }
             if let orientation = camera.orientation { enqueue("\(topic(camera))/orientation", orientation, kind: .state) }
+            if let code = camera.code { enqueue(discovery.codeTopic(camera: camera.level), code, qos: 1, kind: .state) }
             publishLiveText(camera)
         }
     }
@@ -343,8 +348,8 @@ public final class Bridge: @unchecked Sendable {
     // MARK: lectord's messages
 
     /// The WATCH sent on every connection: every camera's text at block level and its
-    /// line tracks, no FRAME.
-    static var watch: Request {
+    /// line tracks, rules' MATCHes and (when `codes`) CODEs, no FRAME.
+    static func watch(codes: Bool) -> Request {
         var watch = WatchRequest()
         watch.enable = true
         watch.devices = ["all"]
@@ -355,6 +360,8 @@ public final class Bridge: @unchecked Sendable {
         watch.tracks = true
         // MATCH messages: each rule's sensor, known binary sensor and crop image.
         watch.matches = true
+        // CODE messages (proto_minor 14): each QR code or barcode coming into view.
+        watch.codes = codes
         return .watch(watch)
     }
 
@@ -449,7 +456,20 @@ public final class Bridge: @unchecked Sendable {
             publishText(device)
         case let .match(match):
             publishMatch(match, line: line)
+        case let .code(device):
+            publishCode(of: device, line: line)
         }
+    }
+
+    /// A code came into view: the camera's last code (`…/code`, retained) and an event
+    /// (`…/code/event`, not retained), each the CODE as lectord sent it, once per appearance.
+    private func publishCode(of device: String, line: [UInt8]) {
+        guard configuration.codes else { return }
+        var camera = camera(for: device)
+        camera.code = line
+        cameras[device] = camera
+        enqueue(discovery.codeTopic(camera: camera.level), line, qos: 1, kind: .state)
+        enqueue(discovery.codeEventTopic(camera: camera.level), line, qos: 1, retain: false, kind: .event)
     }
 
     /// A rule's reading: an accepted one is the rule's state (and its crop, when lectord
@@ -577,12 +597,14 @@ public final class Bridge: @unchecked Sendable {
     /// Clears the retained topics and discovery entities of `camera`.
     private func removeTopics(of camera: Camera) {
         if configuration.discovery {
-            for topic in discovery.configTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
+            for topic in discovery.configTopics(camera: camera.level) + discovery.codeConfigTopics(camera: camera.level) {
+                enqueue(topic, [], qos: 1, kind: .control)
+            }
             for rule in camera.rules {
                 for topic in discovery.ruleConfigTopics(camera: camera.level, rule: rule) { enqueue(topic, [], qos: 1, kind: .control) }
             }
         }
-        for suffix in ["text", "status", "orientation", "snapshot", "live_text"] {
+        for suffix in ["text", "status", "orientation", "snapshot", "live_text", "code"] {
             enqueue("\(topic(camera))/\(suffix)", [], qos: 1, kind: .control)
         }
     }
@@ -619,7 +641,14 @@ public final class Bridge: @unchecked Sendable {
 
     private func announce(_ camera: Camera) {
         guard configuration.discovery else { return }
-        for (topic, payload) in discovery.configs(camera: camera.level, device: camera.device, release: release) {
+        var configs = discovery.configs(camera: camera.level, device: camera.device, release: release)
+        if configuration.codes {
+            configs += discovery.codeConfigs(camera: camera.level, device: camera.device, release: release)
+        } else {
+            // A bridge run with codes on before may have announced them: gone.
+            for topic in discovery.codeConfigTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
+        }
+        for (topic, payload) in configs {
             enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
         }
         announceRules(camera)

@@ -24,6 +24,8 @@ public struct BridgeConfiguration: Sendable {
     public var hostname: String
     public var discovery: Bool
     public var discoveryPrefix: String
+    /// Watch lectord's CODE messages and publish them (`…/code`, `…/code/event`, their entities).
+    public var codes: Bool
     public var qos: Int32
     public var statusInterval: Double
     public var keepalive: Int
@@ -75,6 +77,7 @@ public struct BridgeConfiguration: Sendable {
         }
         discovery = settings.discovery ?? true
         discoveryPrefix = settings.discoveryPrefix ?? "homeassistant"
+        codes = settings.codes ?? true
         qos = Int32(settings.qos ?? 0)
         statusInterval = settings.statusInterval ?? 10
         keepalive = settings.keepalive ?? 30

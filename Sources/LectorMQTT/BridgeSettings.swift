@@ -20,6 +20,8 @@ public struct BridgeSettings: Equatable, Sendable {
     public var hostname: String?
     public var discovery: Bool?
     public var discoveryPrefix: String?
+    /// Whether QR codes and barcodes (CODE) are watched and published.
+    public var codes: Bool?
     public var qos: Int?
     public var statusInterval: Double?
     public var keepalive: Int?

@@ -76,12 +76,13 @@ extension Discovery {
         /// The known list's verdict: ON for an entry, OFF for `null`, unknown without a reading.
         static let known = Template.object
             + "{{ ('ON' if s.get('known') is mapping else 'OFF') if 'known' in s else 'None' }}"
-        /// The attributes: the known entry's name, text and distance, confidence, time, read.
+        /// The attributes: the known entry's name, text and distance, confidence, time, read,
+        /// and the code's format for a rule on codes (`code`, else null).
         /// (`known_name`, not `name`: Home Assistant drops an MQTT attribute called `name`.)
         static let attributes = Template.object
             + "{% set k = s.get('known') if s.get('known') is mapping else {} %}"
             + "{{ {'known_name': k.get('name'), 'known': k.get('text'), 'distance': k.get('distance'), "
             + "'confidence': s.get('confidence'), 'time': s.get('time'), 'read': s.get('read', s.get('text')), "
-            + "'corrections': s.get('corrections', 0)} | tojson }}"
+            + "'corrections': s.get('corrections', 0), 'code': s.get('code')} | tojson }}"
     }
 }

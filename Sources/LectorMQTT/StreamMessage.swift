@@ -1,6 +1,6 @@
 import LectorProtocol
 
-/// A stream message the bridge follows (TEXT, TRACK, DEVICES), read for the members it
+/// A stream message the bridge follows (TEXT, TRACK, DEVICES, MATCH, CODE), read for the members it
 /// uses: a protocol peer may leave the others out (tests/mqtt's python peer does, and
 /// writes TRACK ids as numbers), so these are not decoded as LectorProtocol's strict
 /// messages. Replies to the bridge's own requests are (``Bridge``).
@@ -12,6 +12,8 @@ enum StreamMessage {
     case devices([Listing])
     /// MATCH: a rule's reading (proto_minor 5; its members of 11 used when present).
     case match(MatchMessage)
+    /// CODE of `device` (proto_minor 14): a QR code or barcode came into view; published as sent.
+    case code(device: String)
 
     /// One camera of DEVICES.
     struct Listing {
@@ -46,6 +48,9 @@ enum StreamMessage {
         case MatchMessage.messageClass:
             guard let match = try? MatchMessage(json: json) else { return nil }
             self = .match(match)
+        case CodeMessage.messageClass:
+            guard let device = json["device"]?.stringValue else { return nil }
+            self = .code(device: device)
         default:
             return nil
         }

@@ -88,7 +88,7 @@ struct BridgeSettingsTests {
         ("qos = 3", "mqtt.conf:1: qos: must be a whole number from 0 to 2, not '3'"),
         ("\nbroker = http://x", "mqtt.conf:2: broker: must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not 'http://x'"),
         ("password = x", "mqtt.conf:1: password: write the password into a file of its own and name it with password_file"),
-        ("colour = blue", "mqtt.conf:1: colour: unknown key; known: socket, broker, port, client_id, username, password_file, ca_file, ca_path, cert_file, key_file, prefix, hostname, discovery, discovery_prefix, qos, status_interval, keepalive, queue_size, log_level"),
+        ("colour = blue", "mqtt.conf:1: colour: unknown key; known: socket, broker, port, client_id, username, password_file, ca_file, ca_path, cert_file, key_file, prefix, hostname, discovery, discovery_prefix, codes, qos, status_interval, keepalive, queue_size, log_level"),
         ("prefix = a/#", "mqtt.conf:1: prefix: must be topic levels without +, # or a leading/trailing /, not 'a/#'"),
         ("qos = 1\nqos = 2", "mqtt.conf:2: qos: given twice (first on line 1)"),
         ("[mqtt]", "mqtt.conf:1: mqtt.conf has no sections; write key = value lines"),
@@ -119,7 +119,7 @@ struct BridgeSettingsTests {
                                                     machineName: "pi.local")
         #expect(configuration.socketPath == "/tmp/l.sock" && configuration.root == "lector/pi_local")
         #expect(configuration.broker == BrokerAddress(host: "localhost", port: 1883, tls: false))
-        #expect(configuration.qos == 0 && configuration.statusInterval == 10 && configuration.discovery)
+        #expect(configuration.qos == 0 && configuration.statusInterval == 10 && configuration.discovery && configuration.codes)
     }
 
     @Test(arguments: [
@@ -292,6 +292,43 @@ struct DiscoveryTests {
         #expect(configs[5].payload["command_topic"]?.stringValue == "lector/pi/dev_video0/snapshot/get")
         #expect(configs[6].payload["state_topic"]?.stringValue == "lector/pi/dev_video0/live_text")
         #expect(discovery.configTopics(camera: "dev_video0") == configs.map(\.topic))
+    }
+
+    @Test("a camera's codes: a sensor of the last code and an event per appearance, a type per format")
+    func codeEntities() {
+        let discovery = Discovery(discoveryPrefix: "homeassistant", root: "lector/pi", hostname: "pi")
+        let configs = discovery.codeConfigs(camera: "door", device: "door", release: "0.1.0")
+        #expect(configs.map(\.topic) == ["homeassistant/sensor/lector_pi_door/code/config",
+                                          "homeassistant/event/lector_pi_door/code_seen/config"])
+        let sensor = configs[0].payload, event = configs[1].payload
+        #expect(sensor["state_topic"]?.stringValue == "lector/pi/door/code")
+        #expect(sensor["json_attributes_topic"]?.stringValue == "lector/pi/door/code")
+        #expect(sensor["value_template"]?.stringValue?.contains("t[:254] }}…") == true)
+        #expect(sensor["unique_id"]?.stringValue == "lector_pi_door_code")
+        #expect(event["state_topic"]?.stringValue == "lector/pi/door/code/event")
+        #expect(event["event_types"]?.arrayValue?.count == CodeFormat.allCases.count)
+        #expect(event["event_types"]?.arrayValue?.first?.stringValue == "qr")
+        #expect(event["value_template"]?.stringValue?.contains("'event_type': s.get('format')") == true)
+        #expect(event["device"] == sensor["device"])
+        #expect(discovery.codeConfigTopics(camera: "door") == configs.map(\.topic))
+        // Not among the camera's other entities: announced only while codes are published.
+        #expect(Set(discovery.configTopics(camera: "door")).isDisjoint(with: configs.map(\.topic)))
+    }
+}
+
+@Suite("Stream messages the bridge follows")
+struct StreamMessageTests {
+    @Test("CODE is followed by its device; without one it is not", arguments: [
+        (#"{"class":"CODE","device":"door","format":"qr","text":"x"}"#, "door"),
+        (#"{"class":"CODE","format":"qr","text":"x"}"#, nil),
+    ] as [(String, String?)])
+    func code(line: String, device: String?) throws {
+        let message = StreamMessage(json: try JSONParser.parse(line), protocolMinor: 14)
+        if case let .code(followed) = message {
+            #expect(followed == device)
+        } else {
+            #expect(device == nil && message == nil)
+        }
     }
 }
 

@@ -11,7 +11,8 @@ lectord's orientation, the button updates the snapshot image, the live text sele
 changes what the text sensor carries), lectord stopped (recognize_fps unknown), lectord
 replaced by one with another camera whose text is longer than HA keeps (the old camera's
 entities are removed; the new one's state says it is cut, its attributes hold it all),
-and home-assistant.log free of any warning or error that mentions mqtt or lector.
+a gate camera's rule with a known list and crops, a door camera's QR codes (the Code
+sensor, the Code seen event on each appearance, a rule on codes), and home-assistant.log free of any warning or error that mentions mqtt or lector.
 
 Usage: tests/homeassistant/run [NAME...]   (LECTOR_HA_SCREENSHOT=FILE.png also takes a
 screenshot of the camera's device page in headless Chromium)
@@ -234,7 +235,8 @@ def entity_ids(camera):
     return {"text": "sensor.%s_text" % node, "recognize_fps": "sensor.%s_recognize_fps" % node,
             "streaming": "binary_sensor.%s_streaming" % node, "snapshot": "image.%s_snapshot" % node,
             "rotation": "select.%s_rotation" % node, "take_snapshot": "button.%s_take_snapshot" % node,
-            "live_text": "select.%s_live_text" % node}
+            "live_text": "select.%s_live_text" % node, "code": "sensor.%s_code" % node,
+            "code_seen": "event.%s_code_seen" % node}
 
 
 def wait_state(ha, entity, predicate, what, timeout=SETTLE_SECONDS):
@@ -267,12 +269,12 @@ def setup():
 
 @test
 def entities_of_the_camera():
-    """The demo camera's seven entities, one device, their first states."""
+    """The demo camera's nine entities, one device, their first states."""
     ha = WORLD["ha"]
     ids = entity_ids("demo")
-    wait_for(lambda: set(ids.values()) <= set(ha.states()), SETTLE_SECONDS, "the seven entities", interval=0.5)
+    wait_for(lambda: set(ids.values()) <= set(ha.states()), SETTLE_SECONDS, "the nine entities", interval=0.5)
     states = ha.states()
-    check("seven entities of the demo camera", set(ids.values()) <= set(states),
+    check("nine entities of the demo camera", set(ids.values()) <= set(states),
           sorted(e for e in states if "lector" in e))
     check("friendly names carry the device's name",
           states[ids["text"]]["attributes"].get("friendly_name") == "Lector %s demo Text" % HOSTNAME,
@@ -366,7 +368,7 @@ def lectord_stopped_then_another_camera():
     long_ids = entity_ids("sign")
     wait_for(lambda: not any(e in ha.states() for e in ids.values()), SETTLE_SECONDS, "the demo's entities removed",
              interval=0.5)
-    check("the demo camera removed: its seven entities are gone", True)
+    check("the demo camera removed: its nine entities are gone", True)
     state = wait_state(ha, long_ids["text"], lambda s: len(s["attributes"].get("text", "")) > 255, "a long text")
     attributes = state["attributes"]
     print("     read %d characters (printed %d)" % (len(attributes["text"]), len(text)), flush=True)
@@ -424,6 +426,46 @@ def rule_reading_known_and_crop():
           status == 200 and body in crops and components == 3 and chroma > 40, (status, body[:40], len(crops), components))
     problems = [line for line in WORLD["bridge"].logtext().splitlines() if "crop" in line and line.startswith("warning")]
     check("lector-mqtt never failed to read a crop", not problems, problems[:5])
+
+
+@test
+def code_sensor_and_event():
+    """A door camera reading QR codes (a code shown 3 s, away 2 s, in a loop; codes_repeat_after
+    = 1) with a rule on codes: the Code sensor shows the code's text and format, the Code seen
+    event fires on each appearance (qr), the rule's sensor shows the code with its format."""
+    ha = WORLD["ha"]
+    frames = os.path.join(WORK, "door")
+    subprocess.run(["/usr/bin/python3", os.path.join(lectortest.ROOT, "scripts/make-code-scenes.py"), frames,
+                    "--sequence", "qr:0,2,3", "--fps", "5", "--seed", "21"], check=True, capture_output=True, timeout=300)
+    truth = json.load(open(os.path.join(frames, "truth.json")))
+    conf = write(os.path.join(WORK, "door.conf"), "[camera door]\nreplay = %s\nloop = true\nfps = 5\ncodes = qr\n"
+                 "codes_repeat_after = 1\n\n[rule door/scanned]\nsource = codes\nmatch = ^https://\n" % frames)
+    WORLD["lectord"].stop()
+    WORLD["lectord"] = Lectord("lectord-door", "--config", conf).start()
+    ids = entity_ids("door")
+    rule = "sensor.lector_%s_door_rule_scanned" % HOSTNAME
+    wait_for(lambda: {ids["code"], ids["code_seen"], rule} <= set(ha.states()), SETTLE_SECONDS,
+             "the door's Code sensor, Code seen event and rule sensor", interval=0.5)
+    code = wait_state(ha, ids["code"], lambda s: s["state"] == truth["text"], "the code's text on the Code sensor",
+                      timeout=2 * SETTLE_SECONDS)
+    attributes = code["attributes"]
+    check("Code sensor: %s, format %s, box and time in the attributes" % (code["state"], attributes.get("format")),
+          attributes.get("format") == "qr" and attributes.get("text") == truth["text"]
+          and attributes.get("box", {}).get("width", 0) > 0 and attributes.get("time"), attributes)
+    seen = []
+
+    def fired():
+        state = ha.state(ids["code_seen"])
+        if state and state["state"] not in ("unknown", "unavailable") and state["state"] not in [s["state"] for s in seen]:
+            seen.append(state)
+        return len(seen) >= 2
+    wait_for(fired, 2 * SETTLE_SECONDS, "the Code seen event to fire twice", interval=0.3)
+    check("Code seen fired on two appearances (%s), event type qr with the text" % ", ".join(s["state"] for s in seen),
+          all(s["attributes"].get("event_type") == "qr" and s["attributes"].get("text") == truth["text"]
+              and "qr" in s["attributes"].get("event_types", []) for s in seen), seen)
+    reading = wait_state(ha, rule, lambda s: s["state"] == truth["text"], "the rule on codes' reading")
+    check("the rule on codes' sensor shows the code, its format in the attributes",
+          reading["attributes"].get("code") == "qr", reading)
 
 
 @test

@@ -717,6 +717,46 @@ def lectord_restart_is_survived():
     print("     502 while lectord was away, 200 and a snapshot once it was back")
 
 
+@test
+def codes_on_the_page():
+    """A second lectord reading a QR code (away 1 s, shown 3 s, in a loop; scripts/make-code-scenes.py)
+    behind a second lector-http: /api/events carries its CODE and the page lists the code
+    (format and text) in the camera's Codes."""
+    frames = os.path.join(workdir("lector-http-codes-"), "frames")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-code-scenes.py"), frames, "--sequence", "qr:0,1,3",
+                    "--fps", "5", "--seed", "8"], check=True, capture_output=True, timeout=300)
+    truth = json.load(open(os.path.join(frames, "truth.json")))
+    lector = Daemon("--replay", frames, "--loop", "--fps", "5", "--codes", "qr", "--codes-repeat-after", "1").start()
+    bridge = Bridge(lector.path, "--log-level", "debug").wait_listening()
+    try:
+        data = b""
+        W.browser.go(bridge.url("/"))
+
+        def listed():
+            return W.browser.script("return [...document.querySelectorAll('ul.codes li')].map(li => "
+                                    "[...li.querySelectorAll('span')].map(span => span.textContent))") or None
+        items = wait_for(lambda: (lambda l: l if l and l[0][-1:] == [truth["text"]] else None)(listed()), real_time(60),
+                         "the page to list the code")
+        assert re.fullmatch(r"\d\d:\d\d:\d\d qr", items[0][0]), items
+        events = []
+        with socket.create_connection(("127.0.0.1", bridge.port), 10) as s:
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            deadline = time.time() + real_time(20)
+            while time.time() < deadline and not events:
+                ready, _, _ = select.select([s], [], [], 0.2)
+                if ready:
+                    data += s.recv(1 << 16)
+                events = [json.loads(m.group(1)) for m in re.finditer(rb"data: (\{.*?\})\n\n", data)
+                          if b'"class":"CODE"' in m.group(1)]
+        assert events and events[0]["text"] == truth["text"] and events[0]["format"] == "qr", events
+        errors = [e for e in W.browser.logs() if e.get("level") == "SEVERE"]
+        assert not errors, "console errors: %s" % errors
+        print("     /api/events: CODE %s %r; the page lists %r" % (events[0]["format"], events[0]["text"], items[0]))
+    finally:
+        bridge.stop()
+        lector.stop()
+
+
 def setup():
     W.lector = Lector()
     W.watcher = Watcher(W.lector.path)

@@ -229,7 +229,7 @@ def topics_payloads_faults_and_sigterm():
           and "time" in last, last)
     print("    status: " + statuses[-1]["payload"].decode()[:160] + "…")
 
-    # Home Assistant discovery: seven entities of one device, lectord's release as sw_version
+    # Home Assistant discovery: nine entities of one device (two of them its codes), lectord's release as sw_version
     # (tests/homeassistant runs them in a real Home Assistant).
     release = Client(lectord.socket).read()["release"]
     node = "lector_box1_" + camera
@@ -237,7 +237,8 @@ def topics_payloads_faults_and_sigterm():
     expected_topics = {"homeassistant/sensor/%s/text/config" % node, "homeassistant/sensor/%s/recognize_fps/config" % node,
                        "homeassistant/binary_sensor/%s/streaming/config" % node, "homeassistant/image/%s/snapshot/config" % node,
                        "homeassistant/select/%s/rotation/config" % node, "homeassistant/button/%s/take_snapshot/config" % node,
-                       "homeassistant/select/%s/live_text/config" % node}
+                       "homeassistant/select/%s/live_text/config" % node, "homeassistant/sensor/%s/code/config" % node,
+                       "homeassistant/event/%s/code_seen/config" % node}
     require(set(configs) == expected_topics, sorted(configs))
     for topic, config in configs.items():
         require(config["device"]["identifiers"] == [node] and config["device"]["sw_version"] == release, config)
@@ -297,12 +298,12 @@ def topics_payloads_faults_and_sigterm():
     time.sleep(0.5)
     killed_at = time.time()
     broker.start()
-    back = wait_for(lambda: (lambda s: s if len([t for t in s if t.startswith("homeassistant/")]) == 7
+    back = wait_for(lambda: (lambda s: s if len([t for t in s if t.startswith("homeassistant/")]) == 9
                              and base + "/text" in s and base + "/status" in s and s.get("lector/box1/availability") == b"online"
                              else None)(retained(broker, ["lector/box1/#", "homeassistant/#"], wait=1)),
                     40, "retained state after the broker restart")
     require(back[base + "/text"].decode() == text["text"], back[base + "/text"])
-    print("    broker killed and restarted: availability, text, status, 7 discovery configs retained again after %.1f s"
+    print("    broker killed and restarted: availability, text, status, 9 discovery configs retained again after %.1f s"
           % (time.time() - killed_at))
 
     # lectord restarts: the bridge reconnects and carries on.
@@ -843,6 +844,86 @@ def a_crop_for_every_match():
     log = bridge.logtext()
     require("does not exist" not in log and "not written in time" not in log and "cannot read a reading's crop" not in log,
             [line for line in log.splitlines() if "crop" in line][:5])
+    lectord.stop()
+
+
+@test
+def codes_and_a_codes_rule():
+    """A QR code held in view 4 s, taken away 3 s (codes_repeat_after = 2), shown again 4 s,
+    hand-held (scripts/make-code-scenes.py), replayed once by a lectord with a rule on codes:
+    …/code/event gets exactly one CODE per appearance (not retained), …/code keeps the last
+    (retained), the Code sensor and Code seen event are announced, the rule's MATCHes (with
+    `code`) reach …/rule/scanned, its hook ran and the history kept them. A second bridge
+    with --codes off on the same lectord publishes no code topic or entity (only empty configs that remove them)."""
+    import sqlite3
+    frames = os.path.join(WORK, "held-code")
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-code-scenes.py"), frames,
+                    "--sequence", "qr:0,4,4,3,4", "--fps", "5", "--seed", "12"], check=True, capture_output=True, timeout=300)
+    truth = json.load(open(os.path.join(frames, "truth.json")))
+    calls = lectortest.write(os.path.join(WORK, "code-hook-calls.txt"), "")
+    hook = lectortest.write(os.path.join(WORK, "code-hook.sh"),
+                            "#!/bin/sh\necho \"$LECTOR_CODE $LECTOR_TEXT\" >> %s\n" % calls, mode=0o755)
+    history = os.path.join(WORK, "codes-history.sqlite")
+    conf = lectortest.write(os.path.join(WORK, "held-code.conf"), "[camera shelf]\nreplay = %s\nfps = 5\ncodes = qr\n"
+                            "codes_repeat_after = 2\n\n[rule shelf/scanned]\nsource = codes\nmatch = ^https://\non_match = %s\n"
+                            % (frames, hook))
+    broker = Broker("codes-broker").start()
+    url = "mqtt://127.0.0.1:%d" % broker.port
+    watcher_out = open(os.path.join(WORK, "codes-watcher.txt"), "w")
+    watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x", "-t", "lector/#",
+                                                                           "-t", "homeassistant/#"],
+                               stdout=watcher_out, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    socket_path = os.path.join(WORK, "codes.sock")
+    # 4 s without the code first: both bridges watch before it comes into view.
+    lectord = Daemon("--config", conf, "--history", history, socket_path=socket_path,
+                     log_path=os.path.join(WORK, "codes-lectord.log")).start()
+    bridge = Bridge("codes-bridge", socket_path, url, "codes").start()
+    quiet = Bridge("codes-off-bridge", socket_path, url, "nocodes", "--codes", "off").start()
+
+    def state():
+        devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
+        return devices[0]["state"] if devices else None
+    wait_for(lambda: state() == "streaming", 60, "the replay of the code to start")
+    wait_for(lambda: state() == "idle", 240, "the replay of the code to end", interval=0.5)
+    wait_for(lambda: len(open(calls).read().splitlines()) >= 2, 30, "the hook to run twice", interval=0.2)
+    time.sleep(2)
+    bridge.stop()
+    quiet.stop()
+    watcher.terminate()
+    watcher.wait(timeout=10)
+    watcher_out.close()
+    messages = parse_sub(open(os.path.join(WORK, "codes-watcher.txt")).read())
+    base = "lector/codes/shelf"
+    events = [json.loads(m["payload"]) for m in messages if m["topic"] == base + "/code/event"]
+    states = [json.loads(m["payload"]) for m in messages if m["topic"] == base + "/code" and m["payload"]]
+    print("    %d CODE on %s/code/event, %d on %s/code: %s" % (len(events), base, len(states), base,
+                                                              [(e["format"], e["seq"]) for e in events]))
+    require(len(events) == 2 and all(e["format"] == "qr" and e["text"] == truth["text"] for e in events),
+            "expected 2 CODEs of %r, got %r" % (truth["text"], events))
+    require(states == events, "…/code: %r" % states)
+    kept = retained(broker, [base + "/code", base + "/code/event"])
+    require(list(kept) == [base + "/code"] and json.loads(kept[base + "/code"]) == events[-1],
+            "retained: %r" % kept)
+    configs = {m["topic"]: json.loads(m["payload"]) for m in messages if m["topic"].startswith("homeassistant/") and m["payload"]}
+    sensor = configs.get("homeassistant/sensor/lector_codes_shelf/code/config", {})
+    event = configs.get("homeassistant/event/lector_codes_shelf/code_seen/config", {})
+    require(sensor.get("state_topic") == base + "/code" and sensor.get("json_attributes_topic") == base + "/code"
+            and event.get("state_topic") == base + "/code/event" and "qr" in event.get("event_types", []),
+            "discovery: %r %r" % (sensor, event))
+    matches = [json.loads(m["payload"]) for m in messages if m["topic"] == base + "/rule/scanned" and m["payload"]]
+    require(len(matches) == 2 and all(m.get("code") == "qr" and m["text"] == truth["text"] for m in matches),
+            "the codes rule's MATCHes: %r" % matches)
+    print("    discovery: Code sensor and Code seen event; 2 MATCHes of rule scanned with code qr")
+    hooks = open(calls).read().splitlines()
+    with sqlite3.connect(history) as database:
+        rows = database.execute("SELECT rule, text, message FROM reading ORDER BY id").fetchall()
+    rows = [r for r in rows if r[0] == "scanned" and json.loads(r[2]).get("code") == "qr" and r[1] == truth["text"]]
+    require(hooks == ["qr " + truth["text"]] * 2 and len(rows) == 2, "hook calls %r, history rows %r" % (hooks, rows))
+    off = [m["topic"] for m in messages if "nocodes" in m["topic"] and "/code" in m["topic"] and m["payload"]]
+    require(not off and any(m["topic"].startswith("lector/nocodes/shelf/") for m in messages),
+            "the --codes off bridge published %r" % off)
+    print("    the hook ran twice, 2 history rows; --codes off: no code topic or entity")
     lectord.stop()
 
 

@@ -1,5 +1,5 @@
 // Lector's page: one card per camera with the live view and the recognized words'
-// boxes, the text, tracks, counters and orientation controls. Everything comes from
+// boxes, the text, tracks, the codes seen, counters and orientation controls. Everything comes from
 // this origin: /api/events (Server-Sent Events carrying lectord's lines), /api/status,
 // /api/snapshot.jpg, POST /api/orientation, and /api/history with /api/evidence.jpg
 // (the last readings of lectord's rules with their crops, when lectord keeps a history).
@@ -23,7 +23,7 @@ function camera(path) {
   let cam = cameras.get(path);
   if (cam) return cam;
   const card = document.getElementById('camera-template').content.firstElementChild.cloneNode(true);
-  cam = { path, card, texts: new Map(), shown: null, url: null, rotation: 0, mirror: false, tracks: new Map() };
+  cam = { path, card, texts: new Map(), shown: null, url: null, rotation: 0, mirror: false, tracks: new Map(), codes: [] };
   card.dataset.device = path;
   part(card, 'name').textContent = path;
   part(card, 'download').href = '/api/snapshot.jpg?' + query({ device: path, boxes: 1 });
@@ -123,6 +123,27 @@ function onTrack(message) {
     none.className = 'none';
     none.textContent = 'no tracks';
     list.appendChild(none);
+  }
+}
+
+// The codes seen (a CODE per appearance), newest first: time, format, text.
+const CODES_SHOWN = 5;
+function onCode(message) {
+  const cam = camera(message.device);
+  cam.codes.unshift(message);
+  cam.codes.length = Math.min(cam.codes.length, CODES_SHOWN);
+  const list = part(cam.card, 'codes');
+  list.replaceChildren();
+  for (const code of cam.codes) {
+    const item = document.createElement('li');
+    const format = document.createElement('span');
+    format.className = 'format';
+    format.textContent = (code.time || '').slice(11, 19) + ' ' + code.format + (code.zone ? ' in ' + code.zone : '');
+    const text = document.createElement('span');
+    text.className = 'code-text';
+    text.textContent = code.text;
+    item.append(format, text);
+    list.appendChild(item);
   }
 }
 
@@ -306,6 +327,7 @@ function connect() {
       case 'TEXT': onText(message); break;
       case 'FRAME': onFrame(message); break;
       case 'TRACK': onTrack(message); break;
+      case 'CODE': onCode(message); break;
       default: break;
     }
   };
