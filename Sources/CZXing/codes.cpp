@@ -263,12 +263,57 @@ void searchAgain(const uint8_t *luma, int width, int height, int stride, uint32_
     }
 }
 
+/// The linear formats: read along lines of the image.
+const uint32_t linearFormats = LECTOR_CODE_EAN13 | LECTOR_CODE_EAN8 | LECTOR_CODE_UPCA | LECTOR_CODE_UPCE |
+                               LECTOR_CODE_CODE128 | LECTOR_CODE_CODE39 | LECTOR_CODE_CODE93 | LECTOR_CODE_ITF |
+                               LECTOR_CODE_CODABAR;
+
+/// Whether `point` lies within the box of the corners of a code of `out`, widened by 8 pixels.
+template <typename Point>
+bool onFound(const Point &point, const std::vector<lector_code> &out) {
+    for (const auto &code : out) {
+        int left = code.corners[0], right = left, top = code.corners[1], bottom = top;
+        for (int i = 1; i < 4; ++i) {
+            left = std::min(left, code.corners[2 * i]); right = std::max(right, code.corners[2 * i]);
+            top = std::min(top, code.corners[2 * i + 1]); bottom = std::max(bottom, code.corners[2 * i + 1]);
+        }
+        if (point.x >= left - 8 && point.x <= right + 8 && point.y >= top - 8 && point.y <= bottom + 8) return true;
+    }
+    return false;
+}
+
+/// When the first pass missed a linear format asked for, the linear formats read again
+/// with a fixed threshold (mid-gray): ZXing 1.4 sets a linear code's threshold from the
+/// histogram of the whole line, which a dark desk beside a white label pulls off; the
+/// same lines cut to the label, or thresholded at mid-gray, read. One pass over the
+/// lines (no try-harder), every linear format asked for (so that an EAN-13 starting with
+/// 0 is reported as the first pass reports it, UPC-A when asked for); a code whose
+/// centre lies on a code already found is dropped (a part of an ITF read again, a
+/// misread of a code read right before).
+void searchFixedThreshold(const uint8_t *luma, int width, int height, int stride, uint32_t formats,
+                          std::vector<lector_code> &out) {
+    uint32_t linear = formats & linearFormats;
+    if (!(linear & ~foundFormats(out))) return;
+    auto fixed = options(linear);
+    fixed.setBinarizer(ZXing::Binarizer::FixedThreshold);
+    fixed.setTryHarder(false);
+    std::vector<lector_code> before = out;
+    for (const auto &result : ZXing::ReadBarcodes(ZXing::ImageView(luma, width, height, ZXing::ImageFormat::Lum, stride), fixed)) {
+        if (!result.isValid()) continue;
+        const auto &position = result.position();
+        struct { int x, y; } centre{(position[0].x + position[1].x + position[2].x + position[3].x) / 4,
+                                     (position[0].y + position[1].y + position[2].y + position[3].y) / 4};
+        if (!onFound(centre, before)) keep(result, 0, 0, out);
+    }
+}
+
 /// Searches the image: whole (one layer), then the centred formats in crops around the
 /// busy regions, then (`searchAgain`) the formats that need it and were not found.
 void search(const uint8_t *luma, int width, int height, int stride, uint32_t formats, std::vector<lector_code> &out) {
     for (const auto &result : ZXing::ReadBarcodes(ZXing::ImageView(luma, width, height, ZXing::ImageFormat::Lum, stride),
                                                   options(formats)))
         keep(result, 0, 0, out);
+    searchFixedThreshold(luma, width, height, stride, formats, out);
     if (!(formats & (centredFormats | smallModuleFormats | croppedFormats))) return;
     auto regions = busyRegions(luma, width, height, stride, 12);
     if (uint32_t centred = formats & centredFormats) {
