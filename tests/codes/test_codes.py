@@ -3,10 +3,11 @@
 
 formats: scripts/make-code-scenes.py's camera-like frames (two of each of the 14 formats,
 labels with text, tilt up to 40 degrees, blur, noise, glare, JPEG; four frames holding
-two codes), replayed whole with `--codes on --stdout`: at least 80 % of the codes a
-phone would read are found with their text (scripts/eval-codes.py; measured 0.87-0.92,
-the issue asks 0.95 of each format: see docs/codes.md), at most two formats missed
-whole, at most two codes that are not there, and the label's text and its code both
+two codes), replayed whole with `--codes on --stdout`: at least 90 % of the codes a
+phone would read are found with their text (scripts/eval-codes.py; these frames: 29 of
+30 through the shim since issue 48's second pass, 27 before; 0.99 on 308 readable codes
+of two larger sets: see docs/codes.md), at most one format missed whole, at most two
+codes that are not there, and the label's text and its code both
 published for at least 75 % of the labelled frames.
 
 large_linear: 1280x720 frames holding one large EAN-13, UPC-A, ITF and Code 128 (what
@@ -65,11 +66,12 @@ def formats():
     readable = sum(f["readable"] for f in result["formats"].values())
     found = sum(f["found"] for f in result["formats"].values())
     print("     " + ", ".join(f"{name} {f['found']}/{f['readable']}" for name, f in result["formats"].items()))
-    # What ZXing 1.4 reaches here (docs/codes.md: 0.92 of 153 readable codes, Aztec 0.42,
-    # EAN-13 0.78); the issue's bar (every format >= 0.95) is not met yet.
-    check(f"formats: {found} of {readable} readable codes found (at least 80 %)", found >= 0.8 * readable)
+    # What ZXing 1.4 reaches here with the second pass (docs/codes.md: 152 of 153 and 154
+    # of 155 readable codes; two or three codes a format are too few for the issue's 0.95
+    # a format, measured on the larger sets).
+    check(f"formats: {found} of {readable} readable codes found (at least 90 %)", found >= 0.9 * readable)
     missing = [name for name, f in result["formats"].items() if f["readable"] and not f["found"]]
-    check(f"formats: at most 2 formats with every readable code missed ({missing})", len(missing) <= 2, missing)
+    check(f"formats: at most 1 format with every readable code missed ({missing})", len(missing) <= 1, missing)
     check(f"formats: at most 2 codes found that the frame does not hold ({result['false_codes']})", result["false_codes"] <= 2)
     both, labelled = result["text_and_code"], result["labelled_frames"]
     check(f"formats: text and code both published for {both} of {labelled} labelled frames (at least 75 %)",
