@@ -164,7 +164,7 @@ Options options(uint32_t formats) {
     return options;
 }
 
-/// `region` widened by a margin of a third of its larger side (16 pixels at least),
+/// `region` widened by a margin of a `share` of its larger side (16 pixels at least),
 /// within the image.
 Region widened(const Region &region, int width, int height, int share = 3) {
     int margin = std::max(16, std::max(region.width, region.height) / share);
@@ -307,8 +307,9 @@ void searchFixedThreshold(const uint8_t *luma, int width, int height, int stride
     }
 }
 
-/// Searches the image: whole (one layer), then the centred formats in crops around the
-/// busy regions, then (`searchAgain`) the formats that need it and were not found.
+/// Searches the image: whole (one layer), the linear formats it missed at a fixed
+/// threshold, then the centred formats in crops around the busy regions, then
+/// (`searchAgain`) the formats that need it and were not found.
 void search(const uint8_t *luma, int width, int height, int stride, uint32_t formats, std::vector<lector_code> &out) {
     for (const auto &result : ZXing::ReadBarcodes(ZXing::ImageView(luma, width, height, ZXing::ImageFormat::Lum, stride),
                                                   options(formats)))
