@@ -9,6 +9,10 @@ the share of readable codes found with the right text (a frame's codes are new
 contents, so each is its own appearance); codes found that the frame does not hold;
 and the frames whose label text and code were both published. Exits 1 when lectord
 fails.
+
+An EAN-13 whose first digit is 0 is bar for bar a UPC-A symbol (the 12 digits after the
+0): a scanner that reads UPC-A reports it so (ZXing does when `upc_a` is among the
+formats, as with `--codes on`), so such a UPC-A counts as that EAN-13 found.
 """
 import argparse
 import collections
@@ -37,6 +41,15 @@ def run(frames, lectord):
     return codes, texts
 
 
+def same_symbol(found):
+    """`found` (format, text) as the generator names it: a UPC-A also as the EAN-13 with
+    a leading 0 that is the same symbol."""
+    names = {found}
+    if found[0] == "upc_a":
+        names.add(("ean13", "0" + found[1]))
+    return names
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("frames")
@@ -48,8 +61,11 @@ def main():
     per_format = collections.defaultdict(lambda: [0, 0, 0, 0])  # readable, found; unreadable, found
     false_codes, both, labelled = 0, 0, 0
     for index, entry in enumerate(truth):
-        found = {(c["format"], c["text"]) for c in codes.get(index, [])}
         wanted = {(c["format"], c["text"]) for c in entry["codes"]}
+        found = set()
+        for c in codes.get(index, []):
+            names = same_symbol((c["format"], c["text"]))
+            found |= names & wanted or names
         false_codes += len(found - wanted)
         for code in entry["codes"]:
             counts = per_format[code["format"]]

@@ -119,11 +119,11 @@ std::vector<Region> busyRegions(const uint8_t *luma, int width, int height, int 
     return kept;
 }
 
-/// Copies `result` into `out` (corners moved by `dx`, `dy`) unless a code of the same
-/// format and content is there already.
+/// Copies `result` into `out` (corners divided by `scale`, then moved by `dx`, `dy`)
+/// unless a code of the same format and content is there already.
 /// (`Barcode` is 2.x's name for 1.4's `Result`: the type is left to the compiler.)
 template <typename Found>
-void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out) {
+void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out, int scale = 1) {
     if (!result.isValid()) return;
     uint32_t format = lectorFormat(result.format());
     if (format == 0) return;
@@ -144,8 +144,8 @@ void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out) {
     if (!bytes.empty()) std::memcpy(code.bytes, bytes.data(), bytes.size());
     const auto &position = result.position();
     for (int i = 0; i < 4; ++i) {
-        code.corners[2 * i] = position[i].x + dx;
-        code.corners[2 * i + 1] = position[i].y + dy;
+        code.corners[2 * i] = position[i].x / scale + dx;
+        code.corners[2 * i + 1] = position[i].y / scale + dy;
     }
     out.push_back(code);
 }
@@ -164,6 +164,171 @@ Options options(uint32_t formats) {
     return options;
 }
 
+/// `region` widened by a margin of a `share` of its larger side (16 pixels at least),
+/// within the image.
+Region widened(const Region &region, int width, int height, int share = 3) {
+    int margin = std::max(16, std::max(region.width, region.height) / share);
+    int x = std::max(0, region.x - margin), y = std::max(0, region.y - margin);
+    return {x, y, std::min(width, region.x + region.width + margin) - x,
+            std::min(height, region.y + region.height + margin) - y, region.cells};
+}
+
+/// Bicubic weights (Keys, a = -0.5, in 128ths) of the four source pixels around a point
+/// a quarter of a pixel past the second: what doubling an image samples.
+const int quarter[4] = {-9, 111, 29, -3};
+
+/// The four source indices (clamped to 0..<n) and weights of output `index` of a line
+/// doubled: it lies at source position index / 2 - 0.25.
+void doubledTaps(int index, int n, int taps[4], int weights[4]) {
+    int k = index / 2, first = (index & 1) ? k - 1 : k - 2;
+    for (int j = 0; j < 4; ++j) {
+        taps[j] = std::min(n - 1, std::max(0, first + j));
+        weights[j] = (index & 1) ? quarter[j] : quarter[3 - j];
+    }
+}
+
+uint8_t clamped(int sum) { return static_cast<uint8_t>(std::min(255, std::max(0, (sum + 64) >> 7))); }
+
+/// The part `crop` of the image, twice as large (bicubic, across then down, each pass
+/// rounded to 8 bits as image editors do): ZXing 1.4's Aztec and Micro QR detectors
+/// miss symbols of 3-5 pixels a module that they find at twice the size.
+std::vector<uint8_t> doubled(const uint8_t *luma, int stride, const Region &crop) {
+    const int w = crop.width * 2, h = crop.height * 2;
+    int taps[4], weights[4];
+    std::vector<uint8_t> across(static_cast<size_t>(w) * crop.height);
+    for (int x = 0; x < w; ++x) {
+        doubledTaps(x, crop.width, taps, weights);
+        for (int y = 0; y < crop.height; ++y) {
+            const uint8_t *line = luma + static_cast<size_t>(crop.y + y) * stride + crop.x;
+            int sum = 0;
+            for (int j = 0; j < 4; ++j) sum += weights[j] * line[taps[j]];
+            across[static_cast<size_t>(y) * w + x] = clamped(sum);
+        }
+    }
+    std::vector<uint8_t> out(static_cast<size_t>(w) * h);
+    for (int y = 0; y < h; ++y) {
+        doubledTaps(y, crop.height, taps, weights);
+        uint8_t *row = out.data() + static_cast<size_t>(y) * w;
+        const uint8_t *lines[4];
+        for (int j = 0; j < 4; ++j) lines[j] = across.data() + static_cast<size_t>(taps[j]) * w;
+        for (int x = 0; x < w; ++x)
+            row[x] = clamped(weights[0] * lines[0][x] + weights[1] * lines[1][x] + weights[2] * lines[2][x] +
+                             weights[3] * lines[3][x]);
+    }
+    return out;
+}
+
+/// The formats of the codes in `out`.
+uint32_t foundFormats(const std::vector<lector_code> &out) {
+    uint32_t found = 0;
+    for (const auto &code : out) found |= code.format;
+    return found;
+}
+
+/// Formats searched again in busy regions doubled when the frame gave none of them.
+const uint32_t smallModuleFormats = LECTOR_CODE_AZTEC | LECTOR_CODE_MICRO_QR;
+
+/// Busy regions no larger than this (widened by an eighth) are doubled for
+/// `smallModuleFormats`: codes of up to 6 pixels a module, at a bounded cost.
+const int doubledSideLimit = 400;
+
+/// Formats searched again in busy regions (as they are) when the frame gave none: ZXing
+/// 1.4 misses some PDF417 symbols in a whole frame that it reads in a crop.
+const uint32_t croppedFormats = LECTOR_CODE_PDF417;
+
+/// Busy regions no larger than this (widened by an eighth) are searched for `croppedFormats`.
+const int croppedSideLimit = 640;
+
+/// The second pass: the formats of `smallModuleFormats` and `croppedFormats` that the
+/// first pass did not find, in the smaller busy regions, doubled or as they are. Never
+/// the image pyramid: a crop of a linear code could abort 1.4 as a whole frame does.
+void searchAgain(const uint8_t *luma, int width, int height, int stride, uint32_t formats,
+                 const std::vector<Region> &regions, std::vector<lector_code> &out) {
+    uint32_t missing = formats & ~foundFormats(out);
+    uint32_t small = missing & smallModuleFormats, cropped = missing & croppedFormats;
+    if (!small && !cropped) return;
+    for (const auto &region : regions) {
+        Region crop = widened(region, width, height, 8);
+        int side = std::max(crop.width, crop.height);
+        if (cropped && side <= croppedSideLimit) {
+            ZXing::ImageView view(luma + static_cast<size_t>(crop.y) * stride + crop.x, crop.width, crop.height,
+                                  ZXing::ImageFormat::Lum, stride);
+            for (const auto &result : ZXing::ReadBarcodes(view, options(cropped))) keep(result, crop.x, crop.y, out);
+        }
+        if (small && side <= doubledSideLimit) {
+            auto pixels = doubled(luma, stride, crop);
+            ZXing::ImageView view(pixels.data(), crop.width * 2, crop.height * 2, ZXing::ImageFormat::Lum);
+            for (const auto &result : ZXing::ReadBarcodes(view, options(small))) keep(result, crop.x, crop.y, out, 2);
+        }
+    }
+}
+
+/// The linear formats: read along lines of the image.
+const uint32_t linearFormats = LECTOR_CODE_EAN13 | LECTOR_CODE_EAN8 | LECTOR_CODE_UPCA | LECTOR_CODE_UPCE |
+                               LECTOR_CODE_CODE128 | LECTOR_CODE_CODE39 | LECTOR_CODE_CODE93 | LECTOR_CODE_ITF |
+                               LECTOR_CODE_CODABAR;
+
+/// Whether `point` lies within the box of the corners of a code of `out`, widened by 8 pixels.
+template <typename Point>
+bool onFound(const Point &point, const std::vector<lector_code> &out) {
+    for (const auto &code : out) {
+        int left = code.corners[0], right = left, top = code.corners[1], bottom = top;
+        for (int i = 1; i < 4; ++i) {
+            left = std::min(left, code.corners[2 * i]); right = std::max(right, code.corners[2 * i]);
+            top = std::min(top, code.corners[2 * i + 1]); bottom = std::max(bottom, code.corners[2 * i + 1]);
+        }
+        if (point.x >= left - 8 && point.x <= right + 8 && point.y >= top - 8 && point.y <= bottom + 8) return true;
+    }
+    return false;
+}
+
+/// When the first pass missed a linear format asked for, the linear formats read again
+/// with a fixed threshold (mid-gray): ZXing 1.4 sets a linear code's threshold from the
+/// histogram of the whole line, which a dark desk beside a white label pulls off; the
+/// same lines cut to the label, or thresholded at mid-gray, read. One pass over the
+/// lines (no try-harder), every linear format asked for (so that an EAN-13 starting with
+/// 0 is reported as the first pass reports it, UPC-A when asked for); a code whose
+/// centre lies on a code already found is dropped (a part of an ITF read again, a
+/// misread of a code read right before).
+void searchFixedThreshold(const uint8_t *luma, int width, int height, int stride, uint32_t formats,
+                          std::vector<lector_code> &out) {
+    uint32_t linear = formats & linearFormats;
+    if (!(linear & ~foundFormats(out))) return;
+    auto fixed = options(linear);
+    fixed.setBinarizer(ZXing::Binarizer::FixedThreshold);
+    fixed.setTryHarder(false);
+    std::vector<lector_code> before = out;
+    for (const auto &result : ZXing::ReadBarcodes(ZXing::ImageView(luma, width, height, ZXing::ImageFormat::Lum, stride), fixed)) {
+        if (!result.isValid()) continue;
+        const auto &position = result.position();
+        struct { int x, y; } centre{(position[0].x + position[1].x + position[2].x + position[3].x) / 4,
+                                     (position[0].y + position[1].y + position[2].y + position[3].y) / 4};
+        if (!onFound(centre, before)) keep(result, 0, 0, out);
+    }
+}
+
+/// Searches the image: whole (one layer), the linear formats it missed at a fixed
+/// threshold, then the centred formats in crops around the busy regions, then
+/// (`searchAgain`) the formats that need it and were not found.
+void search(const uint8_t *luma, int width, int height, int stride, uint32_t formats, std::vector<lector_code> &out) {
+    for (const auto &result : ZXing::ReadBarcodes(ZXing::ImageView(luma, width, height, ZXing::ImageFormat::Lum, stride),
+                                                  options(formats)))
+        keep(result, 0, 0, out);
+    searchFixedThreshold(luma, width, height, stride, formats, out);
+    if (!(formats & (centredFormats | smallModuleFormats | croppedFormats))) return;
+    auto regions = busyRegions(luma, width, height, stride, 12);
+    if (uint32_t centred = formats & centredFormats) {
+        auto centredOptions = options(centred);
+        for (const auto &region : regions) {
+            Region crop = widened(region, width, height);
+            ZXing::ImageView view(luma + static_cast<size_t>(crop.y) * stride + crop.x, crop.width, crop.height,
+                                  ZXing::ImageFormat::Lum, stride);
+            for (const auto &result : ZXing::ReadBarcodes(view, centredOptions)) keep(result, crop.x, crop.y, out);
+        }
+    }
+    searchAgain(luma, width, height, stride, formats, regions, out);
+}
+
 }  // namespace
 
 extern "C" int lector_codes_read(const uint8_t *luma, int width, int height, int stride, uint32_t formats,
@@ -171,20 +336,7 @@ extern "C" int lector_codes_read(const uint8_t *luma, int width, int height, int
     *codes = nullptr;
     std::vector<lector_code> out;
     try {
-        for (const auto &result : ZXing::ReadBarcodes(ZXing::ImageView(luma, width, height, ZXing::ImageFormat::Lum, stride),
-                                                      options(formats)))
-            keep(result, 0, 0, out);
-        if (uint32_t centred = formats & centredFormats) {
-            auto search = options(centred);
-            for (const auto &region : busyRegions(luma, width, height, stride, 12)) {
-                int margin = std::max(16, std::max(region.width, region.height) / 3);
-                int x = std::max(0, region.x - margin), y = std::max(0, region.y - margin);
-                int w = std::min(width, region.x + region.width + margin) - x;
-                int h = std::min(height, region.y + region.height + margin) - y;
-                ZXing::ImageView crop(luma + static_cast<size_t>(y) * stride + x, w, h, ZXing::ImageFormat::Lum, stride);
-                for (const auto &result : ZXing::ReadBarcodes(crop, search)) keep(result, x, y, out);
-            }
-        }
+        search(luma, width, height, stride, formats, out);
         if (out.empty()) return 0;
         *codes = static_cast<lector_code *>(std::malloc(out.size() * sizeof(lector_code)));
         if (!*codes) throw std::bad_alloc();

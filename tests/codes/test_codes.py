@@ -3,11 +3,16 @@
 
 formats: scripts/make-code-scenes.py's camera-like frames (two of each of the 14 formats,
 labels with text, tilt up to 40 degrees, blur, noise, glare, JPEG; four frames holding
-two codes), replayed whole with `--codes on --stdout`: at least 80 % of the codes a
-phone would read are found with their text (scripts/eval-codes.py; measured 0.87-0.92,
-the issue asks 0.95 of each format: see docs/codes.md), at most two formats missed
-whole, at most two codes that are not there, and the label's text and its code both
+two codes), replayed whole with `--codes on --stdout`: at least 90 % of the codes a
+phone would read are found with their text (scripts/eval-codes.py; these frames: 29 of
+30 through the shim since issue 48's second pass, 27 before; 0.99 on 308 readable codes
+of two larger sets: see docs/codes.md), at most one format missed whole, at most two
+codes that are not there, and the label's text and its code both
 published for at least 75 % of the labelled frames.
+
+second_pass: frames of the formats ZXing 1.4 missed most in a whole frame (Aztec, Micro
+QR, Code 93, UPC-A; 24 frames, seed 4813): at least 90 % of the readable Aztec and Micro
+QR codes found (7 of 10 before the shim's second pass) and of all readable codes.
 
 large_linear: 1280x720 frames holding one large EAN-13, UPC-A, ITF and Code 128 (what
 aborted Debian 12's python3-zxing-cpp, through ZXing's image pyramid): lectord ends
@@ -65,15 +70,35 @@ def formats():
     readable = sum(f["readable"] for f in result["formats"].values())
     found = sum(f["found"] for f in result["formats"].values())
     print("     " + ", ".join(f"{name} {f['found']}/{f['readable']}" for name, f in result["formats"].items()))
-    # What ZXing 1.4 reaches here (docs/codes.md: 0.92 of 153 readable codes, Aztec 0.42,
-    # EAN-13 0.78); the issue's bar (every format >= 0.95) is not met yet.
-    check(f"formats: {found} of {readable} readable codes found (at least 80 %)", found >= 0.8 * readable)
+    # What ZXing 1.4 reaches here with the second pass (docs/codes.md: 152 of 153 and 154
+    # of 155 readable codes; two or three codes a format are too few for the issue's 0.95
+    # a format, measured on the larger sets).
+    check(f"formats: {found} of {readable} readable codes found (at least 90 %)", found >= 0.9 * readable)
     missing = [name for name, f in result["formats"].items() if f["readable"] and not f["found"]]
-    check(f"formats: at most 2 formats with every readable code missed ({missing})", len(missing) <= 2, missing)
+    check(f"formats: at most 1 format with every readable code missed ({missing})", len(missing) <= 1, missing)
     check(f"formats: at most 2 codes found that the frame does not hold ({result['false_codes']})", result["false_codes"] <= 2)
     both, labelled = result["text_and_code"], result["labelled_frames"]
     check(f"formats: text and code both published for {both} of {labelled} labelled frames (at least 75 %)",
           both >= 0.75 * labelled)
+
+
+@suite.test
+def second_pass():
+    folder, _ = scenes("second_pass", "--formats", "aztec,micro_qr,code93,upc_a", "--per-format", "6", "--seed", "4813")
+    done = subprocess.run(["/usr/bin/python3", EVAL, folder, "--json", "--lectord", os.environ.get("LECTORD", LECTORD)],
+                          capture_output=True, text=True, timeout=600, env=ENV)
+    if not check("second_pass: lectord reads the frames", done.returncode == 0, done.stderr[-1500:]):
+        return
+    formats = json.loads(done.stdout)["formats"]
+    print("     " + ", ".join(f"{name} {f['found']}/{f['readable']}" for name, f in formats.items()))
+    # Measured through the shim (scripts/compare-code-shims.py): 7 of these 10 Aztec and
+    # Micro QR codes before the second pass, 10 with it; 19 of 19 readable codes in all.
+    small = [formats[name] for name in ("aztec", "micro_qr")]
+    readable, found = sum(f["readable"] for f in small), sum(f["found"] for f in small)
+    check(f"second_pass: {found} of {readable} readable Aztec and Micro QR codes of 3-6 pixels a module found "
+          "(at least 90 %)", readable > 0 and found >= 0.9 * readable)
+    readable, found = sum(f["readable"] for f in formats.values()), sum(f["found"] for f in formats.values())
+    check(f"second_pass: {found} of {readable} readable codes found (at least 90 %)", found >= 0.9 * readable)
 
 
 @suite.test
