@@ -4,8 +4,9 @@
 // release's ZXing-C++.
 //
 // usage: check-zxing-api IMAGE.pgm...
-// Prints "library VERSION", then per image one line per code: "IMAGE<TAB>FORMAT<TAB>TEXT"
-// (or "IMAGE<TAB>-<TAB>" when none was found). Exits 1 when an image cannot be read or
+// Prints "library VERSION", then per image one line per code:
+// "IMAGE<TAB>FORMAT<TAB>TEXT<TAB>BYTES" (the bytes in hex), or "IMAGE<TAB>-<TAB><TAB>" when
+// none was found. Exits 1 when an image cannot be read or
 // the library failed.
 #include "lector_codes.h"
 
@@ -85,8 +86,12 @@ int main(int argc, char **argv) {
             status = 1;
             continue;
         }
-        if (count == 0) printf("%s\t-\t\n", argv[i]);
-        for (int c = 0; c < count; ++c) printf("%s\t%s\t%s\n", argv[i], formatName(codes[c].format), codes[c].text);
+        if (count == 0) printf("%s\t-\t\t\n", argv[i]);
+        for (int c = 0; c < count; ++c) {
+            printf("%s\t%s\t%s\t", argv[i], formatName(codes[c].format), codes[c].text);
+            for (size_t b = 0; b < codes[c].byte_count; ++b) printf("%02x", codes[c].bytes[b]);
+            printf("\n");
+        }
         lector_codes_free(codes, count);
     }
     return status;
