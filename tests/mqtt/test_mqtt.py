@@ -811,7 +811,7 @@ def a_crop_for_every_match():
 
     def state():
         devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
-        return next((d["state"] for d in devices if d.get("name") == "shelf"), None)
+        return devices[0]["state"] if devices else None
     wait_for(lambda: state() == "streaming", 60, "the replay of the codes to start (the bridge watching)")
     wait_for(lambda: state() == "idle", 240, "the replay of the codes to end")
 
@@ -885,7 +885,7 @@ def codes_and_a_codes_rule():
 
     def state():
         devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
-        return devices[0]["state"] if devices else None
+        return next((d["state"] for d in devices if d.get("name") == "shelf"), None)
     wait_for(lambda: state() == "streaming", 60, "the replay of the code to start")
     wait_for(lambda: state() == "idle", 240, "the replay of the code to end", interval=0.5)
     wait_for(lambda: len(open(calls).read().splitlines()) >= 2, 30, "the hook to run twice", interval=0.2)
