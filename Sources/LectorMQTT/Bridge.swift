@@ -528,12 +528,11 @@ public final class Bridge: @unchecked Sendable {
     }
 
     /// Announces the code entities of `device` when it starts reading codes, removes them
-    /// (and its last code) when it stops.
+    /// (and its last code, which may also be left from an earlier run) when it stops.
     private func updateCodes(of device: String, reads: Bool) {
         guard var camera = cameras[device], camera.readsCodes != reads else { return }
-        let before = camera.readsCodes
         camera.readsCodes = reads
-        if before == true, !reads {
+        if !reads {
             camera.code = nil
             enqueue(discovery.codeTopic(camera: camera.level), [], qos: 1, kind: .control)
         }
