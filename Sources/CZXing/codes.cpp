@@ -3,7 +3,11 @@
 #include "lector_codes.h"
 
 #include <ZXing/ReadBarcode.h>
-#include <ZXing/ZXVersion.h>
+#if __has_include(<ZXing/Version.h>)
+#include <ZXing/Version.h>  // 2.x: ZXVersion.h is deprecated there (and says so while compiling)
+#else
+#include <ZXing/ZXVersion.h>  // 1.4
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -45,6 +49,22 @@ using Options = ZXing::ReaderOptions;
 #else
 using Options = ZXing::DecodeHints;
 #endif
+
+/// A code's text and bytes as 1.4 gives them. 2.x always keeps Codabar's start and stop
+/// characters (A-D) in both (1.4 drops them unless asked): dropped here, so that a
+/// CODE says the same with either library.
+template <typename Found>
+std::pair<std::string, std::vector<uint8_t>> content(const Found &result) {
+    std::string text = result.text();
+    std::vector<uint8_t> bytes(result.bytes().begin(), result.bytes().end());
+#if ZXING_VERSION_MAJOR >= 2
+    if (result.format() == BarcodeFormat::Codabar && text.size() >= 2 && bytes.size() >= 2) {
+        text = text.substr(1, text.size() - 2);
+        bytes = std::vector<uint8_t>(bytes.begin() + 1, bytes.end() - 1);
+    }
+#endif
+    return {text, bytes};
+}
 
 char *copyText(const std::string &text) {
     char *copy = static_cast<char *>(std::malloc(text.size() + 1));
@@ -127,13 +147,13 @@ void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out, in
     if (!result.isValid()) return;
     uint32_t format = lectorFormat(result.format());
     if (format == 0) return;
-    const auto &bytes = result.bytes();
+    const auto [text, bytes] = content(result);
     for (const auto &code : out)
         if (code.format == format && code.byte_count == bytes.size() && std::memcmp(code.bytes, bytes.data(), bytes.size()) == 0)
             return;
     lector_code code{};
     code.format = format;
-    code.text = copyText(result.text());
+    code.text = copyText(text);
     code.byte_count = bytes.size();
     code.bytes = static_cast<uint8_t *>(std::malloc(bytes.size() ? bytes.size() : 1));
     if (!code.text || !code.bytes) {
@@ -159,7 +179,12 @@ Options options(uint32_t formats) {
     // (aborts the process) on a linear code found in two of them.
     options.setTryDownscale(false);
 #if ZXING_VERSION_MAJOR >= 2
+    // 2.x's other defaults, set back to 1.4's: no inverted (light on dark) search, the
+    // text as decoded (not the "human readable interpretation", e.g. GS1's "(01)"), and
+    // Code 39 as its plain characters (not full ASCII's "+A" for "a").
     options.setTryInvert(false);
+    options.setTextMode(ZXing::TextMode::Plain);
+    options.setTryCode39ExtendedMode(false);
 #endif
     return options;
 }

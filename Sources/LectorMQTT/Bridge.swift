@@ -39,6 +39,9 @@ public final class Bridge: @unchecked Sendable {
         var rules: [RuleInfo] = []
         /// The last CODE, as lectord sent it (`…/code`).
         var code: [UInt8]?
+        /// Whether the camera reads codes (DEVICES `codes`): its code entities are
+        /// announced; nil until DEVICES said (the entities are left as they are).
+        var readsCodes: Bool?
     }
 
     private let configuration: BridgeConfiguration
@@ -524,6 +527,33 @@ public final class Bridge: @unchecked Sendable {
         announceRules(camera)
     }
 
+    /// Announces the code entities of `device` when it starts reading codes, removes them
+    /// (and its last code, which may also be left from an earlier run) when it stops.
+    private func updateCodes(of device: String, reads: Bool) {
+        guard var camera = cameras[device], camera.readsCodes != reads else { return }
+        camera.readsCodes = reads
+        if !reads {
+            camera.code = nil
+            enqueue(discovery.codeTopic(camera: camera.level), [], qos: 1, kind: .control)
+        }
+        cameras[device] = camera
+        announceCodes(camera)
+    }
+
+    /// The code entities of `camera`: announced when codes are on and it reads them,
+    /// removed when it does not (or a bridge run with codes on before announced them).
+    /// Until DEVICES says whether it reads codes, they are left as they are.
+    private func announceCodes(_ camera: Camera) {
+        guard configuration.discovery else { return }
+        if !configuration.codes || camera.readsCodes == false {
+            for topic in discovery.codeConfigTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
+        } else if camera.readsCodes == true {
+            for (topic, payload) in discovery.codeConfigs(camera: camera.level, device: camera.device, release: release) {
+                enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
+            }
+        }
+    }
+
     private func announceRules(_ camera: Camera) {
         guard configuration.discovery else { return }
         for rule in camera.rules {
@@ -586,6 +616,7 @@ public final class Bridge: @unchecked Sendable {
             cameras[listing.device] = camera
             if let orientation = listing.orientation { publishOrientation(orientation, of: listing.device) }
             updateRules(of: listing.device, listing.rules)
+            updateCodes(of: listing.device, reads: listing.readsCodes)
         }
         for (device, camera) in cameras where !present.contains(device) {
             logger.info("camera gone; removing its entities", [("device", device)])
@@ -621,6 +652,7 @@ public final class Bridge: @unchecked Sendable {
             removeTopics(of: camera)
             var moved = Camera(device: known, level: level)
             moved.state = camera.state
+            moved.readsCodes = camera.readsCodes
             cameras[known] = moved
             logger.info("camera moved to a topic of its own", [("device", known), ("topic", topic(moved)), ("beside", device)])
             announce(moved)
@@ -641,16 +673,10 @@ public final class Bridge: @unchecked Sendable {
 
     private func announce(_ camera: Camera) {
         guard configuration.discovery else { return }
-        var configs = discovery.configs(camera: camera.level, device: camera.device, release: release)
-        if configuration.codes {
-            configs += discovery.codeConfigs(camera: camera.level, device: camera.device, release: release)
-        } else {
-            // A bridge run with codes on before may have announced them: gone.
-            for topic in discovery.codeConfigTopics(camera: camera.level) { enqueue(topic, [], qos: 1, kind: .control) }
-        }
-        for (topic, payload) in configs {
+        for (topic, payload) in discovery.configs(camera: camera.level, device: camera.device, release: release) {
             enqueue(topic, JSONWriter.bytes(payload), qos: 1, kind: .control)
         }
+        announceCodes(camera)
         announceRules(camera)
     }
 

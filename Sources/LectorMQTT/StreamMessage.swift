@@ -25,6 +25,9 @@ enum StreamMessage {
         var orientation: JSONValue?
         /// The camera's rules (proto_minor 11); empty when it lists none.
         var rules: [RuleInfo] = []
+        /// Whether the camera reads QR codes and barcodes: DEVICES' `codes` non-empty
+        /// (proto_minor 15); true for every camera of an older lectord, which does not say.
+        var readsCodes = true
     }
 
     /// The stream message in `json`, nil for another class (or one without its device).
@@ -43,7 +46,8 @@ enum StreamMessage {
                 guard let device = name ?? entry["path"]?.stringValue ?? entry["device"]?.stringValue else { return nil }
                 return Listing(device: device, state: entry["state"]?.stringValue,
                                orientation: Self.orientation(of: entry, device: device),
-                               rules: (entry["rules"]?.arrayValue ?? []).compactMap(Self.rule))
+                               rules: (entry["rules"]?.arrayValue ?? []).compactMap(Self.rule),
+                               readsCodes: protocolMinor >= 15 ? entry["codes"]?.arrayValue?.isEmpty == false : true)
             })
         case MatchMessage.messageClass:
             guard let match = try? MatchMessage(json: json) else { return nil }

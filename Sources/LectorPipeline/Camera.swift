@@ -75,6 +75,7 @@ public final class Camera: @unchecked Sendable {
         // `rotation auto` needs Tesseract's OSD model: said at start rather than at the first frame.
         if self.orientation.isAutomatic { try loop.autoOrientation.prepare() }
         _ = info.setLayout(options.zones.isEmpty ? loop.pool.layout.layout.name : nil, languages: loop.pool.installedLanguages)
+        _ = info.setCodes(CodeWatch.formats(options))
     }
 
     /// `options` for frames from `source`: a file read offline (paced by its recognizer)
@@ -182,6 +183,7 @@ public final class Camera: @unchecked Sendable {
                                         languages: loop.pool.installedLanguages) {
             stateChanged(changed)
         }
+        if let changed = info.setCodes(CodeWatch.formats(options)) { stateChanged(changed) }
     }
 
     /// Lists `rules` in the camera's DEVICE entry (at start and on SIGHUP); watchers are
@@ -223,11 +225,11 @@ public final class Camera: @unchecked Sendable {
 /// camera's name and the source's own description (a V4L2 card name) moves to `card`.
 private final class DeviceState: Sendable {
     private let state: Mutex<(info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?,
-                              languages: [String]?, rules: [RuleInfo]?)>
+                              languages: [String]?, rules: [RuleInfo]?, codes: [CodeFormat]?)>
     private let name: String
 
     init(_ info: DeviceInfo, name: String, zones: [ZoneInfo]?) {
-        state = Mutex((info, nil, nil, zones, nil, nil, nil))
+        state = Mutex((info, nil, nil, zones, nil, nil, nil, nil))
         self.name = name
     }
 
@@ -256,6 +258,15 @@ private final class DeviceState: Sendable {
             guard state.layout != layout || state.languages != languages else { return nil }
             state.layout = layout
             state.languages = languages
+            return Self.merged(state)
+        }
+    }
+
+    /// Stores the formats of the codes the camera reads; returns the new state when they changed.
+    func setCodes(_ codes: [CodeFormat]?) -> DeviceInfo? {
+        state.withLock { state in
+            guard state.codes != codes else { return nil }
+            state.codes = codes
             return Self.merged(state)
         }
     }
@@ -292,13 +303,14 @@ private final class DeviceState: Sendable {
     }
 
     private static func merged(_ state: (info: DeviceInfo, warning: String?, ruleWarning: String?, zones: [ZoneInfo]?, layout: String?,
-                                         languages: [String]?, rules: [RuleInfo]?)) -> DeviceInfo {
+                                         languages: [String]?, rules: [RuleInfo]?, codes: [CodeFormat]?)) -> DeviceInfo {
         var info = state.info
         info.warning = state.warning ?? state.ruleWarning
         info.zones = state.zones
         info.layout = state.layout
         info.languages = state.languages
         info.rules = state.rules
+        info.codes = state.codes
         return info
     }
 }

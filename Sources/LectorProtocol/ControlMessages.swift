@@ -169,6 +169,8 @@ public struct DeviceMessage: ProtocolMessage {
         info.rules = try m.array("rules") { (item, path) throws(ProtocolError) in
             try RuleInfo(json: item, messageClass: Self.messageClass, path: path)
         }
+        // Formats this client does not know (a later lectord's) are left out.
+        info.codes = try m.strings("codes")?.compactMap { CodeFormat(rawValue: $0) }
         self.init(info: info, orientation: try m.required("orientation", m.orientation),
                   deviceOrientation: try m.choice("device_orientation", DeviceOrientation.self),
                   cameraPosition: try m.required("camera_position") { (key) throws(ProtocolError) in
@@ -195,6 +197,7 @@ public struct DeviceMessage: ProtocolMessage {
         object.add("layout", info.layout)
         if let languages = info.languages { object.add("languages", .array(languages.map { .string($0) })) }
         if let rules = info.rules { object.add("rules", .array(rules.map(\.json))) }
+        if let codes = info.codes { object.add("codes", .array(codes.map { .string($0.rawValue) })) }
         object.add("orientation", orientationJSON(orientation, automatic: automaticOrientation))
         object.add("device_orientation", deviceOrientation?.rawValue)
         object.add("camera_position", cameraPosition.rawValue)

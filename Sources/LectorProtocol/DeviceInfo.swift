@@ -42,6 +42,10 @@ public struct DeviceInfo: Equatable, Sendable {
     public var languages: [String]?
     /// The camera's rules (proto_minor 11); nil when it has none.
     public var rules: [RuleInfo]?
+    /// The formats of the QR codes and barcodes the camera reads, anywhere in it (the
+    /// camera's `codes` and its zones'; proto_minor 15), in ``CodeFormat/allCases``'
+    /// order; nil when it reads none (codes off, or a lectord built without ZXing-C++).
+    public var codes: [CodeFormat]?
 
     public init(path: String, state: CameraState, name: String? = nil) {
         self.path = path

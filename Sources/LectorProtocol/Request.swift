@@ -1,7 +1,7 @@
 /// Protocol version: a new major breaks clients, a new minor only adds.
 public enum ProtocolVersion {
     public static let major = 1
-    public static let minor = 14
+    public static let minor = 15
     /// Longest request line accepted, newline included. gpsd's limit.
     public static let maximumRequestLine = 10_240
     /// Longest line the server sends, newline included (TEXT at symbol level, SNAPSHOT).

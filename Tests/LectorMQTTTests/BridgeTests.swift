@@ -330,6 +330,23 @@ struct StreamMessageTests {
             #expect(device == nil && message == nil)
         }
     }
+
+    @Test("DEVICES says which cameras read codes (proto_minor 15); before 15 every camera is taken to", arguments: [
+        (#","codes":["qr","ean13"]"#, 15, true),
+        (#","codes":[]"#, 15, false),
+        ("", 15, false),
+        ("", 14, true),
+    ] as [(String, Int, Bool)])
+    func readsCodes(member: String, protocolMinor: Int, reads: Bool) throws {
+        let line = #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"/dev/video0","name":"door","state":"streaming""#
+            + member + "}]}"
+        guard case let .devices(listings) = StreamMessage(json: try JSONParser.parse(line), protocolMinor: protocolMinor) else {
+            Issue.record("DEVICES not followed")
+            return
+        }
+        #expect(listings.map(\.device) == [protocolMinor >= 5 ? "door" : "/dev/video0"])
+        #expect(listings.map(\.readsCodes) == [reads])
+    }
 }
 
 /// lector-mqtt's one option table: each option with a file key means the same as a flag

@@ -30,6 +30,11 @@ slow_core: at a third of a core (scripts/cpuquota.py), a code shown after 4 s be
 notice whose text is read all along: its first CODE within 1 s of the frame it appears
 in. Skipped where no cgroup cpu controller is writable.
 
+shim: scripts/check-zxing-api on this machine's libzxing-dev: the shim compiles without a
+diagnostic, a C program links it, and one code of each format (plus GS1-128, Code 39 with
+"+", a QR code beside an EAN-13, an empty label) reads with its text and bytes (the same
+script run against Debian 13's ZXing-C++ 2.x in a debootstrap root: docs/packages.md).
+
 Each check prints "ok   NAME" or "FAIL NAME: detail"; the last line is "N passed, N failed".
 """
 import json
@@ -57,6 +62,14 @@ def scenes(name, *args):
     folder = os.path.join(WORK, name)
     subprocess.run(["/usr/bin/python3", SCENES, folder, *args], check=True, capture_output=True, timeout=300)
     return folder, json.load(open(os.path.join(folder, "truth.json")))
+
+
+@suite.test
+def shim():
+    done = subprocess.run([os.path.join(ROOT, "scripts", "check-zxing-api")], capture_output=True, text=True, timeout=300)
+    last = done.stdout.strip().splitlines()[-1:] or [""]
+    check(f"shim: scripts/check-zxing-api: {last[0]}", done.returncode == 0 and last[0].endswith(" 0 failed"),
+          (done.stdout + done.stderr)[-1500:])
 
 
 @suite.test

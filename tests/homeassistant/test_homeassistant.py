@@ -255,7 +255,9 @@ WORLD = {}
 
 def setup():
     broker = Broker().start()
-    lectord = Lectord("lectord-demo", "--demo", "--fps", "2").start()
+    # Codes on: lector-mqtt announces the Code sensor and Code seen event only for a camera
+    # whose DEVICES entry lists `codes` (proto_minor 15), and the demo's nine entities include them.
+    lectord = Lectord("lectord-demo", "--demo", "--fps", "2", "--codes", "on").start()
     bridge = Process("lector-mqtt", [LECTOR_MQTT, "--socket", lectord.path, "--broker",
                                      "mqtt://127.0.0.1:%d" % broker.port, "--hostname", HOSTNAME,
                                      "--status-interval", "1", "--log-level", "debug"]).start()

@@ -229,16 +229,16 @@ def topics_payloads_faults_and_sigterm():
           and "time" in last, last)
     print("    status: " + statuses[-1]["payload"].decode()[:160] + "…")
 
-    # Home Assistant discovery: nine entities of one device (two of them its codes), lectord's release as sw_version
-    # (tests/homeassistant runs them in a real Home Assistant).
+    # Home Assistant discovery: seven entities of one device, lectord's release as sw_version (tests/homeassistant
+    # runs them in a real Home Assistant); no Code sensor nor Code seen event: the camera reads no codes (DEVICES
+    # lists no `codes`, proto_minor 15; codes_and_a_codes_rule has a camera that does).
     release = Client(lectord.socket).read()["release"]
     node = "lector_box1_" + camera
     configs = {t: json.loads(p) for t, p in state.items() if t.startswith("homeassistant/")}
     expected_topics = {"homeassistant/sensor/%s/text/config" % node, "homeassistant/sensor/%s/recognize_fps/config" % node,
                        "homeassistant/binary_sensor/%s/streaming/config" % node, "homeassistant/image/%s/snapshot/config" % node,
                        "homeassistant/select/%s/rotation/config" % node, "homeassistant/button/%s/take_snapshot/config" % node,
-                       "homeassistant/select/%s/live_text/config" % node, "homeassistant/sensor/%s/code/config" % node,
-                       "homeassistant/event/%s/code_seen/config" % node}
+                       "homeassistant/select/%s/live_text/config" % node}
     require(set(configs) == expected_topics, sorted(configs))
     for topic, config in configs.items():
         require(config["device"]["identifiers"] == [node] and config["device"]["sw_version"] == release, config)
@@ -298,12 +298,12 @@ def topics_payloads_faults_and_sigterm():
     time.sleep(0.5)
     killed_at = time.time()
     broker.start()
-    back = wait_for(lambda: (lambda s: s if len([t for t in s if t.startswith("homeassistant/")]) == 9
+    back = wait_for(lambda: (lambda s: s if len([t for t in s if t.startswith("homeassistant/")]) == 7
                              and base + "/text" in s and base + "/status" in s and s.get("lector/box1/availability") == b"online"
                              else None)(retained(broker, ["lector/box1/#", "homeassistant/#"], wait=1)),
                     40, "retained state after the broker restart")
     require(back[base + "/text"].decode() == text["text"], back[base + "/text"])
-    print("    broker killed and restarted: availability, text, status, 9 discovery configs retained again after %.1f s"
+    print("    broker killed and restarted: availability, text, status, 7 discovery configs retained again after %.1f s"
           % (time.time() - killed_at))
 
     # lectord restarts: the bridge reconnects and carries on.
@@ -853,8 +853,10 @@ def codes_and_a_codes_rule():
     hand-held (scripts/make-code-scenes.py), replayed once by a lectord with a rule on codes:
     …/code/event gets exactly one CODE per appearance (not retained), …/code keeps the last
     (retained), the Code sensor and Code seen event are announced, the rule's MATCHes (with
-    `code`) reach …/rule/scanned, its hook ran and the history kept them. A second bridge
-    with --codes off on the same lectord publishes no code topic or entity (only empty configs that remove them)."""
+    `code`) reach …/rule/scanned, its hook ran and the history kept them. A second camera
+    without codes (DEVICES lists no `codes`, proto_minor 15) gets its entities but no Code
+    sensor nor Code seen event. A second bridge with --codes off on the same lectord
+    publishes no code topic or entity (only empty configs that remove them)."""
     import sqlite3
     frames = os.path.join(WORK, "held-code")
     subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/make-code-scenes.py"), frames,
@@ -866,7 +868,7 @@ def codes_and_a_codes_rule():
     history = os.path.join(WORK, "codes-history.sqlite")
     conf = lectortest.write(os.path.join(WORK, "held-code.conf"), "[camera shelf]\nreplay = %s\nfps = 5\ncodes = qr\n"
                             "codes_repeat_after = 2\n\n[rule shelf/scanned]\nsource = codes\nmatch = ^https://\non_match = %s\n"
-                            % (frames, hook))
+                            "\n[camera plain]\nreplay = %s\nfps = 1\n" % (frames, hook, frames_dir("plain-frames")))
     broker = Broker("codes-broker").start()
     url = "mqtt://127.0.0.1:%d" % broker.port
     watcher_out = open(os.path.join(WORK, "codes-watcher.txt"), "w")
@@ -883,7 +885,7 @@ def codes_and_a_codes_rule():
 
     def state():
         devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
-        return devices[0]["state"] if devices else None
+        return next((d["state"] for d in devices if d.get("name") == "shelf"), None)
     wait_for(lambda: state() == "streaming", 60, "the replay of the code to start")
     wait_for(lambda: state() == "idle", 240, "the replay of the code to end", interval=0.5)
     wait_for(lambda: len(open(calls).read().splitlines()) >= 2, 30, "the hook to run twice", interval=0.2)
@@ -920,6 +922,9 @@ def codes_and_a_codes_rule():
         rows = database.execute("SELECT rule, text, message FROM reading ORDER BY id").fetchall()
     rows = [r for r in rows if r[0] == "scanned" and json.loads(r[2]).get("code") == "qr" and r[1] == truth["text"]]
     require(hooks == ["qr " + truth["text"]] * 2 and len(rows) == 2, "hook calls %r, history rows %r" % (hooks, rows))
+    plain = [t for t in configs if "lector_codes_plain/" in t]
+    require(plain and not [t for t in plain if "/code" in t], "the camera without codes was announced with %r" % plain)
+    print("    camera plain (no codes): %d entities, no Code sensor nor Code seen event" % len(plain))
     off = [m["topic"] for m in messages if "nocodes" in m["topic"] and "/code" in m["topic"] and m["payload"]]
     require(not off and any(m["topic"].startswith("lector/nocodes/shelf/") for m in messages),
             "the --codes off bridge published %r" % off)

@@ -76,9 +76,11 @@ sysroot_packages() {
 }
 # scripts/package --arch arm64 builds all four programs: the bridges, the networks
 # (OpenCV's imgproc, ONNX Runtime), the rules' ICU, the history's SQLite, network
-# cameras' FFmpeg.
+# cameras' FFmpeg, the codes' ZXing-C++ (without it pkg-config finds no `zxing` for
+# arm64 and lectord is built without codes).
 sysroot_packages onnx libmosquitto-dev,libmicrohttpd-dev,libopencv-imgproc-dev,libonnxruntime-dev "the bridges', OpenCV's and ONNX Runtime"
 sysroot_packages icu libicu-dev "ICU"
 sysroot_packages sqlite libsqlite3-dev "SQLite"
 sysroot_packages ffmpeg libavformat-dev,libavcodec-dev,libswscale-dev,libavutil-dev "FFmpeg"
+sysroot_packages zxing libzxing-dev "ZXing-C++"
 echo "$R"

@@ -4,7 +4,7 @@
 #   /opt/arm64-sysroot   Debian 13 arm64 packages, unpacked (glibc, libstdc++, Tesseract,
 #                        Leptonica, libjpeg, libv4l2, libcamera; OpenCV's imgproc and ONNX
 #                        Runtime for the networks, libmosquitto and libmicrohttpd for the
-#                        bridges)
+#                        bridges, ZXing-C++ for the codes)
 #   /opt/swift-arm64     swiftlang_*_arm64.deb, unpacked: the aarch64 standard library,
 #                        Foundation and their static archives
 # Swift's runtime is linked statically (--static-swift-stdlib); linked by lld.

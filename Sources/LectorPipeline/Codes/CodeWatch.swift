@@ -41,6 +41,13 @@ public final class CodeWatch: @unchecked Sendable {
         }
     }
 
+    /// The formats read anywhere with `options` (DEVICES' `codes`), in
+    /// ``CodeFormat/allCases``' order; nil when codes are off.
+    public static func formats(_ options: RecognizerOptions) -> [CodeFormat]? {
+        let read = places(options).reduce(into: Set<CodeFormat>()) { $0.formUnion($1.formats) }
+        return read.isEmpty ? nil : CodeFormat.allCases.filter(read.contains)
+    }
+
     /// Reads the codes of `upright` (frame `sequence`, captured at `time`) where `options`
     /// says, and returns a CODE for each that is a new appearance.
     public func look(at upright: GrayImage, transform: OrientationTransform, options: RecognizerOptions,
