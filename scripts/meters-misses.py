@@ -81,7 +81,6 @@ def kind(label, matches, lines):
             return "label one above", text
     best = min(lines, key=lambda text: len(operations(digits(text), label)))
     ops = operations("".join(c for c in best if c.isdigit()), label)
-    end = len(label) + 2
     if len(ops) != 1:
         return "two or more off", best
     what, where = ops[0]
