@@ -33,7 +33,12 @@ package enum LinePolicy {
     /// 28); 0.5 or 1.0 at both ends 23 (a lit frame's edge before the line read as `1`),
     /// 0 at the start with 0.6 at the end 24. Of all 300: 0.15 reads 153, 0.35 151, 0.6
     /// 155 (a last digit lost 28 → 15 times, but a digit read in the gap 20 → 30).
-    static let segmentsTrailing = 0.6
+    /// Measured again with the network fine-tuned on the photos (2-fold cross-validated:
+    /// each half read by the network fine-tuned on the other half, 2026-12-07): 0.6 reads
+    /// 182 of 300, 1.0 190 (11 photos gained, 9 of them a last digit read now; 3 lost),
+    /// 1.5 190. With 1.0 at the end, 0.3 at the start reads 194 and 0.5 192, but each
+    /// moves 30 photos either way: not kept (the start stays ``neuralLengthening``).
+    static let segmentsTrailing = 1.0
 
     /// The quad the segments engine reads for the detected line `quad`: lengthened by
     /// ``neuralLengthening`` of its thickness at its start and ``segmentsTrailing`` at its
