@@ -72,14 +72,22 @@ def shim():
           (done.stdout + done.stderr)[-1500:])
 
 
-@suite.test
-def formats():
-    folder, _ = scenes("formats", "--per-format", "2", "--pairs", "4", "--seed", "4811")
+def evaluated(name, *args):
+    """scripts/eval-codes.py's result (--json) on the scenes `args` generate, or None
+    (a failed check) when lectord cannot read them."""
+    folder, _ = scenes(name, *args)
     done = subprocess.run(["/usr/bin/python3", EVAL, folder, "--json", "--lectord", os.environ.get("LECTORD", LECTORD)],
                           capture_output=True, text=True, timeout=600, env=ENV)
-    if not check("formats: lectord reads the frames", done.returncode == 0, done.stderr[-1500:]):
+    if not check(f"{name}: lectord reads the frames", done.returncode == 0, done.stderr[-1500:]):
+        return None
+    return json.loads(done.stdout)
+
+
+@suite.test
+def formats():
+    result = evaluated("formats", "--per-format", "2", "--pairs", "4", "--seed", "4811")
+    if result is None:
         return
-    result = json.loads(done.stdout)
     readable = sum(f["readable"] for f in result["formats"].values())
     found = sum(f["found"] for f in result["formats"].values())
     print("     " + ", ".join(f"{name} {f['found']}/{f['readable']}" for name, f in result["formats"].items()))
@@ -97,12 +105,10 @@ def formats():
 
 @suite.test
 def second_pass():
-    folder, _ = scenes("second_pass", "--formats", "aztec,micro_qr,code93,upc_a", "--per-format", "6", "--seed", "4813")
-    done = subprocess.run(["/usr/bin/python3", EVAL, folder, "--json", "--lectord", os.environ.get("LECTORD", LECTORD)],
-                          capture_output=True, text=True, timeout=600, env=ENV)
-    if not check("second_pass: lectord reads the frames", done.returncode == 0, done.stderr[-1500:]):
+    result = evaluated("second_pass", "--formats", "aztec,micro_qr,code93,upc_a", "--per-format", "6", "--seed", "4813")
+    if result is None:
         return
-    formats = json.loads(done.stdout)["formats"]
+    formats = result["formats"]
     print("     " + ", ".join(f"{name} {f['found']}/{f['readable']}" for name, f in formats.items()))
     # Measured through the shim (scripts/compare-code-shims.py): 7 of these 10 Aztec and
     # Micro QR codes before the second pass, 10 with it; 19 of 19 readable codes in all.
