@@ -786,6 +786,16 @@ def colliding_camera_names_keep_their_topics():
         lectord.stop()
 
 
+def wait_replayed(socket_path, what, camera=None):
+    """Waits for a camera of lectord at `socket_path` (`camera` by name, else the first)
+    to start its replay of `what` and to end it (idle)."""
+    def state():
+        devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
+        return next((d["state"] for d in devices if camera is None or d.get("name") == camera), None)
+    wait_for(lambda: state() == "streaming", 60, "the replay of %s to start" % what)
+    wait_for(lambda: state() == "idle", 240, "the replay of %s to end" % what, interval=0.5)
+
+
 @test
 def a_crop_for_every_match():
     """lectord with --evidence names a MATCH's files before its writer has written them:
@@ -809,11 +819,7 @@ def a_crop_for_every_match():
     bridge = Bridge("crop-bridge", socket_path, "mqtt://127.0.0.1:%d" % broker.port, "crop").start()
     lectord.start()
 
-    def state():
-        devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
-        return devices[0]["state"] if devices else None
-    wait_for(lambda: state() == "streaming", 60, "the replay of the codes to start (the bridge watching)")
-    wait_for(lambda: state() == "idle", 240, "the replay of the codes to end")
+    wait_replayed(socket_path, "the codes")
 
     def written():
         crops = [name for name in os.listdir(os.path.join(WORK, "crop-evidence")) if name.endswith(".crop.jpg")]
@@ -883,11 +889,7 @@ def codes_and_a_codes_rule():
     bridge = Bridge("codes-bridge", socket_path, url, "codes").start()
     quiet = Bridge("codes-off-bridge", socket_path, url, "nocodes", "--codes", "off").start()
 
-    def state():
-        devices = Client(socket_path).request({"class": "DEVICES"})["devices"]
-        return next((d["state"] for d in devices if d.get("name") == "shelf"), None)
-    wait_for(lambda: state() == "streaming", 60, "the replay of the code to start")
-    wait_for(lambda: state() == "idle", 240, "the replay of the code to end", interval=0.5)
+    wait_replayed(socket_path, "the code", camera="shelf")
     wait_for(lambda: len(open(calls).read().splitlines()) >= 2, 30, "the hook to run twice", interval=0.2)
     time.sleep(2)
     bridge.stop()
