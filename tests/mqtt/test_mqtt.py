@@ -108,6 +108,26 @@ def sub(broker, topics, wait=5, count=None, user=None, password=None, client_cer
     return parse_sub(result.stdout)
 
 
+class Recording:
+    """mosquitto_sub on `broker` writing every message of `topics` to WORK/NAME.txt from
+    now on; ``stop()`` ends it and gives the messages (as parse_sub does)."""
+
+    def __init__(self, name, broker, *topics):
+        self.out = open(os.path.join(WORK, name + ".txt"), "w")
+        args = []
+        for topic in topics:
+            args += ["-t", topic]
+        self.process = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x"] + args,
+                                        stdout=self.out, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.out.close()
+        with open(self.out.name) as f:
+            return parse_sub(f.read())
+
+
 def parse_sub(text):
     messages = []
     for line in text.splitlines():
@@ -809,9 +829,7 @@ def a_crop_for_every_match():
         f.write("[camera gate]\nreplay = %s\nfps = 3\n\n[rule gate/code]\nmatch = ^[A-Z]{3}[0-9]{3}$\n"
                 % os.path.join(codes, "frames"))
     broker = Broker("crop-broker").start()
-    watcher_out = open(os.path.join(WORK, "crop-watcher.txt"), "w")
-    watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x", "-t", "lector/crop/gate/rule/#"],
-                               stdout=watcher_out, stderr=subprocess.DEVNULL)
+    watcher = Recording("crop-watcher", broker, "lector/crop/gate/rule/#")
     socket_path = os.path.join(WORK, "crop.sock")
     lectord = Daemon("--config", conf, "--evidence", os.path.join(WORK, "crop-evidence"), socket_path=socket_path,
                      log_path=os.path.join(WORK, "crop-lectord.log"))
@@ -828,10 +846,7 @@ def a_crop_for_every_match():
     wait_for(written, 120, "lectord's writer to write the crop of each MATCH", interval=0.5)
     time.sleep(2)  # the bridge looks for a missing crop every 20 ms
     bridge.stop()
-    watcher.terminate()
-    watcher.wait(timeout=10)
-    watcher_out.close()
-    messages = parse_sub(open(os.path.join(WORK, "crop-watcher.txt")).read())
+    messages = watcher.stop()
     base = "lector/crop/gate/rule/code"
     matches = [json.loads(m["payload"]) for m in messages if m["topic"] == base and m["payload"]]
     crops = [m["payload"] for m in messages if m["topic"] == base + "/crop" and m["payload"]]
@@ -877,10 +892,7 @@ def codes_and_a_codes_rule():
                             "\n[camera plain]\nreplay = %s\nfps = 1\n" % (frames, hook, frames_dir("plain-frames")))
     broker = Broker("codes-broker").start()
     url = "mqtt://127.0.0.1:%d" % broker.port
-    watcher_out = open(os.path.join(WORK, "codes-watcher.txt"), "w")
-    watcher = subprocess.Popen(["mosquitto_sub"] + broker.client_args() + ["-F", "%U %r %t %x", "-t", "lector/#",
-                                                                           "-t", "homeassistant/#"],
-                               stdout=watcher_out, stderr=subprocess.DEVNULL)
+    watcher = Recording("codes-watcher", broker, "lector/#", "homeassistant/#")
     time.sleep(0.5)
     socket_path = os.path.join(WORK, "codes.sock")
     # 4 s without the code first: both bridges watch before it comes into view.
@@ -894,10 +906,7 @@ def codes_and_a_codes_rule():
     time.sleep(2)
     bridge.stop()
     quiet.stop()
-    watcher.terminate()
-    watcher.wait(timeout=10)
-    watcher_out.close()
-    messages = parse_sub(open(os.path.join(WORK, "codes-watcher.txt")).read())
+    messages = watcher.stop()
     base = "lector/codes/shelf"
     events = [json.loads(m["payload"]) for m in messages if m["topic"] == base + "/code/event"]
     states = [json.loads(m["payload"]) for m in messages if m["topic"] == base + "/code" and m["payload"]]
