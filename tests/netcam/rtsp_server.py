@@ -58,11 +58,12 @@ def main():
     codec = args.codec[1:]  # 264 or 265
     encoder = "x%senc name=encoder tune=zerolatency speed-preset=ultrafast key-int-max=%d bitrate=%d ! rtph%spay" % (
         codec, args.keyint, args.bitrate or max(500, width * height // 400), codec)
+    queue_bytes = 3 * width * height
     factory.set_launch(
-        "( appsrc name=source is-live=true format=time do-timestamp=true block=true max-bytes=%d "
+        "( appsrc name=source is-live=true format=time do-timestamp=true block=false max-bytes=%d "
         "caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=%d/1000 "
         "! videoconvert ! video/x-raw,format=I420 ! %s name=pay0 pt=96 config-interval=1 )"
-        % (3 * width * height, width, height, int(fps * 1000), encoder))  # a slow encoder slows the pushes: no queue grows
+        % (queue_bytes, width, height, int(fps * 1000), encoder))  # a slow encoder slows the pushes (pump): no queue grows
     factory.set_shared(True)
     if args.user:
         auth = GstRtspServer.RTSPAuth()
@@ -105,6 +106,15 @@ def main():
             # Noted before the push: the encoder's thread can put the frame out before
             # push-buffer returns here.
             pushed.append(number)
+            # Pushed only while the media plays, and never into a full queue (a slow
+            # encoder): a frame pushed while gst-rtsp-server holds the media paused
+            # between DESCRIBE and PLAY (a loaded machine) gets a time stamp that never
+            # comes due once it plays, and the stream stays silent until the client
+            # gives up (seen: a restarted camera silent for lectord's whole 10 s open
+            # timeout, RTCP reports only).
+            while (source.get_state(0)[1] != Gst.State.PLAYING
+                   or source.get_property("current-level-bytes") + len(data) > queue_bytes):
+                time.sleep(0.005)
             if source.emit("push-buffer", buffer) != Gst.FlowReturn.OK:
                 return
             state["number"] = number + 1
