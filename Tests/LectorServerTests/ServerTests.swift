@@ -76,17 +76,18 @@ struct ServerTests {
 
     @Test("closes an idle client, and one whose WATCH asks for nothing, with an ERROR saying why; a watcher stays")
     func idleTimeout() throws {
-        let harness = try ServerHarness(fps: 5) { $0.idleTimeout = 0.5 }
+        // Long enough that a loaded machine answers the watcher's WATCH within it.
+        let harness = try ServerHarness(fps: 5) { $0.idleTimeout = 1.5 }
         defer { harness.stop() }
+        let watcher = try harness.connect()
+        try watcher.send(json: #"{"class":"WATCH","text":false,"frame":true}"#)
+        _ = try watcher.read(class: "WATCH")
         let idle = try harness.connect()
         // Watching without a stream receives nothing: idle like a client that sends nothing
         // (issue 39: such watchers held every client slot).
         let askingNothing = try harness.connect()
         try askingNothing.send(json: #"{"class":"WATCH","text":false,"frame":false}"#)
         _ = try askingNothing.read(class: "WATCH")
-        let watcher = try harness.connect()
-        try watcher.send(json: #"{"class":"WATCH","text":false,"frame":true}"#)
-        _ = try watcher.read(class: "WATCH")
         for client in [idle, askingNothing] {
             var parting = try client.readMessage(timeout: Self.patience).message
             while parting["class"]?.stringValue == "DEVICES" { parting = try client.readMessage(timeout: Self.patience).message }
@@ -94,7 +95,7 @@ struct ServerTests {
             #expect(parting["message"]?.stringValue?.contains("idle timeout") == true, "\(parting)")
             #expect(throws: ConnectionError.self) { try client.readLine(timeout: Self.patience) }
         }
-        Thread.sleep(forTimeInterval: 0.8)
+        Thread.sleep(forTimeInterval: 2.0)
         try watcher.send(json: #"{"class":"STATUS"}"#)
         #expect(try watcher.read(class: "STATUS")["class"]?.stringValue == "STATUS", "the watcher is still served")
     }
@@ -133,8 +134,12 @@ struct ServerTests {
         #expect(refusal["message"]?.stringValue == "too many clients (at most 2)")
         #expect(throws: ConnectionError.closed(reason: "too many clients (at most 2)")) { try third.readLine(timeout: Self.patience) }
         _ = first
-        first = nil  // closes it: room for one more
-        Thread.sleep(forTimeInterval: 0.3)
+        first = nil  // closes it: room for one more, once the server has seen it go
+        let roomMade = eventually(timeout: 30) {
+            guard (try? second.send(.request("STATUS"))) != nil, let status = try? second.reply() else { return false }
+            return status["clients"]?.intValue == 1
+        }
+        #expect(roomMade, "the server saw the first client go")
         _ = try harness.connect()
         try second.send(.request("STATUS"))
         #expect(try second.reply()["class"]?.stringValue == "STATUS")
