@@ -653,6 +653,7 @@ public final class Bridge: @unchecked Sendable {
             var moved = Camera(device: known, level: level)
             moved.state = camera.state
             moved.readsCodes = camera.readsCodes
+            moved.rules = camera.rules  // announced again under the new level (DEVICES may not list them again)
             cameras[known] = moved
             logger.info("camera moved to a topic of its own", [("device", known), ("topic", topic(moved)), ("beside", device)])
             announce(moved)
