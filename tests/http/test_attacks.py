@@ -367,11 +367,27 @@ def idle_link_reconnects_quietly():
         lector.stop()
 
 
+def all_threads_stopped(pid):
+    """Whether every thread of `pid` is stopped: SIGSTOP stops a process once the thread
+    the kernel picked runs again, and on a loaded machine the server thread can answer a
+    request before that."""
+    tasks = os.listdir("/proc/%d/task" % pid)
+    states = []
+    for task in tasks:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
+                states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except FileNotFoundError:  # a thread that ended meanwhile
+            pass
+    return all(state in ("T", "t") for state in states)
+
+
 @test
 def frozen_lectord_gets_503_and_the_page_still_loads():
     pid = W.lector.proc.pid
     os.kill(pid, signal.SIGSTOP)
     try:
+        wait_for(lambda: all_threads_stopped(pid), 30, "every thread of lectord stopped")
         results = []
 
         def ask():
