@@ -78,6 +78,62 @@ Point Straightened::frame(float x, float y) const {
 
 namespace {
 
+/// The convex hull of `points`, clockwise on screen (y down), from the top left.
+std::vector<Point> hull(std::vector<Point> points) {
+    std::sort(points.begin(), points.end(), [](Point a, Point b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+    if (points.size() < 3) return points;
+    auto cross = [](Point o, Point a, Point b) { return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x); };
+    std::vector<Point> chain(2 * points.size());
+    size_t k = 0;
+    for (size_t i = 0; i < points.size(); ++i) {  // the upper chain on screen, left to right
+        while (k >= 2 && cross(chain[k - 2], chain[k - 1], points[i]) <= 0) --k;
+        chain[k++] = points[i];
+    }
+    for (size_t i = points.size() - 1, t = k + 1; i-- > 0;) {  // the lower chain, right to left
+        while (k >= t && cross(chain[k - 2], chain[k - 1], points[i]) <= 0) --k;
+        chain[k++] = points[i];
+    }
+    chain.resize(k - 1);
+    return chain;
+}
+
+/// Where the line through `a`, `b` meets the line through `c`, `d`; false when parallel.
+bool meet(Point a, Point b, Point c, Point d, Point &at) {
+    float r = (b.x - a.x) * (d.y - c.y) - (b.y - a.y) * (d.x - c.x);
+    if (std::fabs(r) < 1e-6f) return false;
+    float t = ((c.x - a.x) * (d.y - c.y) - (c.y - a.y) * (d.x - c.x)) / r;
+    at = {a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
+    return true;
+}
+
+/// `outline` (from the blob's extreme dark pixels: a corner cut off when the code's
+/// corner module is light) with its sides moved onto the longest edges of the blob's
+/// convex hull running along them, and its corners where those sides meet.
+Quad refined(const Quad &outline, const std::vector<Point> &convex) {
+    if (convex.size() < 4) return outline;
+    const Point *c = outline.corner;
+    Point side[4][2];
+    float longest[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 4; ++k) { side[k][0] = c[k]; side[k][1] = c[(k + 1) % 4]; }
+    for (size_t i = 0; i < convex.size(); ++i) {
+        Point a = convex[i], b = convex[(i + 1) % convex.size()];
+        float length = std::hypot(b.x - a.x, b.y - a.y);
+        for (int k = 0; k < 4; ++k) {
+            Point d{c[(k + 1) % 4].x - c[k].x, c[(k + 1) % 4].y - c[k].y};
+            float along = ((b.x - a.x) * d.x + (b.y - a.y) * d.y) / (length * std::hypot(d.x, d.y) + 1e-6f);
+            if (along > 0.97f && length > longest[k]) { longest[k] = length; side[k][0] = a; side[k][1] = b; }
+        }
+    }
+    Quad result;
+    for (int k = 0; k < 4; ++k) {
+        const auto &before = side[(k + 3) % 4], &after = side[k];
+        if (!meet(before[0], before[1], after[0], after[1], result.corner[k]) ||
+            std::hypot(result.corner[k].x - c[k].x, result.corner[k].y - c[k].y) > 0.25f * std::hypot(c[2].x - c[0].x, c[2].y - c[0].y))
+            return outline;
+    }
+    return result;
+}
+
 /// The outline of the cells `members` (of `columns` a row, `cell` pixels a side, from
 /// `left`, `top`): the extremes of their dark pixels along the diagonals of their box,
 /// in coordinates where the box is a unit square (so that a long, flat code's corners
@@ -87,12 +143,17 @@ Quad outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, int
     Quad outline{};
     const float boxWidth = (box[2] - box[0] + 1) * cell, boxHeight = (box[3] - box[1] + 1) * cell;
     float score[4] = {1e9f, -1e9f, -1e9f, -1e9f};
+    std::vector<std::pair<int, int>> ends(static_cast<size_t>(box[3] - box[1] + 1) * cell, {1 << 30, -1});
+    std::vector<std::pair<int, int>> &rowEnds = ends;
     for (int at : members) {
         int cx = at % columns, cy = at / columns;
         for (int y = 0; y < cell; ++y)
             for (int x = 0; x < cell; ++x) {
                 int px = cx * cell + x, py = cy * cell + y;
                 if (luma[static_cast<size_t>(top + py) * stride + left + px] >= threshold) continue;
+                auto &ends = rowEnds[py - box[1] * cell];
+                ends.first = std::min(ends.first, px);
+                ends.second = std::max(ends.second, px);
                 float u = (px - box[0] * cell) / boxWidth, v = (py - box[1] * cell) / boxHeight;
                 Point p{static_cast<float>(left + px) + 0.5f, static_cast<float>(top + py) + 0.5f};
                 if (u + v < score[0]) { score[0] = u + v; outline.corner[0] = p; }
@@ -101,7 +162,14 @@ Quad outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, int
                 if (v - u > score[3]) { score[3] = v - u; outline.corner[3] = p; }
             }
     }
-    return outline;
+    std::vector<Point> points;
+    for (size_t row = 0; row < ends.size(); ++row) {
+        if (ends[row].second < 0) continue;
+        float y = static_cast<float>(top + box[1] * cell + static_cast<int>(row)) + 0.5f;
+        points.push_back({static_cast<float>(left + ends[row].first), y});
+        points.push_back({static_cast<float>(left + ends[row].second) + 1, y});
+    }
+    return refined(outline, hull(points));
 }
 
 }  // namespace
