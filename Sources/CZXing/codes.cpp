@@ -330,20 +330,24 @@ void searchStraightened(const uint8_t *luma, int width, int height, int stride, 
     for (const auto &region : regions) {
         Region crop = widened(region, width, height, 8);
         if (std::max(crop.width, crop.height) > croppedSideLimit) continue;
-        for (const auto &outline : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height, outlinesARegion)) {
-            bool square = lector::aspect(outline) <= squareAspect;
-            uint32_t wanted = missing & (square ? squareFormats : 0);
-            if (lector::sideRatio(outline) <= tiltedSideRatio) wanted |= missing & longFormats;
-            if (!wanted) continue;
-            auto image = lector::straightened(luma, width, height, stride, outline, square ? squareSide : 0, straightenedLimit);
-            if (image.pixels.empty()) continue;
-            ZXing::ImageView view(image.pixels.data(), image.width, image.height, ZXing::ImageFormat::Lum);
-            for (const auto &result : ZXing::ReadBarcodes(view, options(wanted)))
-                keepMapped(result, out, [&](int x, int y) {
-                    auto p = image.frame(x, y);
-                    return std::pair<int, int>{static_cast<int>(p.x), static_cast<int>(p.y)};
-                });
-        }
+        for (const auto &blob : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height, outlinesARegion))
+            for (const auto &outline : {blob.hull, blob.extremes}) {
+                if (!(missing & ~foundFormats(out))) return;
+                bool square = lector::aspect(outline) <= squareAspect;
+                uint32_t wanted = missing & ~foundFormats(out) & (square ? squareFormats : 0);
+                if (lector::sideRatio(outline) <= tiltedSideRatio) wanted |= missing & ~foundFormats(out) & longFormats;
+                if (!wanted) continue;
+                auto image = lector::straightened(luma, width, height, stride, outline, square ? squareSide : 0, straightenedLimit);
+                if (image.pixels.empty()) continue;
+                ZXing::ImageView view(image.pixels.data(), image.width, image.height, ZXing::ImageFormat::Lum);
+                size_t before = out.size();
+                for (const auto &result : ZXing::ReadBarcodes(view, options(wanted)))
+                    keepMapped(result, out, [&](int x, int y) {
+                        auto p = image.frame(x, y);
+                        return std::pair<int, int>{static_cast<int>(p.x), static_cast<int>(p.y)};
+                    });
+                if (out.size() > before) break;  // this blob is read
+            }
     }
 }
 

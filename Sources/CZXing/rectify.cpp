@@ -138,7 +138,7 @@ Quad refined(const Quad &outline, const std::vector<Point> &convex) {
 /// `left`, `top`): the extremes of their dark pixels along the diagonals of their box,
 /// in coordinates where the box is a unit square (so that a long, flat code's corners
 /// are found too).
-Quad outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, int columns, int threshold,
+Outline outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, int columns, int threshold,
                const std::vector<int> &members, const int box[4]) {
     Quad outline{};
     const float boxWidth = (box[2] - box[0] + 1) * cell, boxHeight = (box[3] - box[1] + 1) * cell;
@@ -169,14 +169,14 @@ Quad outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, int
         points.push_back({static_cast<float>(left + ends[row].first), y});
         points.push_back({static_cast<float>(left + ends[row].second) + 1, y});
     }
-    return refined(outline, hull(points));
+    return {refined(outline, hull(points)), outline};
 }
 
 }  // namespace
 
-std::vector<Quad> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit) {
+std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit) {
     const int cell = 4, columns = width / cell, rows = height / cell, smallest = 8;
-    std::vector<Quad> outlines;
+    std::vector<Outline> outlines;
     if (columns < smallest || rows < smallest) return outlines;
     const int threshold = otsu(luma, stride, left, top, width, height);
     // Cells of 4x4 pixels holding dark and light pixels both (2 of 16 at least): a code's

@@ -14,11 +14,16 @@ struct Point { float x, y; };
 /// A quadrilateral: top-left, top-right, bottom-right, bottom-left.
 struct Quad { Point corner[4]; };
 
+/// A blob's outline: from the sides of its convex hull, and from the extremes of its
+/// dark pixels along the diagonals of its box (the two differ when a corner module is
+/// light, or the hull's sides are ragged).
+struct Outline { Quad hull, extremes; };
+
 /// The outlines of the dense blobs of light-dark cells (a code's modules) in the part of
 /// the image from `left`, `top` of `width` x `height` pixels, the largest first, at most
-/// `limit`: each from the extremes of its dark pixels along the diagonals of its box.
+/// `limit`.
 /// Blobs under 32 pixels a side, or filling less than half their box, are left out.
-std::vector<Quad> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit);
+std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit);
 
 /// How far `quad` is from a parallelogram: the shorter of each pair of opposite sides
 /// over the longer, the smaller of the two ratios (1 for a square seen straight on).
