@@ -134,26 +134,26 @@ Quad refined(const Quad &outline, const std::vector<Point> &convex) {
     return result;
 }
 
-/// The outline of the cells `members` (of `columns` a row, `cell` pixels a side, from
+/// The outlines of the cells `members` (of `columns` a row, `cell` pixels a side, from
 /// `left`, `top`): the extremes of their dark pixels along the diagonals of their box,
 /// in coordinates where the box is a unit square (so that a long, flat code's corners
-/// are found too).
+/// are found too), and that quad `refined` by the convex hull of their dark pixels.
 Outline outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, int columns, int threshold,
-               const std::vector<int> &members, const int box[4]) {
+                  const std::vector<int> &members, const int box[4]) {
     Quad outline{};
     const float boxWidth = (box[2] - box[0] + 1) * cell, boxHeight = (box[3] - box[1] + 1) * cell;
     float score[4] = {1e9f, -1e9f, -1e9f, -1e9f};
+    // Each pixel row's first and last dark pixel: the hull's points.
     std::vector<std::pair<int, int>> ends(static_cast<size_t>(box[3] - box[1] + 1) * cell, {1 << 30, -1});
-    std::vector<std::pair<int, int>> &rowEnds = ends;
     for (int at : members) {
         int cx = at % columns, cy = at / columns;
         for (int y = 0; y < cell; ++y)
             for (int x = 0; x < cell; ++x) {
                 int px = cx * cell + x, py = cy * cell + y;
                 if (luma[static_cast<size_t>(top + py) * stride + left + px] >= threshold) continue;
-                auto &ends = rowEnds[py - box[1] * cell];
-                ends.first = std::min(ends.first, px);
-                ends.second = std::max(ends.second, px);
+                auto &span = ends[py - box[1] * cell];
+                span.first = std::min(span.first, px);
+                span.second = std::max(span.second, px);
                 float u = (px - box[0] * cell) / boxWidth, v = (py - box[1] * cell) / boxHeight;
                 Point p{static_cast<float>(left + px) + 0.5f, static_cast<float>(top + py) + 0.5f};
                 if (u + v < score[0]) { score[0] = u + v; outline.corner[0] = p; }
