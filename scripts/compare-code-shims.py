@@ -3,7 +3,7 @@
 frame in one process (issue 48): recall per format on scripts/make-code-scenes.py's
 frames, and the shim's CPU time a search, with and without codes in the image.
 
-    g++ -O2 -shared -fPIC -I Sources/CZXing/include -o /tmp/new.so Sources/CZXing/codes.cpp -lZXing
+    g++ -O2 -shared -fPIC -I Sources/CZXing/include -o /tmp/new.so Sources/CZXing/codes.cpp Sources/CZXing/rectify.cpp -lZXing
     git show main:Sources/CZXing/codes.cpp > /tmp/old.cpp && g++ ... -o /tmp/old.so /tmp/old.cpp -lZXing
     scripts/compare-code-shims.py FRAMES /tmp/old.so /tmp/new.so [--still IMAGE] [--missed]
 

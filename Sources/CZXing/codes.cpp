@@ -1,6 +1,7 @@
 // ZXing-C++ behind lector_codes.h, built against 1.4 (Debian 12) and 2.x (Debian 13).
 #define ZX_USE_UTF8 1
 #include "lector_codes.h"
+#include "rectify.h"
 
 #include <ZXing/ReadBarcode.h>
 #if __has_include(<ZXing/Version.h>)
@@ -139,11 +140,10 @@ std::vector<Region> busyRegions(const uint8_t *luma, int width, int height, int 
     return kept;
 }
 
-/// Copies `result` into `out` (corners divided by `scale`, then moved by `dx`, `dy`)
-/// unless a code of the same format and content is there already.
+/// Copies `result` into `out` (corners through `map`, image to frame) unless a code of the same format and content is there already.
 /// (`Barcode` is 2.x's name for 1.4's `Result`: the type is left to the compiler.)
-template <typename Found>
-void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out, int scale = 1) {
+template <typename Found, typename Map>
+void keepMapped(const Found &result, std::vector<lector_code> &out, Map map) {
     if (!result.isValid()) return;
     uint32_t format = lectorFormat(result.format());
     if (format == 0) return;
@@ -164,10 +164,17 @@ void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out, in
     if (!bytes.empty()) std::memcpy(code.bytes, bytes.data(), bytes.size());
     const auto &position = result.position();
     for (int i = 0; i < 4; ++i) {
-        code.corners[2 * i] = position[i].x / scale + dx;
-        code.corners[2 * i + 1] = position[i].y / scale + dy;
+        const auto [x, y] = map(position[i].x, position[i].y);
+        code.corners[2 * i] = x;
+        code.corners[2 * i + 1] = y;
     }
     out.push_back(code);
+}
+
+/// `keepMapped` with the corners divided by `scale`, then moved by `dx`, `dy`.
+template <typename Found>
+void keep(const Found &result, int dx, int dy, std::vector<lector_code> &out, int scale = 1) {
+    keepMapped(result, out, [=](int x, int y) { return std::pair<int, int>{x / scale + dx, y / scale + dy}; });
 }
 
 Options options(uint32_t formats) {
@@ -288,6 +295,62 @@ void searchAgain(const uint8_t *luma, int width, int height, int stride, uint32_
     }
 }
 
+/// Square formats searched again in a straightened crop, enlarged, when the frame gave
+/// none of them: ZXing 1.4's Aztec, Data Matrix and Micro QR detectors miss symbols of
+/// 3-4 pixels a module, or under a strong perspective, beside a label's text that they
+/// read alone, upright and large.
+const uint32_t squareFormats = LECTOR_CODE_AZTEC | LECTOR_CODE_DATA_MATRIX | LECTOR_CODE_MICRO_QR;
+
+/// Long formats searched again in a straightened crop (as large as it is) when the
+/// frame gave none of them and the crop is under a strong perspective.
+const uint32_t longFormats = LECTOR_CODE_PDF417;
+
+/// A blob whose opposite sides differ more than this (shorter over longer) is seen under
+/// a strong perspective (a tilt of about 25 degrees and more).
+const float tiltedSideRatio = 0.9f;
+
+/// A square code's blob is no longer than this over its width (its outline found from
+/// the extremes of dark pixels; a line of text is longer).
+const float squareAspect = 1.6f;
+
+/// A square code's blob is enlarged to this many pixels a side; straightened crops are
+/// at most `straightenedLimit` pixels a side.
+const int squareSide = 320, straightenedLimit = 800;
+
+/// Blobs straightened in a busy region, the largest first.
+const size_t outlinesARegion = 3;
+
+/// The third pass: for the formats of `squareFormats` and `longFormats` not found yet,
+/// the largest dark blob of each busy region (as searched for `croppedFormats`), when
+/// it is square, or long and under a strong perspective, warped upright and searched.
+void searchStraightened(const uint8_t *luma, int width, int height, int stride, uint32_t formats,
+                        const std::vector<Region> &regions, std::vector<lector_code> &out) {
+    uint32_t missing = formats & (squareFormats | longFormats) & ~foundFormats(out);
+    if (!missing) return;
+    for (const auto &region : regions) {
+        Region crop = widened(region, width, height, 8);
+        if (std::max(crop.width, crop.height) > croppedSideLimit) continue;
+        for (const auto &blob : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height, outlinesARegion))
+            for (const auto &outline : {blob.hull, blob.extremes}) {
+                if (!(missing & ~foundFormats(out))) return;
+                bool square = lector::aspect(outline) <= squareAspect;
+                uint32_t wanted = missing & ~foundFormats(out) & (square ? squareFormats : 0);
+                if (lector::sideRatio(outline) <= tiltedSideRatio) wanted |= missing & ~foundFormats(out) & longFormats;
+                if (!wanted) continue;
+                auto image = lector::straightened(luma, width, height, stride, outline, square ? squareSide : 0, straightenedLimit);
+                if (image.pixels.empty()) continue;
+                ZXing::ImageView view(image.pixels.data(), image.width, image.height, ZXing::ImageFormat::Lum);
+                size_t before = out.size();
+                for (const auto &result : ZXing::ReadBarcodes(view, options(wanted)))
+                    keepMapped(result, out, [&](int x, int y) {
+                        auto p = image.frame(x, y);
+                        return std::pair<int, int>{static_cast<int>(p.x), static_cast<int>(p.y)};
+                    });
+                if (out.size() > before) break;  // this blob is read
+            }
+    }
+}
+
 /// The linear formats: read along lines of the image.
 const uint32_t linearFormats = LECTOR_CODE_EAN13 | LECTOR_CODE_EAN8 | LECTOR_CODE_UPCA | LECTOR_CODE_UPCE |
                                LECTOR_CODE_CODE128 | LECTOR_CODE_CODE39 | LECTOR_CODE_CODE93 | LECTOR_CODE_ITF |
@@ -352,6 +415,7 @@ void search(const uint8_t *luma, int width, int height, int stride, uint32_t for
         }
     }
     searchAgain(luma, width, height, stride, formats, regions, out);
+    searchStraightened(luma, width, height, stride, formats, regions, out);
 }
 
 }  // namespace

@@ -14,6 +14,9 @@ second_pass: frames of the formats ZXing 1.4 missed most in a whole frame (Aztec
 QR, Code 93, UPC-A; 24 frames, seed 4813): at least 90 % of the readable Aztec and Micro
 QR codes found (7 of 10 before the shim's second pass) and of all readable codes.
 
+straightened: ten Aztec frames (seed 4852): at least 95 % of the readable codes found (7
+of 8 through the shim before the straightened pass, 8 with it) and none that is not there.
+
 large_linear: 1280x720 frames holding one large EAN-13, UPC-A, ITF and Code 128 (what
 aborted Debian 12's python3-zxing-cpp, through ZXing's image pyramid): lectord ends
 normally and publishes each code.
@@ -118,6 +121,20 @@ def second_pass():
           "(at least 90 %)", readable > 0 and found >= 0.9 * readable)
     readable, found = sum(f["readable"] for f in formats.values()), sum(f["found"] for f in formats.values())
     check(f"second_pass: {found} of {readable} readable codes found (at least 90 %)", found >= 0.9 * readable)
+
+
+@suite.test
+def straightened():
+    result = evaluated("straightened", "--formats", "aztec", "--per-format", "10", "--seed", "4852")
+    if result is None:
+        return
+    aztec = result["formats"]["aztec"]
+    # Measured through the shim (scripts/compare-code-shims.py, 2026-12-07): 7 of these 8
+    # readable Aztec codes before the straightened pass, 8 with it (one of 3 pixels a
+    # module beside the label's text); the issue asks 0.95 of each format.
+    check(f"straightened: {aztec['found']} of {aztec['readable']} readable Aztec codes found (at least 95 %)",
+          aztec["readable"] > 0 and aztec["found"] >= 0.95 * aztec["readable"])
+    check(f"straightened: no code found that the frames do not hold ({result['false_codes']})", result["false_codes"] == 0)
 
 
 @suite.test
