@@ -11,6 +11,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -343,8 +344,11 @@ void searchStraightened(const uint8_t *luma, int width, int height, int stride, 
                 size_t before = out.size();
                 for (const auto &result : ZXing::ReadBarcodes(view, options(wanted)))
                     keepMapped(result, out, [&](int x, int y) {
-                        auto p = image.frame(x, y);
-                        return std::pair<int, int>{static_cast<int>(p.x), static_cast<int>(p.y)};
+                        auto p = image.frame(x, y);  // clamped: a corner off the crop's map stays in the frame
+                        auto inside = [](float v, int size) {
+                            return std::isfinite(v) ? static_cast<int>(std::min(std::max(v, 0.0f), float(size - 1))) : 0;
+                        };
+                        return std::pair<int, int>{inside(p.x, width), inside(p.y, height)};
                     });
                 if (out.size() > before) break;  // this blob is read
             }

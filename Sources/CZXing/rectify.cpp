@@ -246,10 +246,12 @@ float aspect(const Quad &q) {
 Straightened straightened(const uint8_t *luma, int frameWidth, int frameHeight, int stride, const Quad &quad, int side,
                          int limit) {
     Straightened out;
+    if (frameWidth < 2 || frameHeight < 2) return out;
     const Point *c = quad.corner;
     float codeWidth = std::max(distance(c[0], c[1]), distance(c[3], c[2]));
     float codeHeight = std::max(distance(c[0], c[3]), distance(c[1], c[2]));
     float longer = std::max(codeWidth, codeHeight);
+    if (!(longer >= 8) || !std::isfinite(longer)) return out;  // a degenerate outline (NaN fails too)
     float scale = std::min(std::max(1.0f, side / longer), static_cast<float>(limit) / (1.2f * longer));
     codeWidth *= scale;
     codeHeight *= scale;
@@ -266,6 +268,10 @@ Straightened straightened(const uint8_t *luma, int frameWidth, int frameHeight, 
     for (int y = 0; y < out.height; ++y)
         for (int x = 0; x < out.width; ++x) {
             Point p = out.frame(x + 0.5f, y + 0.5f);
+            if (!std::isfinite(p.x) || !std::isfinite(p.y)) {  // beyond the quad's horizon: nothing to sample
+                out.pixels[static_cast<size_t>(y) * out.width + x] = 255;
+                continue;
+            }
             float fx = std::min(std::max(p.x - 0.5f, 0.0f), frameWidth - 1.001f);
             float fy = std::min(std::max(p.y - 0.5f, 0.0f), frameHeight - 1.001f);
             int ix = static_cast<int>(fx), iy = static_cast<int>(fy);
