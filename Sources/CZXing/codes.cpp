@@ -333,10 +333,11 @@ void searchStraightened(const uint8_t *luma, int width, int height, int stride, 
         if (std::max(crop.width, crop.height) > croppedSideLimit) continue;
         for (const auto &blob : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height, outlinesARegion))
             for (const auto &outline : {blob.hull, blob.extremes}) {
-                if (!(missing & ~foundFormats(out))) return;
+                uint32_t still = missing & ~foundFormats(out);
+                if (!still) return;
                 bool square = lector::aspect(outline) <= squareAspect;
-                uint32_t wanted = missing & ~foundFormats(out) & (square ? squareFormats : 0);
-                if (lector::sideRatio(outline) <= tiltedSideRatio) wanted |= missing & ~foundFormats(out) & longFormats;
+                uint32_t wanted = square ? still & squareFormats : 0;
+                if (lector::sideRatio(outline) <= tiltedSideRatio) wanted |= still & longFormats;
                 if (!wanted) continue;
                 auto image = lector::straightened(luma, width, height, stride, outline, square ? squareSide : 0, straightenedLimit);
                 if (image.pixels.empty()) continue;

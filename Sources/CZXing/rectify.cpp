@@ -117,7 +117,7 @@ Quad refined(const Quad &outline, const std::vector<Point> &convex) {
     for (int k = 0; k < 4; ++k) { side[k][0] = c[k]; side[k][1] = c[(k + 1) % 4]; }
     for (size_t i = 0; i < convex.size(); ++i) {
         Point a = convex[i], b = convex[(i + 1) % convex.size()];
-        float length = std::hypot(b.x - a.x, b.y - a.y);
+        float length = distance(a, b);
         for (int k = 0; k < 4; ++k) {
             Point d{c[(k + 1) % 4].x - c[k].x, c[(k + 1) % 4].y - c[k].y};
             float along = ((b.x - a.x) * d.x + (b.y - a.y) * d.y) / (length * std::hypot(d.x, d.y) + 1e-6f);
@@ -128,7 +128,7 @@ Quad refined(const Quad &outline, const std::vector<Point> &convex) {
     for (int k = 0; k < 4; ++k) {
         const auto &before = side[(k + 3) % 4], &after = side[k];
         if (!meet(before[0], before[1], after[0], after[1], result.corner[k]) ||
-            std::hypot(result.corner[k].x - c[k].x, result.corner[k].y - c[k].y) > 0.25f * std::hypot(c[2].x - c[0].x, c[2].y - c[0].y))
+            distance(result.corner[k], c[k]) > 0.25f * distance(c[2], c[0]))
             return outline;
     }
     return result;
