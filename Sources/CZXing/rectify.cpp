@@ -249,13 +249,6 @@ std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int
     return outlines;
 }
 
-float sideRatio(const Quad &q) {
-    float top = distance(q.corner[0], q.corner[1]), bottom = distance(q.corner[3], q.corner[2]);
-    float leftSide = distance(q.corner[0], q.corner[3]), rightSide = distance(q.corner[1], q.corner[2]);
-    if (top <= 0 || bottom <= 0 || leftSide <= 0 || rightSide <= 0) return 1;
-    return std::min(std::min(top, bottom) / std::max(top, bottom), std::min(leftSide, rightSide) / std::max(leftSide, rightSide));
-}
-
 float aspect(const Quad &q) {
     float across = std::max(distance(q.corner[0], q.corner[1]), distance(q.corner[3], q.corner[2]));
     float down = std::max(distance(q.corner[0], q.corner[3]), distance(q.corner[1], q.corner[2]));

@@ -1,5 +1,6 @@
 // A tilted code's outline and the code warped square again (issue 48): ZXing 1.4 misses
-// Aztec and PDF417 symbols under a strong perspective that it reads once straightened.
+// Aztec, Data Matrix and PDF417 symbols under a strong perspective that it reads once
+// straightened.
 #pragma once
 
 #include <cstddef>
@@ -16,8 +17,8 @@ struct Quad { Point corner[4]; };
 
 /// A blob's outline: from the sides of its convex hull, and from the extremes of its
 /// dark pixels along the diagonals of its box (the two differ when a corner module is
-/// light, or the hull's sides are ragged).
-/// `smallerSide`: the smaller side of the blob's box, in pixels.
+/// light, or the hull's sides are ragged); and the smaller side of the blob's box, in
+/// pixels.
 struct Outline { Quad hull, extremes; int smallerSide = 0; };
 
 /// How blobs of light-dark cells (4 pixels a side) are joined and kept.
@@ -40,14 +41,10 @@ struct BlobRule {
 std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit,
                                   const BlobRule &rule = {});
 
-/// How far `quad` is from a parallelogram: the shorter of each pair of opposite sides
-/// over the longer, the smaller of the two ratios (1 for a square seen straight on).
-float sideRatio(const Quad &quad);
-
 /// The image inside `quad` (frame coordinates) warped to an upright rectangle with a
 /// margin of a tenth of its side around it (bilinear), its longer side enlarged to
 /// `side` pixels when shorter, the whole at most `limit` pixels a side: its pixels,
-/// size, and the map from its pixels back to the frame's.
+/// size, margin, and the map from its pixels back to the frame's.
 struct Straightened {
     std::vector<uint8_t> pixels;
     int width = 0, height = 0, margin = 0;
