@@ -11,11 +11,11 @@ and saved as JPEG (what an MJPEG camera sends). Some frames hold two codes.
     scripts/make-code-scenes.py OUT --sequence FORMAT:SECONDS_IN,SECONDS_OUT,SECONDS_IN --fps N
 
 The first writes OUT/NNNN.jpg and OUT/truth.json: per frame its codes (format, text as
-Lector's CODE gives it, module pixels, tilt) and whether a phone's scanner would read it
-(`readable`: at least 2 pixels a module once tilted, blur under half a module). Contents
-differ from frame to frame (each frame's codes are new appearances). The second writes a
-hand-held sequence at N frames a second: one code in view, taken away, shown again.
-Only Debian's zint and python3-pil are used.
+Lector's CODE gives it, module pixels, tilt, blur radius, glare spot in the frame) and
+whether a phone's scanner would read it (`readable`: at least 2 pixels a module once
+tilted, blur under half a module). Contents differ from frame to frame (each frame's codes
+are new appearances). The second writes a hand-held sequence at N frames a second: one
+code in view, taken away, shown again. Only Debian's zint and python3-pil are used.
 """
 import argparse
 import io
@@ -223,8 +223,11 @@ def frame(formats, rng, words="PARCEL 4711"):
         taken.append(box)
         effective = module * math.cos(math.radians(tilt))
         truth.append({"format": fmt, "text": text, "module": module, "tilt": round(tilt, 1), "box": box,
-                      "readable": effective >= 2.0 and blur <= 0.5 * module})
-    scene = camera_effects(scene, rng, blur, rng.randint(0, 30), rng.random() < 0.3)
+                      "blur": blur, "readable": effective >= 2.0 and blur <= 0.5 * module})
+    noise, glare = rng.randint(0, 30), rng.random() < 0.3
+    scene = camera_effects(scene, rng, blur, noise, glare)
+    for code in truth:
+        code["glare"] = glare
     return scene, truth
 
 

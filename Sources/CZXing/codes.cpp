@@ -303,16 +303,20 @@ void searchAgain(const uint8_t *luma, int width, int height, int stride, uint32_
 const uint32_t squareFormats = LECTOR_CODE_AZTEC | LECTOR_CODE_DATA_MATRIX | LECTOR_CODE_MICRO_QR;
 
 /// Long formats searched again in a straightened crop (as large as it is) when the
-/// frame gave none of them and the crop is under a strong perspective.
+/// frame gave none of them.
 const uint32_t longFormats = LECTOR_CODE_PDF417;
 
-/// A blob whose opposite sides differ more than this (shorter over longer) is seen under
-/// a strong perspective (a tilt of about 25 degrees and more).
-const float tiltedSideRatio = 0.9f;
-
 /// A square code's blob is no longer than this over its width (its outline found from
-/// the extremes of dark pixels; a line of text is longer).
+/// the extremes of dark pixels; a line of text is longer), and its box 32 pixels a side
+/// at least.
 const float squareAspect = 1.6f;
+const int squareSmallest = 32;
+
+/// A rectangular Data Matrix (8x18 to 16x48 modules) is at most this long over its
+/// width, tilt included; its blob is searched once straightened, its longer side
+/// enlarged to `rectangleSide` pixels, when two adjacent sides are solid (its finder).
+const float rectangleAspect = 6.0f;
+const int rectangleSide = 160;
 
 /// A square code's blob is enlarged to this many pixels a side; straightened crops are
 /// at most `straightenedLimit` pixels a side.
@@ -321,38 +325,68 @@ const int squareSide = 320, straightenedLimit = 800;
 /// Blobs straightened in a busy region, the largest first.
 const size_t outlinesARegion = 3;
 
+/// Blobs for the square formats and rectangular Data Matrix: cells one apart joined
+/// (a code is not joined to its label's text), boxes of 20 pixels a side and more (a
+/// rectangular Data Matrix of 8 rows of 3 pixels, tilted).
+const lector::BlobRule squareBlobs{2, 5, false};
+
+/// Blobs for PDF417: cells three apart joined (its start and stop patterns' wide bars
+/// to its rows), filled along their rows (modules of 5-6 pixels leave uniform cells).
+const lector::BlobRule longBlobs{4, 8, true};
+
+/// Searches the image inside `outline` straightened (`side`, `straightenedLimit`: see
+/// lector::straightened) for `wanted`, when `finder` only if it shows a Data Matrix's
+/// finder; whether a code was kept.
+bool readStraightened(const uint8_t *luma, int width, int height, int stride, const lector::Quad &outline, int side,
+                      uint32_t wanted, bool finder, std::vector<lector_code> &out) {
+    auto image = lector::straightened(luma, width, height, stride, outline, side, straightenedLimit);
+    if (image.pixels.empty() || (finder && !lector::hasFinderL(image))) return false;
+    ZXing::ImageView view(image.pixels.data(), image.width, image.height, ZXing::ImageFormat::Lum);
+    size_t before = out.size();
+    for (const auto &result : ZXing::ReadBarcodes(view, options(wanted)))
+        keepMapped(result, out, [&](int x, int y) {
+            auto p = image.frame(x, y);  // clamped: a corner off the crop's map stays in the frame
+            auto inside = [](float v, int size) {
+                return std::isfinite(v) ? static_cast<int>(std::min(std::max(v, 0.0f), float(size - 1))) : 0;
+            };
+            return std::pair<int, int>{inside(p.x, width), inside(p.y, height)};
+        });
+    return out.size() > before;
+}
+
 /// The third pass: for the formats of `squareFormats` and `longFormats` not found yet,
-/// the largest dark blob of each busy region (as searched for `croppedFormats`), when
-/// it is square, or long and under a strong perspective, warped upright and searched.
+/// the largest blobs of each busy region (as searched for `croppedFormats`) warped
+/// upright and searched: a square blob for the square formats, a rectangular one
+/// showing a finder for Data Matrix, and PDF417's blobs (`longBlobs`) for PDF417.
 void searchStraightened(const uint8_t *luma, int width, int height, int stride, uint32_t formats,
                         const std::vector<Region> &regions, std::vector<lector_code> &out) {
-    uint32_t missing = formats & (squareFormats | longFormats) & ~foundFormats(out);
-    if (!missing) return;
+    const uint32_t asked = formats & (squareFormats | longFormats);
     for (const auto &region : regions) {
         Region crop = widened(region, width, height, 8);
         if (std::max(crop.width, crop.height) > croppedSideLimit) continue;
-        for (const auto &blob : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height, outlinesARegion))
-            for (const auto &outline : {blob.hull, blob.extremes}) {
-                uint32_t still = missing & ~foundFormats(out);
-                if (!still) return;
-                bool square = lector::aspect(outline) <= squareAspect;
-                uint32_t wanted = square ? still & squareFormats : 0;
-                if (lector::sideRatio(outline) <= tiltedSideRatio) wanted |= still & longFormats;
-                if (!wanted) continue;
-                auto image = lector::straightened(luma, width, height, stride, outline, square ? squareSide : 0, straightenedLimit);
-                if (image.pixels.empty()) continue;
-                ZXing::ImageView view(image.pixels.data(), image.width, image.height, ZXing::ImageFormat::Lum);
-                size_t before = out.size();
-                for (const auto &result : ZXing::ReadBarcodes(view, options(wanted)))
-                    keepMapped(result, out, [&](int x, int y) {
-                        auto p = image.frame(x, y);  // clamped: a corner off the crop's map stays in the frame
-                        auto inside = [](float v, int size) {
-                            return std::isfinite(v) ? static_cast<int>(std::min(std::max(v, 0.0f), float(size - 1))) : 0;
-                        };
-                        return std::pair<int, int>{inside(p.x, width), inside(p.y, height)};
-                    });
-                if (out.size() > before) break;  // this blob is read
-            }
+        if (asked & squareFormats & ~foundFormats(out))
+            for (const auto &blob : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height,
+                                                         outlinesARegion, squareBlobs))
+                for (const auto &outline : {blob.hull, blob.extremes}) {
+                    uint32_t still = asked & squareFormats & ~foundFormats(out);
+                    float length = lector::aspect(outline);
+                    bool square = length <= squareAspect && blob.smallerSide >= squareSmallest;
+                    bool rectangle = !square && length > squareAspect && length <= rectangleAspect &&
+                                     (still & LECTOR_CODE_DATA_MATRIX);
+                    if (!still || !(square || rectangle)) continue;
+                    if (square ? readStraightened(luma, width, height, stride, outline, squareSide, still, false, out)
+                               : readStraightened(luma, width, height, stride, outline, rectangleSide,
+                                                  LECTOR_CODE_DATA_MATRIX, true, out))
+                        break;  // this blob is read
+                }
+        if (asked & longFormats & ~foundFormats(out))
+            for (const auto &blob : lector::codeOutlines(luma, stride, crop.x, crop.y, crop.width, crop.height,
+                                                         outlinesARegion, longBlobs))
+                for (const auto &outline : {blob.hull, blob.extremes}) {
+                    uint32_t still = asked & longFormats & ~foundFormats(out);
+                    if (!still) break;
+                    if (readStraightened(luma, width, height, stride, outline, 0, still, false, out)) break;
+                }
     }
 }
 

@@ -172,10 +172,26 @@ Outline outlineOf(const uint8_t *luma, int stride, int left, int top, int cell, 
     return {refined(outline, hull(points)), outline};
 }
 
+/// The cells from the first to the last of `members` (cells of `columns` a row) in each
+/// of the `rows` rows of cells from `firstRow`: a blob with its holes filled along its rows.
+size_t spanned(const std::vector<int> &members, int columns, int firstRow, int rows) {
+    std::vector<std::pair<int, int>> spans(static_cast<size_t>(rows), {columns, -1});
+    for (int at : members) {
+        auto &span = spans[at / columns - firstRow];
+        span.first = std::min(span.first, at % columns);
+        span.second = std::max(span.second, at % columns);
+    }
+    size_t count = 0;
+    for (const auto &span : spans)
+        if (span.second >= 0) count += span.second - span.first + 1;
+    return count;
+}
+
 }  // namespace
 
-std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit) {
-    const int cell = 4, columns = width / cell, rows = height / cell, smallest = 8;
+std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int top, int width, int height, size_t limit,
+                                  const BlobRule &rule) {
+    const int cell = 4, columns = width / cell, rows = height / cell, smallest = rule.smallest, reach = rule.reach;
     std::vector<Outline> outlines;
     if (columns < smallest || rows < smallest) return outlines;
     const int threshold = otsu(luma, stride, left, top, width, height);
@@ -208,8 +224,8 @@ std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int
             members.push_back(at);
             int cx = at % columns, cy = at / columns;
             box = {std::min(box[0], cx), std::min(box[1], cy), std::max(box[2], cx), std::max(box[3], cy)};
-            for (int dy = -2; dy <= 2; ++dy)
-                for (int dx = -2; dx <= 2; ++dx) {
+            for (int dy = -reach; dy <= reach; ++dy)
+                for (int dx = -reach; dx <= reach; ++dx) {
                     int nx = cx + dx, ny = cy + dy;
                     if (nx < 0 || ny < 0 || nx >= columns || ny >= rows) continue;
                     int near = ny * columns + nx;
@@ -218,7 +234,9 @@ std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int
         }
         ++components;
         int boxColumns = box[2] - box[0] + 1, boxRows = box[3] - box[1] + 1;
-        if (boxColumns < smallest || boxRows < smallest || 2 * members.size() < static_cast<size_t>(boxColumns * boxRows))
+        if (boxColumns < smallest || boxRows < smallest ||
+            2 * (rule.spans ? spanned(members, columns, box[1], boxRows) : members.size()) <
+                static_cast<size_t>(boxColumns * boxRows))
             continue;
         blobs.emplace_back(std::move(members), box);
     }
@@ -226,15 +244,9 @@ std::vector<Outline> codeOutlines(const uint8_t *luma, int stride, int left, int
     for (const auto &[members, box] : blobs) {
         if (outlines.size() >= limit) break;
         outlines.push_back(outlineOf(luma, stride, left, top, cell, columns, threshold, members, box.data()));
+        outlines.back().smallerSide = std::min(box[2] - box[0], box[3] - box[1]) * cell + cell;
     }
     return outlines;
-}
-
-float sideRatio(const Quad &q) {
-    float top = distance(q.corner[0], q.corner[1]), bottom = distance(q.corner[3], q.corner[2]);
-    float leftSide = distance(q.corner[0], q.corner[3]), rightSide = distance(q.corner[1], q.corner[2]);
-    if (top <= 0 || bottom <= 0 || leftSide <= 0 || rightSide <= 0) return 1;
-    return std::min(std::min(top, bottom) / std::max(top, bottom), std::min(leftSide, rightSide) / std::max(leftSide, rightSide));
 }
 
 float aspect(const Quad &q) {
@@ -256,6 +268,7 @@ Straightened straightened(const uint8_t *luma, int frameWidth, int frameHeight, 
     codeWidth *= scale;
     codeHeight *= scale;
     float margin = 0.1f * std::max(codeWidth, codeHeight);
+    out.margin = static_cast<int>(margin);
     out.width = static_cast<int>(codeWidth + 2 * margin);
     out.height = static_cast<int>(codeHeight + 2 * margin);
     Point rectangle[4] = {{margin, margin}, {margin + codeWidth, margin}, {margin + codeWidth, margin + codeHeight},
@@ -281,6 +294,35 @@ Straightened straightened(const uint8_t *luma, int frameWidth, int frameHeight, 
             out.pixels[static_cast<size_t>(y) * out.width + x] = static_cast<uint8_t>(value + 0.5f);
         }
     return out;
+}
+
+bool hasFinderL(const Straightened &image) {
+    const int m = image.margin, w = image.width - 2 * m, h = image.height - 2 * m;
+    if (w < 8 || h < 8) return false;
+    const int threshold = otsu(image.pixels.data(), image.width, m, m, w, h);
+    // Each side's darkest line parallel to it, from just outside the outline to a sixth
+    // of the shorter side inside (a corner of the outline a little off), over the middle
+    // four fifths of its length; dark: 4 of 5 pixels at least.
+    const int outside = std::max(1, m / 2), inside = std::min(w, h) / 6;
+    auto dark = [&](int side) {
+        float best = 0;
+        for (int depth = -outside; depth <= inside; ++depth) {
+            int count = 0, length = 0;
+            bool across = side % 2 == 0;  // top and bottom: along x
+            int extent = across ? w : h;
+            for (int t = extent / 10; t < extent - extent / 10; ++t, ++length) {
+                int x = across ? m + t : (side == 1 ? m + w - 1 - depth : m + depth);
+                int y = across ? (side == 0 ? m + depth : m + h - 1 - depth) : m + t;
+                count += image.pixels[static_cast<size_t>(y) * image.width + x] < threshold;
+            }
+            best = std::max(best, length ? static_cast<float>(count) / length : 0.0f);
+        }
+        return best >= 0.8f;
+    };
+    bool solid[4] = {dark(0), dark(1), dark(2), dark(3)};  // top, right, bottom, left
+    for (int k = 0; k < 4; ++k)
+        if (solid[k] && solid[(k + 1) % 4]) return true;
+    return false;
 }
 
 }  // namespace lector
