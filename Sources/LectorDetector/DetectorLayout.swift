@@ -148,7 +148,8 @@ package final class DetectorLayout {
         read.stats.awaitingSecondRead = scene.awaitingNeural().count
         read.stats.directionsUndecided = scene.awaitsVote(steep: true) || scene.awaitsVote(steep: false)
         let lines = scene.readLines()
-        read.stats.carried = lines.filter { !$0.fresh }.map(\.read.line.box)
+        read.stats.carried = lines.filter { $0.seen == .carried }.map(\.read.line.box)
+        read.stats.repeated = lines.filter { $0.seen == .repeated }.map(\.read.line.box)
         read.stats.totalMilliseconds = MonotonicInstant.now().milliseconds(since: read.started)
         lastRead = read.stats
         return RecognizedText(blocks: LineBlocks.blocks(of: lines.map(\.read)))
@@ -264,9 +265,9 @@ package final class DetectorLayout {
         }
 
         /// Every line read in the scene so far, moved to this frame, in the detector's
-        /// order, with the words that are said (``UnsureWords``); `fresh`: read by this
-        /// frame's read (the others an earlier frame's).
-        func readLines() -> [(read: LineBlocks.ReadLine, fresh: Bool)] {
+        /// order, with the words that are said (``UnsureWords``), and how this frame's read
+        /// saw it.
+        func readLines() -> [(read: LineBlocks.ReadLine, seen: LineSeen)] {
             lines.compactMap { entry in
                 guard let reading = entry.reading else { return nil }
                 let said = UnsureWords.said(reading.words, engine: reading.engine)
@@ -275,7 +276,7 @@ package final class DetectorLayout {
                 let box = words.dropFirst().reduce(words[0].box) { $0.union($1.box) }
                 let line = LineBlocks.ReadLine(line: TextLine(box: box, confidence: reading.confidence, words: words, engine: reading.engine),
                                                quad: entry.line.moved(dx: shift.dx, dy: shift.dy).quad(flipped: entry.flipped ?? false))
-                return (line, entry.lastRound == rounds)
+                return (line, entry.lastRound != rounds ? .carried : entry.repeated ? .repeated : .read)
             }
         }
 
@@ -302,6 +303,11 @@ package final class DetectorLayout {
         }
     }
 
+    /// How one frame's read saw a line of its scene: read it, found its pixels those of
+    /// its last reading (which then stands, repeated), or did not get to it (the reading
+    /// of an earlier frame, carried over).
+    private enum LineSeen { case read, repeated, carried }
+
     /// A line of the scene: where it was detected, which way it reads, and what it read.
     private struct SceneLine {
         var line: DetectedLine
@@ -314,6 +320,9 @@ package final class DetectorLayout {
         var turned: LineReading?
         /// The scene's read (``Scene/rounds``) that last read it.
         var lastRound = -1
+        /// Whether that read kept ``reading`` because the line's pixels had not changed
+        /// since it (a repeat, not a reading of its own).
+        var repeated = false
         /// The best confidence it read with in the scene (0: nothing yet).
         var confidence = 0.0
         /// A short line, or one Tesseract read unsure (`--engine auto`): the neural
@@ -540,6 +549,7 @@ package final class DetectorLayout {
            reading.engine == engine(tesseractOnly: false, neuralAgain: entry.wantsNeural),
            PixelChange(from: from.crop, to: look.pixels)?.isNegligible == true {
             scene.lines[index].lastRound = scene.rounds
+            scene.lines[index].repeated = true
             read.stats.unchangedLines += 1
             return
         }
@@ -577,6 +587,7 @@ package final class DetectorLayout {
         scene.lines[index].reading = reading
         scene.lines[index].readFrom = nil
         scene.lines[index].lastRound = scene.rounds
+        scene.lines[index].repeated = false
         scene.lines[index].confidence = max(scene.lines[index].confidence, reading.confidence)
     }
 
@@ -681,6 +692,9 @@ public struct DetectorRead: Equatable, Sendable {
     public var outOfTime = false
     /// Boxes of the lines in the text that an earlier frame of the scene read.
     public var carried: [PixelBox] = []
+    /// Boxes of the lines in the text whose pixels were those of their last reading
+    /// (``unchangedLines``): that reading, repeated.
+    public var repeated: [PixelBox] = []
 
     public init() {}
 }

@@ -14,9 +14,18 @@ public struct LineTrack: Sendable {
         public var time: MonotonicInstant
         /// How much the reading counts in the vote besides its confidence (see ``LineTracker/Line/strength``).
         public var strength: Double
+        /// Read by the engine the detector keeps for a line whose first reading was unsure
+        /// (the neural line recognizer after Tesseract): the track's earlier readings by
+        /// the first engine stop voting once it comes, as the detector stops publishing
+        /// them. (Measured in tests/live: Tesseract's "Saturday 9am to lpm", read twice
+        /// before the neural recognizer's "… 1pm", outvoted it, and the scene's still
+        /// frames were not read again until its refresh.)
+        public var isReread: Bool
 
-        public init(words: [VotedWord], box: PixelBox, position: PixelBox, time: MonotonicInstant, strength: Double = 1) {
+        public init(words: [VotedWord], box: PixelBox, position: PixelBox, time: MonotonicInstant, strength: Double = 1,
+                    isReread: Bool = false) {
             self.strength = strength
+            self.isReread = isReread
             self.words = words
             self.box = box
             self.position = position
@@ -40,6 +49,9 @@ public struct LineTrack: Sendable {
     public private(set) var agreeing = 0
     /// The text last announced (`new` or `changed`); nil before the track settles.
     public var announced: String?
+    /// How often the latest observation was repeated since it was made (see
+    /// ``repeatLatest(box:position:at:)``).
+    public private(set) var repeats = 0
 
     public init(id: String, first: Observation) {
         self.id = id
@@ -52,14 +64,34 @@ public struct LineTrack: Sendable {
 
     /// Adds an observation, keeping the last `window`, and votes again.
     public mutating func observe(_ observation: Observation, window: Int) {
+        if observation.isReread { observations.removeAll { !$0.isReread } }
         observations.append(observation)
         if observations.count > window { observations.removeFirst(observations.count - window) }
         observationCount += 1
+        repeats = 0
         lastSeen = observation.time
         let vote = TextVote.consensus(observations.map(\.words), strengths: observations.map(\.strength))
         agreeing = Self.sameText(vote.text, consensus) ? agreeing + 1 : 1
         consensus = vote.text
         confidence = vote.confidence
+    }
+
+    /// Counts a reading that repeats the latest one (its line's pixels had not changed,
+    /// so the detector kept that reading): the line is where `box` and `position` say,
+    /// and the consensus held once more (towards settling, and for
+    /// ``stillReadsWordsLeftOut(by:inLast:)`` a reading like the latest), but the vote
+    /// gets no new weight. (Measured in tests/live under load: a full stack's reading
+    /// "Saturday9am to 1pm", repeated by the detector's line cache, counted twice, tied
+    /// two later independent readings of "Saturday 9am to 1pm", and the track kept the
+    /// first split for the rest of the scene.)
+    public mutating func repeatLatest(box: PixelBox, position: PixelBox, at time: MonotonicInstant) {
+        guard let last = observations.indices.last else { return }
+        observations[last].box = box
+        observations[last].position = position
+        observationCount += 1
+        repeats += 1
+        lastSeen = max(lastSeen, time)
+        if !consensus.isEmpty { agreeing += 1 }
     }
 
     /// Whether two readings say the same, spaces aside: Tesseract splits "500g" or
@@ -85,7 +117,8 @@ public struct LineTrack: Sendable {
         }
         guard !leftOut.isEmpty else { return false }
         let words = Set(leftOut.map(String.init))
-        return observations.suffix(count).contains { $0.words.contains { words.contains($0.text) } }
+        let readings = observations.map(\.words) + Array(repeating: latest?.words ?? [], count: repeats)
+        return readings.suffix(count).contains { $0.contains { words.contains($0.text) } }
     }
 
     /// Counts a frame the gate skipped as seeing the line.

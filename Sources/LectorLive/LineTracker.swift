@@ -49,12 +49,22 @@ public final class LineTracker {
         /// The line as an earlier frame of the scene read it (a read that ran out of time
         /// carries it over): it keeps its track alive but is no new vote.
         public var isCarried: Bool
+        /// The line's last reading, standing because its pixels have not changed since (the
+        /// detector did not read it again): it confirms the track's latest reading, as
+        /// ``LineTrack/repeatLatest(box:position:at:)`` says, but is no new vote.
+        public var isRepeated: Bool
+        /// Read by the engine kept for lines whose first reading was unsure (the neural
+        /// line recognizer after Tesseract): see ``LineTrack/Observation/isReread``.
+        public var isReread: Bool
 
-        public init(words: [VotedWord], box: PixelBox, strength: Double = 1, isCarried: Bool = false) {
+        public init(words: [VotedWord], box: PixelBox, strength: Double = 1, isCarried: Bool = false, isRepeated: Bool = false,
+                    isReread: Bool = false) {
             self.strength = strength
             self.words = words
             self.box = box
             self.isCarried = isCarried
+            self.isRepeated = isRepeated
+            self.isReread = isReread
         }
     }
 
@@ -95,9 +105,11 @@ public final class LineTracker {
             let line = lines[candidate.line]
             if line.isCarried {
                 tracks[candidate.track].touch(at: time)
+            } else if line.isRepeated {
+                tracks[candidate.track].repeatLatest(box: line.box, position: positions[candidate.line], at: time)
             } else {
                 tracks[candidate.track].observe(.init(words: line.words, box: line.box, position: positions[candidate.line], time: time,
-                                                      strength: line.strength),
+                                                      strength: line.strength, isReread: line.isReread),
                                                 window: settings.window)
             }
             ids[candidate.line] = tracks[candidate.track].id
@@ -108,7 +120,7 @@ public final class LineTracker {
         }.map { tracks[$0].id })
         for (index, line) in lines.enumerated() where !lineTaken.contains(index) {
             let observation = LineTrack.Observation(words: line.words, box: line.box, position: positions[index], time: time,
-                                                    strength: line.strength)
+                                                    strength: line.strength, isReread: line.isReread)
             var track = LineTrack(id: String(nextID), first: observation)
             nextID += 1
             track.observe(observation, window: settings.window)

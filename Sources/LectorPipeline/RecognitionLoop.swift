@@ -530,7 +530,7 @@ public final class RecognitionLoop: @unchecked Sendable {
                                     recognizeMilliseconds: times.recognized.milliseconds(since: prepared.prepared))
             report.automaticOrientation = prepared.inForce.automatic
             report.unreadLines = read.progress.unreadLines
-            let (events, consensus) = track(text, carried: read.progress.carriedLines, of: frame,
+            let (events, consensus) = track(text, progress: read.progress, of: frame,
                                             orientation: prepared.inForce.orientation, transform: prepared.transform, report: &report)
             rememberRecognized(frame, setup: setup, orientation: prepared.inForce.orientation, complete: read.progress.isComplete)
             let line = report.message().bytes
@@ -547,9 +547,10 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// judged against the frame last recognized) and notes each line's track in `report`.
     /// - Returns: the TRACK events (tracks ended by a turn first) and the voted text of
     ///   each line's track, one per line.
-    /// - Parameter carried: boxes of the lines an earlier frame of the scene read: they
-    ///   keep their tracks alive without voting again.
-    private func track(_ text: RecognizedText, carried: Set<PixelBox>, of frame: Frame, orientation: ImageOrientation,
+    /// - Parameter progress: the read's progress: its carried lines (an earlier frame of
+    ///   the scene read them) keep their tracks alive, its repeated ones (pixels unchanged
+    ///   since their reading) confirm them, neither votes again.
+    private func track(_ text: RecognizedText, progress: ReadProgress, of frame: Frame, orientation: ImageOrientation,
                        transform: OrientationTransform, report: inout TextReport) -> (events: [TrackEvent], consensus: String) {
         let lines = text.blocks.flatMap(\.lines)
         // Turned another way: the upright image's geometry changed, so every track
@@ -559,7 +560,9 @@ public final class RecognitionLoop: @unchecked Sendable {
         let placed = tracker.update(
             lines: lines.map { line in
                 LineTracker.Line(words: line.words.map { VotedWord($0.text, confidence: $0.confidence) }, box: line.box,
-                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot(), isCarried: carried.contains(line.box))
+                                 strength: Double(frame.stackInfo?.stacked ?? 1).squareRoot(),
+                                 isCarried: progress.carriedLines.contains(line.box), isRepeated: progress.repeatedLines.contains(line.box),
+                                 isReread: line.engine == "neural")
             },
             shift: Self.uprightShift(frame.stackInfo?.shift, transform: transform), at: frame.timestamp,
             // A stack started since the frame last read: the scene changed.

@@ -16,6 +16,9 @@ public struct ReadProgress: Equatable, Sendable {
     /// Boxes of the lines in the text that an earlier frame of the scene read (this read
     /// did not): seen again, not read again.
     public var carriedLines: Set<PixelBox> = []
+    /// Boxes of the lines whose pixels were those of their last reading: that reading
+    /// stands, repeated (not read again, and no new evidence of what the line says).
+    public var repeatedLines: Set<PixelBox> = []
     /// With zones: the zones the deadline left unread (in the zones' order); they are
     /// counted in ``unreadLines`` too.
     public var unreadZones: [String] = []
@@ -24,12 +27,13 @@ public struct ReadProgress: Equatable, Sendable {
     public var isComplete: Bool { unreadLines == 0 }
 
     public init(unreadLines: Int = 0, linesToReadAgain: Int = 0, directionsUndecided: Bool = false, outOfTime: Bool = false,
-                carriedLines: Set<PixelBox> = [], unreadZones: [String] = []) {
+                carriedLines: Set<PixelBox> = [], repeatedLines: Set<PixelBox> = [], unreadZones: [String] = []) {
         self.unreadZones = unreadZones
         self.unreadLines = unreadLines
         self.linesToReadAgain = linesToReadAgain
         self.directionsUndecided = directionsUndecided
         self.outOfTime = outOfTime
         self.carriedLines = carriedLines
+        self.repeatedLines = repeatedLines
     }
 }

@@ -355,7 +355,8 @@ public final class TextRecognizer {
             let read = detectorLayout.lastRead
             lastProgress = ReadProgress(unreadLines: read.unread, linesToReadAgain: read.awaitingSecondRead,
                                         directionsUndecided: read.directionsUndecided, outOfTime: read.outOfTime,
-                                        carriedLines: Set(read.carried.map { $0.offset(dx: region?.x ?? 0, dy: region?.y ?? 0) }))
+                                        carriedLines: Set(read.carried.map { $0.offset(dx: region?.x ?? 0, dy: region?.y ?? 0) }),
+                                        repeatedLines: Set(read.repeated.map { $0.offset(dx: region?.x ?? 0, dy: region?.y ?? 0) }))
             return text
         }
         // Tesseract's layout; `engine` is set whenever there are no zones and no detector.

@@ -382,6 +382,66 @@ struct LineTrackerTests {
         #expect(settled.map(\.kind) == [.new], "\(settled)")
     }
 
+    /// A reading repeated because its line's pixels had not changed (the detector's line
+    /// cache) confirms the track but is no second vote. Measured in tests/live under
+    /// load: a full stack's "Saturday9am to 1pm", repeated once, outweighed two later
+    /// readings of "Saturday 9am to 1pm" (by a thousandth of confidence), and the track
+    /// kept the first split for the rest of the scene.
+    @Test("a repeated reading confirms its track without voting again",
+          arguments: [(repeats: 0, settlesFirst: false), (repeats: 1, settlesFirst: true), (repeats: 6, settlesFirst: true)])
+    func repeatedReadings(repeats: Int, settlesFirst: Bool) {
+        let tracker = LineTracker(device: "cam")
+        func reading(_ words: [(String, Double)], repeated: Bool = false) -> LineTracker.Line {
+            LineTracker.Line(words: words.map { VotedWord($0.0, confidence: $0.1) }, box: PixelBox(x: 50, y: 100, width: 300, height: 40),
+                             strength: 4, isRepeated: repeated)
+        }
+        let joined = reading([("Saturday9am", 0.999), ("to", 0.999), ("1pm", 0.997)])
+        let split = reading([("Saturday", 0.998), ("9am", 0.999), ("to", 0.999), ("1pm", 0.997)])
+        var time = 0.0
+        var events: [TrackEvent] = []
+        func place(_ line: LineTracker.Line) {
+            time += 100
+            events += tracker.update(lines: [line], shift: (0, 0), at: Self.start.adding(milliseconds: time)).events
+        }
+        place(joined)
+        for _ in 0..<repeats { place(reading([("Saturday9am", 0.999), ("to", 0.999), ("1pm", 0.997)], repeated: true)) }
+        #expect(events.map(\.kind) == (settlesFirst ? [.new] : []), "repeats settle a track like readings: \(events)")
+        #expect(tracker.tracks.first?.observations.count == 1, "a repeat adds no observation")
+        place(split)
+        place(split)
+        #expect(tracker.consensus(of: "1") == "Saturday 9am to 1pm", "two readings outweigh one, however often repeated")
+        // Repeats of the new split then confirm it like readings: the change is announced.
+        for _ in 0..<4 { place(reading([("Saturday", 0.998), ("9am", 0.999), ("to", 0.999), ("1pm", 0.997)], repeated: true)) }
+        #expect(events.last.map { [$0.kind.rawValue, $0.text] } == ["changed", "Saturday 9am to 1pm"], "\(events)")
+        #expect(tracker.isSettled)
+    }
+
+    /// Once the neural recognizer reads a line Tesseract read unsure, Tesseract's earlier
+    /// readings stop voting: the detector publishes the neural reading from then on, and
+    /// the track follows it instead of keeping what two cheap readings said.
+    @Test("a neural re-read supersedes the first engine's readings", arguments: [1, 2, 5])
+    func rereadSupersedes(tesseractReadings: Int) {
+        let tracker = LineTracker(device: "cam")
+        func reading(_ text: String, confidence: Double, reread: Bool, repeated: Bool = false) -> LineTracker.Line {
+            LineTracker.Line(words: text.split(separator: " ").map { VotedWord(String($0), confidence: confidence) },
+                             box: PixelBox(x: 50, y: 100, width: 300, height: 40), strength: 4, isRepeated: repeated, isReread: reread)
+        }
+        var time = 0.0
+        var events: [TrackEvent] = []
+        func place(_ line: LineTracker.Line) {
+            time += 100
+            events += tracker.update(lines: [line], shift: (0, 0), at: Self.start.adding(milliseconds: time)).events
+        }
+        for _ in 0..<tesseractReadings { place(reading("Saturday 9am to lpm", confidence: 0.93, reread: false)) }
+        place(reading("Saturday 9am to 1pm", confidence: 0.6, reread: true))
+        #expect(tracker.consensus(of: "1") == "Saturday 9am to 1pm", "one re-read outweighs \(tesseractReadings) first readings")
+        for _ in 0..<3 { place(reading("Saturday 9am to 1pm", confidence: 0.6, reread: true, repeated: true)) }
+        #expect(events.last.map { [$0.kind.rawValue, $0.text] } == [tesseractReadings >= 2 ? "changed" : "new", "Saturday 9am to 1pm"], "\(events)")
+        // A later first-engine reading (a new scene's cheap first look) votes beside it again.
+        place(reading("Saturday 9am to lpm", confidence: 0.93, reread: false))
+        #expect(tracker.tracks.first?.observations.count == 2)
+    }
+
     /// Readings split differently ("500g", "500 g") are voted as one split: the one with
     /// more confidence behind it.
     @Test("readings that differ only in spaces vote together")

@@ -323,7 +323,8 @@ struct DetectorTests {
         #expect(!kept.detected && kept.detectionKept, "\(kept)")
         #expect(kept.linesRead == 0 && kept.unchangedLines == lines.count, "\(kept)")
         #expect(full.text == first.text)
-        #expect(recognizer.lastProgress.carriedLines.isEmpty, "unchanged lines count as read now, not carried")
+        #expect(recognizer.lastProgress.carriedLines.isEmpty, "unchanged lines count as seen now, not carried")
+        #expect(recognizer.lastProgress.repeatedLines.count == lines.count, "their readings stand, repeated: no new vote")
         // One word painted over: its line is read again, the others stand.
         var changed = image
         let word = lines[1].words[0].box
