@@ -31,6 +31,8 @@ package struct StillSceneRefresh {
     /// The luma (as captured, stacked) of the frame the camera last read.
     package private(set) var lastRead: GrayImage?
 
+    package init() {}
+
     /// Remembers `luma` as the frame last read.
     package mutating func remember(_ luma: GrayImage) {
         lastRead = luma

@@ -25,18 +25,35 @@ struct StillSceneRefreshTests {
         return (40..<48).contains(x) && (32..<40).contains(y) ? level : Int(value)
     }
 
-    @Test("a stack's noise is the frame read; a changed character or light is not", arguments: [
-        ("the same pixels", { (_: Int, v: UInt8) in Int(v) }, true),
-        ("noise of 1-2 levels a pixel (two refreshes of a noisy key-frame stack)", { (i: Int, v: UInt8) in Int(v) + (i % 3 == 0 ? 2 : -1) }, true),
-        ("one character more", { (i: Int, v: UInt8) in character(i, v, to: 40) }, false),
-        ("a faint character more (30 levels)", { (i: Int, v: UInt8) in character(i, v, to: 170) }, false),
-        ("the light dimmed by 10 levels", { (_: Int, v: UInt8) in Int(v) - 10 }, false),
-        ("noise of 3 levels a pixel (a camera too noisy to trust the blocks)", { (i: Int, v: UInt8) in Int(v) + (i % 2 == 0 ? 3 : -3) }, false),
-    ] as [(String, @Sendable (Int, UInt8) -> Int, Bool)])
-    func sameAsRead(_ test: (String, @Sendable (Int, UInt8) -> Int, Bool)) throws {
+    /// What happens to the page between the read and the refresh, and whether the page is then still the one read.
+    enum Edit: String, CaseIterable, Sendable {
+        case nothing = "the same pixels"
+        case stackNoise = "noise of 1-2 levels a pixel (two refreshes of a noisy key-frame stack)"
+        case character = "one character more"
+        case faintCharacter = "a faint character more (30 levels)"
+        case dimmed = "the light dimmed by 10 levels"
+        case tooNoisy = "noise of 3 levels a pixel (a camera too noisy to trust the blocks)"
+
+        var isSame: Bool { self == .nothing || self == .stackNoise }
+
+        func apply(_ index: Int, _ value: UInt8) -> Int {
+            switch self {
+            case .nothing: Int(value)
+            case .stackNoise: Int(value) + (index % 3 == 0 ? 2 : -1)
+            case .character: StillSceneRefreshTests.character(index, value, to: 40)
+            case .faintCharacter: StillSceneRefreshTests.character(index, value, to: 170)
+            case .dimmed: Int(value) - 10
+            case .tooNoisy: Int(value) + (index % 2 == 0 ? 3 : -3)
+            }
+        }
+    }
+
+    @Test("a stack's noise is the frame read; a changed character or light is not", arguments: Edit.allCases)
+    func sameAsRead(_ edit: Edit) throws {
         let read = Self.page()
-        let change = try #require(StillSceneRefresh.change(from: read, to: Self.changed(read, test.1)))
-        #expect(StillSceneRefresh.isSame(change) == test.2, "\(test.0): mean \(change.meanDifference), block \(change.largestBlockDifference)")
+        let change = try #require(StillSceneRefresh.change(from: read, to: Self.changed(read, edit.apply)))
+        #expect(StillSceneRefresh.isSame(change) == edit.isSame,
+                "\(edit.rawValue): mean \(change.meanDifference), block \(change.largestBlockDifference)")
     }
 
     @Test("a slow change adds up against the frame last read until it is read")
