@@ -33,6 +33,12 @@
 #define MAX_CPU_WITHOUT_PICTURE_US 5000000
 /// Opening (connect, handshake, header) costs milliseconds: a flood of headers, less.
 #define MAX_CPU_OPENING_US 500000
+// The thread's CPU clock is a system call (CLOCK_THREAD_CPUTIME_ID has no vDSO path),
+// and FFmpeg calls the interrupt callback on every poll and read: thousands of times a
+// second on an 8 Mbit/s RTSP stream. Read at every call, it was a fifth of a still
+// camera's reading thread (perf, 2026-12-07); read once per this much wall-clock time,
+// it still bounds the CPU within a hundredth of a second.
+#define CPU_CHECK_INTERVAL_US 10000
 
 struct lector_netcam {
     AVFormatContext *format;
@@ -63,6 +69,7 @@ struct lector_netcam {
     int64_t picture_start_bytes;
     int64_t second_start_bytes, second_start_us;
     int64_t cpu_mark_us;      // thread CPU time when the last picture went out
+    int64_t cpu_checked_us;   // av_gettime_relative() when the CPU bound was last checked
     pthread_t cpu_thread;     // whose: the first picture is read on another thread than the rest
     int flooded;              // set by the interrupt callback: a bound was passed
     int opened;               // lector_netcam_open returned the handle
@@ -83,13 +90,16 @@ static void mark_cpu(struct lector_netcam *camera) {
 /// Whether the camera passed a bound (the interrupt callback's part): a picture larger
 /// than MAX_PICTURE_BYTES, more than MAX_BYTES_PER_SECOND, or MAX_CPU_WITHOUT_PICTURE_US
 /// of CPU without a picture.
-static int floods(struct lector_netcam *camera) {
+static int floods(struct lector_netcam *camera, int64_t now) {
     if (camera->flooded) return 1;
     if (!pthread_equal(camera->cpu_thread, pthread_self())) mark_cpu(camera);
-    int64_t budget = camera->opened ? MAX_CPU_WITHOUT_PICTURE_US : MAX_CPU_OPENING_US;
-    if (thread_cpu_us() - camera->cpu_mark_us > budget) camera->flooded = 1;
+    if (now - camera->cpu_checked_us >= CPU_CHECK_INTERVAL_US) {
+        camera->cpu_checked_us = now;
+        int64_t budget = camera->opened ? MAX_CPU_WITHOUT_PICTURE_US : MAX_CPU_OPENING_US;
+        if (thread_cpu_us() - camera->cpu_mark_us > budget) camera->flooded = 1;
+    }
     if (camera->io) {
-        int64_t bytes = camera->io->bytes_read, now = av_gettime_relative();
+        int64_t bytes = camera->io->bytes_read;
         if (bytes - camera->picture_start_bytes > MAX_PICTURE_BYTES) camera->flooded = 1;
         if (now - camera->second_start_us >= 1000000) {
             camera->second_start_us = now;
@@ -112,8 +122,9 @@ static int interrupt_callback(void *opaque) {
     struct lector_netcam *camera = opaque;
     if (atomic_load(&camera->interrupted)) return 1;
     if (camera->should_stop && camera->should_stop(camera->stop_context)) return 1;
-    if (floods(camera)) return 1;
-    return av_gettime_relative() > camera->deadline_us;
+    int64_t now = av_gettime_relative();
+    if (floods(camera, now)) return 1;
+    return now > camera->deadline_us;
 }
 
 static void describe(int code, char *detail, size_t capacity) {

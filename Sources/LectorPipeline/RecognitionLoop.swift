@@ -105,13 +105,17 @@ public final class RecognitionLoop: @unchecked Sendable {
     /// The camera's line tracks; inside `ordering` only.
     public let tracker: LineTracker
     /// The stack generation, signature, capture time, fullness and reading setup of the
-    /// frame last recognized (the gate's reference).
+    /// frame last recognized (the gate's reference); `time` moves on when a refresh finds
+    /// the scene still as read (``StillSceneRefresh``).
     private var lastRecognized: (generation: Int, signature: SceneSignature, time: MonotonicInstant, full: Bool, complete: Bool,
                                  setup: ReadingSetup)?
     /// Counts recognizer replacements (SIGHUP; under `lock`).
     private var recognizerRevision = 0
     /// Reads of the current still scene since its stack filled.
     private var readsOfScene = 0
+    /// The frame last read, for the refresh of a still scene on a camera with a
+    /// ``sceneHint`` (inside `ordering`).
+    private var refresh = StillSceneRefresh()
     /// Capture time of the last published result.
     private var lastPublished: MonotonicInstant?
     /// `rotation auto`: checks the quarter turn of the captured luma when a scene changes.
@@ -273,9 +277,9 @@ public final class RecognitionLoop: @unchecked Sendable {
         let worker = workers[slot]
         let start = MonotonicInstant.now()
         let (live, setup) = readingSettings()
-        if skipsUnchangedScene(frame, setup: setup, live: live) { return }
+        guard case let .read(extracted) = gate(frame, setup: setup, live: live, worker: worker) else { return }
         let codes = codeWatch.claim(time: frame.timestamp, stack: frame.stackInfo, beside: false)
-        guard let prepared = prepare(frame, worker: worker) else { return }
+        guard let prepared = prepare(frame, worker: worker, extracted: extracted) else { return }
         // Published (or not) by now: the captured frame goes back to its source.
         defer { prepared.held?.release() }
         if codes { readCodes(prepared, sequence: frame.sequence, time: frame.timestamp) }
@@ -327,34 +331,74 @@ public final class RecognitionLoop: @unchecked Sendable {
         return (live, setup)
     }
 
+    /// What the change gate decided for a frame.
+    private enum GateDecision {
+        /// Given back unread, counted unchanged.
+        case skipped
+        /// To be read; `extracted`: its luma is in the worker's image already (a refresh compared it).
+        case read(extracted: Bool)
+    }
+
     /// The change gate's turn (inside `ordering`): a stacked frame of the scene last
     /// recognized, read the same way, is given back unread and counted unchanged; its
-    /// tracks count as seen unless a newer frame was published.
-    /// - Returns: whether the frame was skipped.
-    private func skipsUnchangedScene(_ frame: Frame, setup: ReadingSetup, live: LiveSettings) -> Bool {
-        guard let info = frame.stackInfo else { return false }
-        let unchanged = ordering.withLock {
+    /// tracks count as seen unless a newer frame was published. On a camera with a
+    /// ``sceneHint``, a frame due only for its refresh is skipped the same way when its
+    /// pixels are still those last read (``StillSceneRefresh``).
+    private func gate(_ frame: Frame, setup: ReadingSetup, live: LiveSettings, worker: Worker) -> GateDecision {
+        guard let info = frame.stackInfo else { return .read(extracted: false) }
+        let (unchanged, refreshDue, lastRead) = ordering.withLock { () -> (Bool, Bool, GrayImage?) in
             tracker.settings = live.tracks
-            guard isUnchanged(info, setup: setup, live: live, at: frame.timestamp) else { return false }
-            if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
-            return true
+            if isUnchanged(info, setup: setup, live: live, at: frame.timestamp) {
+                if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
+                return (true, false, nil)
+            }
+            let due = isUnchanged(info, setup: setup, live: live, at: nil)
+            return (false, due, due ? refresh.lastRead : nil)
         }
         // A refresh due reads the still scene again without waking the source's decoder.
-        if let sceneHint { sceneHint.set(still: unchanged || ordering.withLock { isUnchanged(info, setup: setup, live: live, at: nil) }) }
-        guard unchanged else { return false }
+        sceneHint?.set(still: unchanged || refreshDue)
+        var skipped = unchanged, extracted = false
+        if refreshDue, sceneHint != nil, lastRead != nil {
+            extracted = (try? worker.extractor.extract(frame, into: &worker.luma)) != nil
+            if extracted, refreshFindsFrameRead(frame, luma: worker.luma, lastRead: lastRead, info: info, setup: setup, live: live) {
+                skipped = true
+            }
+        }
+        guard skipped else { return .read(extracted: extracted) }
         codeWatch.sceneUnchanged(at: frame.timestamp)
         frame.giveBack()
         counters.countUnchanged()
-        return true
+        return .skipped
+    }
+
+    /// Whether a frame due for its refresh still shows the frame last read (``StillSceneRefresh``);
+    /// if so (inside `ordering`), the refresh counts as done at the frame's time and its
+    /// tracks as seen.
+    private func refreshFindsFrameRead(_ frame: Frame, luma: GrayImage, lastRead: GrayImage?, info: StackedFrameInfo,
+                                       setup: ReadingSetup, live: LiveSettings) -> Bool {
+        guard let change = StillSceneRefresh.change(from: lastRead, to: luma) else { return false }
+        let same = StillSceneRefresh.isSame(change)
+        logger.debug(same ? "still scene as last read at its refresh: not read again" : "still scene changed since last read: read again",
+                     [("mean_difference", String(format: "%.2f", change.meanDifference)),
+                      ("largest_block_difference", String(format: "%.1f", change.largestBlockDifference))])
+        guard same else { return false }
+        return ordering.withLock {
+            // Another recognizer read meanwhile, or the scene moved on: read as usual.
+            guard isUnchanged(info, setup: setup, live: live, at: nil), let last = lastRecognized, frame.timestamp > last.time else { return false }
+            lastRecognized?.time = frame.timestamp
+            if lastPublished.map({ frame.timestamp > $0 }) ?? true { tracker.touchAll(at: frame.timestamp) }
+            return true
+        }
     }
 
     /// Extracts the frame's luma into `worker`'s image, gives the frame back (keeping a
     /// copy while colour previews are asked for), lets `rotation auto` look at it, and
     /// turns it upright.
+    /// - Parameter extracted: the frame's luma is in `worker`'s image already.
     /// - Returns: nil when the frame is rejected (counted, logged; its buffer given back).
-    private func prepare(_ frame: Frame, worker: Worker) -> PreparedFrame? {
+    private func prepare(_ frame: Frame, worker: Worker, extracted: Bool = false) -> PreparedFrame? {
         do {
-            try worker.extractor.extract(frame, into: &worker.luma)
+            if !extracted { try worker.extractor.extract(frame, into: &worker.luma) }
         } catch {
             frame.giveBack()
             counters.countRejected()
@@ -533,6 +577,7 @@ public final class RecognitionLoop: @unchecked Sendable {
             let (events, consensus) = track(text, progress: read.progress, of: frame,
                                             orientation: prepared.inForce.orientation, transform: prepared.transform, report: &report)
             rememberRecognized(frame, setup: setup, orientation: prepared.inForce.orientation, complete: read.progress.isComplete)
+            if sceneHint != nil { refresh.remember(prepared.luma) }
             let line = report.message().bytes
             let frameReport = frameReport(of: frame, prepared: prepared, text: text, report: report, times: times,
                                           done: MonotonicInstant.now())

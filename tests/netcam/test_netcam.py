@@ -32,7 +32,8 @@
   the words come, and the frame number read keeps up (bounded as above, plus the key
   frame interval: decoding falls back to key frames while behind).
 - rtsp_still_decodes_key_frames (issue 47): a still 1080p25 stream with 2 s key frames:
-  lectord's CPU against FFmpeg decoding the same stream alone (ffmpeg -threads 1).
+  lectord's CPU <= 0.25x FFmpeg decoding the same stream alone (ffmpeg -threads 1), its
+  refreshes included.
 - rtsp_changes_read_within_a_key_frame (issue 47): the scene changes every 5 s: each
   change's first TEXT within 2.5 s (or the server's own key frame interval + 0.5 s);
   lectord's CPU besides reading <= 1.15x FFmpeg's; hwdecode auto falls back, said once.
@@ -589,6 +590,7 @@ STILL_SIZE, STILL_FPS, STILL_KEYINT = "1920x1080", 25, 50  # 2 s key frames
 STILL_SERVER = ("--size", STILL_SIZE, "--keyint", str(STILL_KEYINT), "--noise", "40", "--bitrate", "8000")
 CHANGE_SECONDS = 2.5  # from a scene change to its first TEXT (one key frame interval more than before)
 MEASURE_SECONDS = 30
+STILL_RATIO = 0.25  # issue 47: a still camera's CPU against FFmpeg decoding its stream alone
 
 
 def thread_cpu(pid):
@@ -632,8 +634,9 @@ def ffmpeg_or_skip():
 @suite.test
 def rtsp_still_decodes_key_frames():
     """A still 1080p25 camera with 2 s key frames: lectord decodes key frames only and
-    costs a fraction of FFmpeg decoding the stream alone (the still scene is read again
-    every 10 s by the gate's refresh: that recognition is counted too)."""
+    costs at most STILL_RATIO of FFmpeg decoding the stream alone, everything counted (the
+    gate's 10 s refresh reads the still scene only when its pixels changed since the frame
+    read: a refresh's read was most of a still camera's cost besides the stream)."""
     ffmpeg_or_skip()
     with Server("rtsp", *STILL_SERVER, "--hold", "100000", fps=STILL_FPS) as server, \
             Reader("--url", server.url(), name="still") as reader, Decoder(server.url()) as decoder:
@@ -643,13 +646,15 @@ def rtsp_still_decodes_key_frames():
     total = sum(threads.values())
     reading = sum(v for k, v in threads.items() if k.startswith("lector-recog"))
     ratio, without = total / max(ffmpeg, 1e-9), (total - reading) / max(ffmpeg, 1e-9)
-    # Decoding every frame, lectord cost 1.5x FFmpeg (issue 47); the gate's refresh reads
-    # are a fixed cost a 10 s, not a share of the stream: bounded apart.
-    suite.check("still 1080p25: lectord %.2f s CPU (%.2f s reading: the 10 s refresh), FFmpeg decoding alone %.2f s in %d s: "
-                "ratio %.2f <= 0.8, %.2f without the reads <= 0.4 (load %.1f) %s"
-                % (total, reading, ffmpeg, MEASURE_SECONDS, ratio, without, os.getloadavg()[0],
+    # Decoding every frame, lectord cost 1.5x FFmpeg (issue 47); key frames only and a
+    # refresh read at each 10 s, 0.25-0.34x; refreshes that compare before they read,
+    # 0.16-0.20x (docs/PERFORMANCE.md). Threads by name: the Tesseract engine's thread
+    # can show as "lectord".
+    suite.check("still 1080p25: lectord %.2f s CPU (%.2f s on the recognizer threads), FFmpeg decoding alone %.2f s in %d s: "
+                "ratio %.2f <= %.2f (%.2f without the recognizer threads; load %.1f) %s"
+                % (total, reading, ffmpeg, MEASURE_SECONDS, ratio, STILL_RATIO, without, os.getloadavg()[0],
                    {k: round(v, 2) for k, v in threads.items() if v >= 0.01}),
-                ffmpeg > 0.3 and ratio <= 0.8 and without <= 0.4, "")
+                ffmpeg > 0.3 and ratio <= STILL_RATIO, "")
 
 
 @suite.test
