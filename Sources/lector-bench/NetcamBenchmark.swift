@@ -1,0 +1,205 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Issue 47: lectord's CPU per network camera. One lectord (built beside the benchmark)
+/// reads N cameras of `--netcam-url` (one URL each, `?camera=i` added: lectord refuses a
+/// source given twice); once every camera has published a TEXT and `settleSeconds` more
+/// have passed (read, stacked, settled, as tests/netcam waits), lectord's CPU over
+/// `--netcam-seconds` is read from /proc, whole and per thread (summed by thread name),
+/// beside `ffmpeg -threads 1` decoding the same URL alone over the same window.
+struct NetcamBenchmark {
+    let bench: Benchmark
+
+    /// Why the section measured nothing.
+    enum Failure: Error, CustomStringConvertible {
+        case noURL
+        case noLectord(String)
+        case cannotStart(String, String)
+        case neverStreamed(streaming: Int, cameras: Int, seconds: Double)
+        case exited(Int32)
+
+        var description: String {
+            switch self {
+            case .noURL: "no --netcam-url (e.g. rtsp://127.0.0.1:8554/cam)"
+            case .noLectord(let path): "lectord is not built next to lector-bench (\(path)): run `swift build` first"
+            case .cannotStart(let name, let why): "cannot start \(name): \(why)"
+            case .neverStreamed(let streaming, let cameras, let seconds):
+                "\(streaming) of \(cameras) cameras published a TEXT within \(Int(seconds)) s: does the camera stream?"
+            case .exited(let status): "lectord exited (status \(status)) before the measurement ended"
+            }
+        }
+    }
+
+    /// Seconds to wait for every camera's first TEXT.
+    static let streamTimeout = 180.0
+    /// Seconds after the last camera's first TEXT before the window opens.
+    static let settleSeconds = 10.0
+
+    func run() {
+        guard bench.options.netcamURL != nil || !bench.options.smoke else {
+            bench.report.note("netcams: no --netcam-url in smoke mode: section skipped")
+            return
+        }
+        do {
+            try measure()
+        } catch {
+            bench.report.note("netcams: \(error)")
+            bench.report.add(section: "netcams", item: "network cameras", value: "not available")
+        }
+    }
+
+    private func measure() throws(Failure) {
+        guard let url = bench.options.netcamURL else { throw .noURL }
+        let executable = Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("lectord").path ?? "lectord"
+        guard FileManager.default.isExecutableFile(atPath: executable) else { throw .noLectord(executable) }
+        let count = bench.options.netcams, seconds = bench.options.netcamSeconds
+        let urls = count == 1 ? [url] : (1...count).map { url + (url.contains("?") ? "&" : "?") + "camera=\($0)" }
+        let directory = NSTemporaryDirectory() + "lector-bench-netcams-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Tesseract's layout, as scripts/netcam-four.py and tests/netcam run it.
+        let arguments = ["--socket", directory + "/lector.sock", "--stdout", "--layout", "tesseract"] + urls.flatMap { ["--url", $0] }
+        let output = Pipe()
+        let lectord = try Self.start(executable, arguments, name: "lectord", output: output)
+        let texts = TextTally()
+        texts.follow(output)
+        defer { Self.stop(lectord) }
+        let decoder = Self.ffmpegPath().flatMap { path in
+            try? Self.start(path, ["-nostdin", "-loglevel", "quiet", "-threads", "1"]
+                            + (url.hasPrefix("rtsp") ? ["-rtsp_transport", "tcp"] : []) + ["-i", url, "-f", "null", "-"], name: "ffmpeg")
+        }
+        defer { decoder.map(Self.stop) }
+        let waitStart = Clock.nanoseconds()
+        while texts.devices().count < count {
+            guard lectord.isRunning else { throw .exited(lectord.terminationStatus) }
+            guard Double(Clock.nanoseconds() - waitStart) / 1e9 < Self.streamTimeout else {
+                throw .neverStreamed(streaming: texts.devices().count, cameras: count, seconds: Self.streamTimeout)
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        Thread.sleep(forTimeInterval: bench.options.smoke ? 1 : Self.settleSeconds)
+        let before = Self.threadCPU(lectord.processIdentifier), ffmpegBefore = decoder.flatMap { Self.threadCPU($0.processIdentifier) }
+        let textsBefore = texts.count()
+        Thread.sleep(forTimeInterval: seconds)
+        let after = Self.threadCPU(lectord.processIdentifier), ffmpegAfter = decoder.flatMap { Self.threadCPU($0.processIdentifier) }
+        guard lectord.isRunning, let before, let after else { throw .exited(lectord.isRunning ? 0 : lectord.terminationStatus) }
+        var ffmpeg: Double?
+        if let ffmpegBefore, let ffmpegAfter, decoder?.isRunning == true { ffmpeg = ffmpegAfter.total - ffmpegBefore.total }
+        report(Self.difference(after, before), ffmpeg: ffmpeg, cameras: count, seconds: seconds,
+               texts: texts.count() - textsBefore, haveFFmpeg: decoder != nil)
+    }
+
+    private func report(_ threads: ThreadCPU, ffmpeg: Double?, cameras: Int, seconds: Double, texts: Int, haveFFmpeg: Bool) {
+        let perCamera = threads.total / Double(cameras)
+        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first.map(String.init) ?? "?"
+        let named = threads.byName.filter { $0.value.seconds >= 0.01 }.sorted { $0.key < $1.key }
+            .map { "\($0.key) ×\($0.value.threads) \(format($0.value.seconds))" }.joined(separator: ", ")
+        bench.report.note("netcams: \(cameras) camera\(cameras == 1 ? "" : "s") of \(bench.options.netcamURL ?? ""), \(format(seconds, 0)) s from \(format(bench.options.smoke ? 1 : Self.settleSeconds, 0)) s after each published a TEXT, load average \(load); lectord's threads (name ×count CPU s): \(named)")
+        bench.report.add(section: "netcams", item: "lectord, \(cameras) camera\(cameras == 1 ? "" : "s"): CPU over \(format(seconds, 0)) s",
+                         value: "\(format(threads.total)) s (\(format(threads.total / seconds * 100, 1)) % of a core); \(texts) TEXT",
+                         numbers: [("cameras", Double(cameras)), ("seconds", seconds), ("cpu_s", threads.total),
+                                   ("core_share", threads.total / seconds), ("texts", Double(texts))])
+        // The stream's reader thread decodes one camera each: its CPU is attributable.
+        let decoding = threads.byName["lector-netcam"]
+        bench.report.add(section: "netcams", item: "lectord CPU per camera (total / \(cameras); its decoding thread)",
+                         value: "\(format(perCamera)) s; \(decoding.map { "\(format($0.seconds / Double(max(1, $0.threads)))) s on each of \($0.threads) lector-netcam" } ?? "no lector-netcam thread")",
+                         numbers: [("cpu_per_camera_s", perCamera),
+                                   ("netcam_thread_cpu_per_camera_s", decoding.map { $0.seconds / Double(max(1, $0.threads)) } ?? .nan)])
+        guard let ffmpeg else {
+            bench.report.note("netcams: \(haveFFmpeg ? "FFmpeg stopped before the window ended" : "no ffmpeg on PATH"): no decoding comparison")
+            return
+        }
+        bench.report.add(section: "netcams", item: "FFmpeg decoding the stream alone (-threads 1), same window; lectord per camera / FFmpeg",
+                         value: "\(format(ffmpeg)) s; \(format(perCamera / max(ffmpeg, 1e-9))) ×",
+                         numbers: [("ffmpeg_cpu_s", ffmpeg), ("ratio_per_camera", perCamera / max(ffmpeg, 1e-9))])
+    }
+
+    // MARK: Processes
+
+    private static func start(_ executable: String, _ arguments: [String], name: String, output: Pipe? = nil) throws(Failure) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .cannotStart(name, "\(error)")
+        }
+        return process
+    }
+
+    private static func stop(_ process: Process) {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    private static func ffmpegPath() -> String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/ffmpeg" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    // MARK: CPU from /proc
+
+    /// CPU seconds of a process's threads, summed by thread name, with each name's thread count.
+    struct ThreadCPU {
+        var byName: [String: (seconds: Double, threads: Int)] = [:]
+        var total: Double { byName.values.reduce(0) { $0 + $1.seconds } }
+    }
+
+    /// /proc/PID/task/*/stat: user + system time of every thread, by name; nil once the process is gone.
+    static func threadCPU(_ pid: Int32) -> ThreadCPU? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var cpu = ThreadCPU()
+        for task in tasks {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let name = String(stat[stat.index(after: open)..<close])
+            // After the name: state (field 3) … utime (14), stime (15).
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            let previous = cpu.byName[name] ?? (0, 0)
+            cpu.byName[name] = (previous.seconds + (user + system) / ticks, previous.threads + 1)
+        }
+        return cpu
+    }
+
+    /// What each thread name cost between two readings (threads that ended are lost to both).
+    static func difference(_ after: ThreadCPU, _ before: ThreadCPU) -> ThreadCPU {
+        var cpu = ThreadCPU()
+        for (name, value) in after.byName {
+            cpu.byName[name] = (max(0, value.seconds - (before.byName[name]?.seconds ?? 0)), value.threads)
+        }
+        return cpu
+    }
+
+    /// The TEXT messages lectord writes to its standard output, counted by device.
+    final class TextTally: Sendable {
+        private let state = Mutex<(devices: Set<String>, count: Int)>(([], 0))
+
+        func devices() -> Set<String> { state.withLock { $0.devices } }
+        func count() -> Int { state.withLock { $0.count } }
+
+        /// Reads `pipe` on a thread of its own until it closes.
+        func follow(_ pipe: Pipe) {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { [self] in
+                var pending = Data()
+                while case let chunk = handle.availableData, !chunk.isEmpty {
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: 10) {
+                        let line = pending[pending.startIndex..<newline]
+                        pending.removeSubrange(pending.startIndex...newline)
+                        guard line.starts(with: Data("{\"class\":\"TEXT\"".utf8)),
+                              let message = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+                              let device = message["device"] as? String else { continue }
+                        state.withLock { $0.devices.insert(device); $0.count += 1 }
+                    }
+                }
+            }
+        }
+    }
+}
