@@ -61,7 +61,8 @@ struct NetcamBenchmark {
         // Tesseract's layout, as scripts/netcam-four.py and tests/netcam run it.
         let arguments = ["--socket", directory + "/lector.sock", "--stdout", "--layout", "tesseract"] + urls.flatMap { ["--url", $0] }
         let output = Pipe()
-        let lectord = try Self.start(executable, arguments, name: "lectord", output: output)
+        let log = directory + "/lectord.log"
+        let lectord = try Self.start(executable, arguments, name: "lectord", output: output, log: log)
         let texts = TextTally()
         texts.follow(output)
         defer { Self.stop(lectord) }
@@ -79,33 +80,56 @@ struct NetcamBenchmark {
             Thread.sleep(forTimeInterval: 0.2)
         }
         Thread.sleep(forTimeInterval: bench.options.smoke ? 1 : Self.settleSeconds)
-        let before = Self.threadCPU(lectord.processIdentifier), ffmpegBefore = decoder.flatMap { Self.threadCPU($0.processIdentifier) }
-        let textsBefore = texts.count()
+        let pid = lectord.processIdentifier
+        let before = (Self.processCPU(pid), Self.threadCPU(pid)), ffmpegBefore = decoder.flatMap { Self.processCPU($0.processIdentifier) }
+        let textsBefore = texts.count(), lossesBefore = Self.losses(log)
         Thread.sleep(forTimeInterval: seconds)
-        let after = Self.threadCPU(lectord.processIdentifier), ffmpegAfter = decoder.flatMap { Self.threadCPU($0.processIdentifier) }
-        guard lectord.isRunning, let before, let after else { throw .exited(lectord.isRunning ? 0 : lectord.terminationStatus) }
+        let after = (Self.processCPU(pid), Self.threadCPU(pid)), ffmpegAfter = decoder.flatMap { Self.processCPU($0.processIdentifier) }
+        guard lectord.isRunning, let total0 = before.0, let total1 = after.0, let threads0 = before.1, let threads1 = after.1 else {
+            throw .exited(lectord.isRunning ? 0 : lectord.terminationStatus)
+        }
         var ffmpeg: Double?
-        if let ffmpegBefore, let ffmpegAfter, decoder?.isRunning == true { ffmpeg = ffmpegAfter.total - ffmpegBefore.total }
-        report(Self.difference(after, before), ffmpeg: ffmpeg, cameras: count, seconds: seconds,
-               texts: texts.count() - textsBefore, haveFFmpeg: decoder != nil)
+        if let ffmpegBefore, let ffmpegAfter, decoder?.isRunning == true { ffmpeg = ffmpegAfter - ffmpegBefore }
+        let window = Window(total: total1 - total0, threads: Self.difference(threads1, threads0), cameras: count, seconds: seconds,
+                            texts: texts.count() - textsBefore, losses: Self.losses(log) - lossesBefore)
+        report(window, ffmpeg: ffmpeg, haveFFmpeg: decoder != nil)
     }
 
-    private func report(_ threads: ThreadCPU, ffmpeg: Double?, cameras: Int, seconds: Double, texts: Int, haveFFmpeg: Bool) {
-        let perCamera = threads.total / Double(cameras)
+    /// What lectord did over the measured window.
+    struct Window {
+        /// CPU seconds of the whole process (threads that ended in the window too).
+        var total: Double
+        var threads: ThreadCPU
+        var cameras: Int
+        var seconds: Double
+        var texts: Int
+        /// Cameras lost (and reconnected) in the window: a starved machine.
+        var losses: Int
+    }
+
+    private func report(_ window: Window, ffmpeg: Double?, haveFFmpeg: Bool) {
+        let (threads, cameras, seconds, texts) = (window.threads, window.cameras, window.seconds, window.texts)
+        let perCamera = window.total / Double(cameras)
         let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first.map(String.init) ?? "?"
         let named = threads.byName.filter { $0.value.seconds >= 0.01 }.sorted { $0.key < $1.key }
             .map { "\($0.key) ×\($0.value.threads) \(format($0.value.seconds))" }.joined(separator: ", ")
         bench.report.note("netcams: \(cameras) camera\(cameras == 1 ? "" : "s") of \(bench.options.netcamURL ?? ""), \(format(seconds, 0)) s from \(format(bench.options.smoke ? 1 : Self.settleSeconds, 0)) s after each published a TEXT, load average \(load); lectord's threads (name ×count CPU s): \(named)")
+        if window.losses > 0 {
+            bench.report.note("netcams: \(window.losses) camera loss\(window.losses == 1 ? "" : "es") in the window (lectord's log): the machine did not keep up")
+        }
         bench.report.add(section: "netcams", item: "lectord, \(cameras) camera\(cameras == 1 ? "" : "s"): CPU over \(format(seconds, 0)) s",
-                         value: "\(format(threads.total)) s (\(format(threads.total / seconds * 100, 1)) % of a core); \(texts) TEXT",
-                         numbers: [("cameras", Double(cameras)), ("seconds", seconds), ("cpu_s", threads.total),
-                                   ("core_share", threads.total / seconds), ("texts", Double(texts))])
-        // The stream's reader thread decodes one camera each: its CPU is attributable.
-        let decoding = threads.byName["lector-netcam"]
-        bench.report.add(section: "netcams", item: "lectord CPU per camera (total / \(cameras); its decoding thread)",
-                         value: "\(format(perCamera)) s; \(decoding.map { "\(format($0.seconds / Double(max(1, $0.threads)))) s on each of \($0.threads) lector-netcam" } ?? "no lector-netcam thread")",
-                         numbers: [("cpu_per_camera_s", perCamera),
-                                   ("netcam_thread_cpu_per_camera_s", decoding.map { $0.seconds / Double(max(1, $0.threads)) } ?? .nan)])
+                         value: "\(format(window.total)) s (\(format(window.total / seconds * 100, 1)) % of a core); \(texts) TEXT",
+                         numbers: [("cameras", Double(cameras)), ("seconds", seconds), ("cpu_s", window.total),
+                                   ("core_share", window.total / seconds), ("texts", Double(texts)), ("losses", Double(window.losses))])
+        // Each camera's stream has a reader thread (lector-netcam: decoding) and a capture
+        // thread (lector-capture: hand-over, stacking). A reader thread is made by its
+        // capture thread and sometimes keeps that name (Linux copies it), so the two are
+        // summed: the stream's path, attributable per camera (an ended thread's time is lost here).
+        let path = ["lector-netcam", "lector-capture"].compactMap { threads.byName[$0] }
+        let pathSeconds = path.reduce(0) { $0 + $1.seconds }, pathThreads = path.reduce(0) { $0 + $1.threads }
+        bench.report.add(section: "netcams", item: "lectord CPU per camera (total / \(cameras); its stream's threads)",
+                         value: "\(format(perCamera)) s; \(format(pathSeconds / Double(cameras))) s decoding and hand-over (\(pathThreads) threads)",
+                         numbers: [("cpu_per_camera_s", perCamera), ("stream_threads_cpu_per_camera_s", pathSeconds / Double(cameras))])
         guard let ffmpeg else {
             bench.report.note("netcams: \(haveFFmpeg ? "FFmpeg stopped before the window ended" : "no ffmpeg on PATH"): no decoding comparison")
             return
@@ -117,12 +141,16 @@ struct NetcamBenchmark {
 
     // MARK: Processes
 
-    private static func start(_ executable: String, _ arguments: [String], name: String, output: Pipe? = nil) throws(Failure) -> Process {
+    private static func start(_ executable: String, _ arguments: [String], name: String, output: Pipe? = nil,
+                              log: String? = nil) throws(Failure) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output ?? FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        if let log, FileManager.default.createFile(atPath: log, contents: nil), let handle = FileHandle(forWritingAtPath: log) {
+            process.standardError = handle
+        }
         do {
             try process.run()
         } catch {
@@ -149,22 +177,34 @@ struct NetcamBenchmark {
         var total: Double { byName.values.reduce(0) { $0 + $1.seconds } }
     }
 
-    /// /proc/PID/task/*/stat: user + system time of every thread, by name; nil once the process is gone.
+    /// /proc/PID/task/*/stat: user + system time of every live thread, by name; nil once the process is gone.
     static func threadCPU(_ pid: Int32) -> ThreadCPU? {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var cpu = ThreadCPU()
         for task in tasks {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
-            let name = String(stat[stat.index(after: open)..<close])
-            // After the name: state (field 3) … utime (14), stime (15).
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            guard let (name, seconds) = statCPU("/proc/\(pid)/task/\(task)/stat") else { continue }
             let previous = cpu.byName[name] ?? (0, 0)
-            cpu.byName[name] = (previous.seconds + (user + system) / ticks, previous.threads + 1)
+            cpu.byName[name] = (previous.seconds + seconds, previous.threads + 1)
         }
         return cpu
+    }
+
+    /// /proc/PID/stat: user + system time of the whole process, ended threads included.
+    static func processCPU(_ pid: Int32) -> Double? { statCPU("/proc/\(pid)/stat")?.seconds }
+
+    /// A stat file's name and user + system seconds.
+    private static func statCPU(_ path: String) -> (name: String, seconds: Double)? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+        // After the name: state (field 3) … utime (14), stime (15).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (String(stat[stat.index(after: open)..<close]), (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// How often lectord's log says a camera was lost so far.
+    private static func losses(_ log: String) -> Int {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "camera lost").count - 1
     }
 
     /// What each thread name cost between two readings (threads that ended are lost to both).
