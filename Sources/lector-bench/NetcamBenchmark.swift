@@ -17,7 +17,7 @@ struct NetcamBenchmark {
         case noLectord(String)
         case cannotStart(String, String)
         case neverStreamed(streaming: Int, cameras: Int, seconds: Double)
-        case exited(Int32)
+        case exited(Int32, said: String)
 
         var description: String {
             switch self {
@@ -26,7 +26,7 @@ struct NetcamBenchmark {
             case .cannotStart(let name, let why): "cannot start \(name): \(why)"
             case .neverStreamed(let streaming, let cameras, let seconds):
                 "\(streaming) of \(cameras) cameras published a TEXT within \(Int(seconds)) s: does the camera stream?"
-            case .exited(let status): "lectord exited (status \(status)) before the measurement ended"
+            case .exited(let status, let said): "lectord exited (status \(status)) before the measurement ended\(said.isEmpty ? "" : ": \(said)")"
             }
         }
     }
@@ -73,7 +73,7 @@ struct NetcamBenchmark {
         defer { decoder.map(Self.stop) }
         let waitStart = Clock.nanoseconds()
         while texts.devices().count < count {
-            guard lectord.isRunning else { throw .exited(lectord.terminationStatus) }
+            guard lectord.isRunning else { throw .exited(lectord.terminationStatus, said: Self.lastLine(log)) }
             guard Double(Clock.nanoseconds() - waitStart) / 1e9 < Self.streamTimeout else {
                 throw .neverStreamed(streaming: texts.devices().count, cameras: count, seconds: Self.streamTimeout)
             }
@@ -86,7 +86,7 @@ struct NetcamBenchmark {
         Thread.sleep(forTimeInterval: seconds)
         let after = (Self.processCPU(pid), Self.threadCPU(pid)), ffmpegAfter = decoder.flatMap { Self.processCPU($0.processIdentifier) }
         guard lectord.isRunning, let total0 = before.0, let total1 = after.0, let threads0 = before.1, let threads1 = after.1 else {
-            throw .exited(lectord.isRunning ? 0 : lectord.terminationStatus)
+            throw .exited(lectord.isRunning ? 0 : lectord.terminationStatus, said: Self.lastLine(log))
         }
         var ffmpeg: Double?
         if let ffmpegBefore, let ffmpegAfter, decoder?.isRunning == true { ffmpeg = ffmpegAfter - ffmpegBefore }
@@ -200,6 +200,12 @@ struct NetcamBenchmark {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (String(stat[stat.index(after: open)..<close]), (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// Why lectord stopped: the last line of its log that names an error, else its last line.
+    private static func lastLine(_ log: String) -> String {
+        let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        return String(lines.last { $0.hasPrefix("lectord:") || $0.hasPrefix("error:") } ?? lines.last ?? "")
     }
 
     /// How often lectord's log says a camera was lost so far.
