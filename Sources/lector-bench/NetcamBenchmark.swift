@@ -122,14 +122,18 @@ struct NetcamBenchmark {
                          numbers: [("cameras", Double(cameras)), ("seconds", seconds), ("cpu_s", window.total),
                                    ("core_share", window.total / seconds), ("texts", Double(texts)), ("losses", Double(window.losses))])
         // Each camera's stream has a reader thread (lector-netcam: decoding) and a capture
-        // thread (lector-capture: hand-over, stacking). A reader thread is made by its
-        // capture thread and sometimes keeps that name (Linux copies it), so the two are
-        // summed: the stream's path, attributable per camera (an ended thread's time is lost here).
+        // thread (lector-capture: hand-over, stacking). A thread sometimes keeps the name
+        // of the thread that made it (Linux copies it; Foundation's naming races), so the
+        // two are summed, and only when each camera has one named (an ended thread's time is lost here).
         let path = ["lector-netcam", "lector-capture"].compactMap { threads.byName[$0] }
         let pathSeconds = path.reduce(0) { $0 + $1.seconds }, pathThreads = path.reduce(0) { $0 + $1.threads }
+        let attributable = pathThreads >= cameras
         bench.report.add(section: "netcams", item: "lectord CPU per camera (total / \(cameras); its stream's threads)",
-                         value: "\(format(perCamera)) s; \(format(pathSeconds / Double(cameras))) s decoding and hand-over (\(pathThreads) threads)",
-                         numbers: [("cpu_per_camera_s", perCamera), ("stream_threads_cpu_per_camera_s", pathSeconds / Double(cameras))])
+                         value: "\(format(perCamera)) s; " + (attributable
+                            ? "\(format(pathSeconds / Double(cameras))) s decoding and hand-over (\(pathThreads) threads)"
+                            : "stream threads not attributable (\(pathThreads) named for \(cameras) camera\(cameras == 1 ? "" : "s"))"),
+                         numbers: [("cpu_per_camera_s", perCamera),
+                                   ("stream_threads_cpu_per_camera_s", attributable ? pathSeconds / Double(cameras) : .nan)])
         guard let ffmpeg else {
             bench.report.note("netcams: \(haveFFmpeg ? "FFmpeg stopped before the window ended" : "no ffmpeg on PATH"): no decoding comparison")
             return
