@@ -6,12 +6,13 @@ import LectorSystem
 struct BenchOptions {
     /// The benchmark's sections, in the order they run.
     enum Section: String, CaseIterable {
-        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, networks, known, engines, slowcpu, segments
+        case stages, recognition, pool, latency, fanout, memory, peer, live, preview, detector, networks, known, engines, slowcpu, segments, netcams
 
         /// Sections that run only when named in `--only`: engines reads 117 photos; the
         /// slow-machine mode is minutes long and needs root for its CPU quota (it runs
-        /// alone with `--slow-machine`); segments writes the display lines of 300 photos.
-        static let onlyWhenAsked: Set<Section> = [.engines, .slowcpu, .segments]
+        /// alone with `--slow-machine`); segments writes the display lines of 300 photos;
+        /// netcams needs a network camera (`--netcam-url`).
+        static let onlyWhenAsked: Set<Section> = [.engines, .slowcpu, .segments, .netcams]
     }
 
     var smoke = false
@@ -47,11 +48,18 @@ struct BenchOptions {
     var segmentsModel: String?
     /// The longer side segments detects photos at (nil: the detector's own, 1280).
     var detectSide: Int?
+    /// The network camera netcams reads (issue 47).
+    var netcamURL: String?
+    /// How many cameras of `netcamURL` one lectord reads in netcams.
+    var netcams = 4
+    /// Seconds netcams measures lectord's and FFmpeg's CPU over.
+    var netcamSeconds = 30.0
 
     static let usage = """
         usage: lector-bench [--smoke] [--json FILE] [--only SECTIONS] [--slow-machine] [--rounds N] [--frames N]
                             [--real-frames N] [--memory-frames N] [--peer-rounds N] [--python PATH]
                             [--realworld DIR] [--lines FILE] [--meters DIR --crops DIR [--segments-model FILE] [--detect-side N]]
+                            [--netcam-url URL [--netcams N] [--netcam-seconds S]]
           --smoke             A short run of every section (under a minute), for CI.
           --json FILE         Writes every measured number to FILE as JSON.
           --only SECTIONS     Runs only these, comma-separated: \(Section.allCases.map(\.rawValue).joined(separator: ","))
@@ -71,6 +79,10 @@ struct BenchOptions {
           --crops DIR         Where segments writes each display line as the segments network reads it (PGM) and lines.jsonl.
           --segments-model FILE  The segments network segments reads the lines with (default: the installed one).
           --detect-side N     The longer side segments detects the photos at (default: the detector's, 1280).
+          --netcam-url URL    The network camera netcams reads (with --only netcams): one lectord reads N cameras of it
+                              (`?camera=i` added to each), its CPU per camera beside `ffmpeg -threads 1` decoding it alone.
+          --netcams N         Cameras of the URL lectord reads in netcams (default 4).
+          --netcam-seconds S  Seconds netcams measures CPU over, after every camera's first TEXT (default 30; smoke 5).
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
@@ -106,6 +118,9 @@ struct BenchOptions {
             case "--crops": options.cropsPath = try scanner.value(for: argument)
             case "--segments-model": options.segmentsModel = try scanner.value(for: argument)
             case "--detect-side": options.detectSide = try scanner.integer(for: argument, in: 64...4096)
+            case "--netcam-url": options.netcamURL = try scanner.value(for: argument)
+            case "--netcams": options.netcams = try scanner.integer(for: argument, in: 1...64)
+            case "--netcam-seconds": options.netcamSeconds = try Double(scanner.integer(for: argument, in: 1...3600))
             default: throw UsageError("unknown option '\(argument)'")
             }
         }
@@ -116,6 +131,7 @@ struct BenchOptions {
             if !explicit.contains("--real-frames") { options.realFrames = 10 }
             if !explicit.contains("--memory-frames") { options.memoryFrames = 20 }
             if !explicit.contains("--peer-rounds") { options.peerRounds = 1 }
+            if !explicit.contains("--netcam-seconds") { options.netcamSeconds = 5 }
             options.stageIterations = 10
             options.fanOutMessages = 30
             options.sizes = ["640x480", "1280x720"]

@@ -59,11 +59,13 @@ final class Benchmark {
             case .engines: EngineBenchmark(bench: self).run()  // issue 26: line engines on ../shared/testdata/realworld
             case .slowcpu: SlowMachineBenchmark(bench: self).run()  // issue 25: a third of a core, realworld photos as cameras
             case .segments: SegmentLines(bench: self).run()  // issue 44: display lines as the segments network reads them
+            case .netcams: NetcamBenchmark(bench: self).run()  // issue 47: lectord's CPU per network camera against FFmpeg
             }
             print("== \(section.rawValue): \(format(Double(Clock.nanoseconds() - sectionStart) / 1e9, 1)) s")
             // Memory and slowcpu need lectord built beside the benchmark (slowcpu also a
-            // writable cgroup), peer needs pytesseract; every other section must measure something.
-            if report.rows.count == rowsBefore && ![.memory, .peer, .slowcpu].contains(section) { empty.append(section.rawValue) }
+            // writable cgroup), peer needs pytesseract, netcams a camera (skipped in smoke
+            // mode without one); every other section must measure something.
+            if report.rows.count == rowsBefore && ![.memory, .peer, .slowcpu, .netcams].contains(section) { empty.append(section.rawValue) }
         }
         let seconds = Double(Clock.nanoseconds() - started) / 1e9
         report.setContext("duration_s", .number(seconds))
