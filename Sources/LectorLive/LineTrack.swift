@@ -117,7 +117,9 @@ public struct LineTrack: Sendable {
         }
         guard !leftOut.isEmpty else { return false }
         let words = Set(leftOut.map(String.init))
-        let readings = observations.map(\.words) + Array(repeating: latest?.words ?? [], count: repeats)
+        // The repeats of the latest observation count as readings like it; only the last
+        // `count` readings matter (a still scene's repeats can run into the hundreds).
+        let readings = observations.suffix(count).map(\.words) + Array(repeating: latest?.words ?? [], count: min(repeats, count))
         return readings.suffix(count).contains { $0.contains { words.contains($0.text) } }
     }
 

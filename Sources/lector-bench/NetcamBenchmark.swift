@@ -55,8 +55,16 @@ struct NetcamBenchmark {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw .noLectord(executable) }
         let count = bench.options.netcams, seconds = bench.options.netcamSeconds
         let urls = count == 1 ? [url] : (1...count).map { url + (url.contains("?") ? "&" : "?") + "camera=\($0)" }
-        let directory = NSTemporaryDirectory() + "lector-bench-netcams-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A fresh directory of our own (mode 0700, refused if the name exists): another local
+        // user's directory or symlink under that name would have received lectord's socket
+        // and a log written through its links.
+        let directory = NSTemporaryDirectory() + "lector-bench-netcams-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .cannotStart("its working directory \(directory)", "\(error)")
+        }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Tesseract's layout, as scripts/netcam-four.py and tests/netcam run it.
         let arguments = ["--socket", directory + "/lector.sock", "--stdout", "--layout", "tesseract"] + urls.flatMap { ["--url", $0] }
